@@ -1,0 +1,173 @@
+package sdql
+
+// Children returns the direct sub-expressions of e, in source order.
+func Children(e Expr) []Expr {
+	switch e := e.(type) {
+	case *SumExpr:
+		return []Expr{e.Src, e.Body}
+	case *DictExpr:
+		kids := make([]Expr, 0, 2*len(e.Entries))
+		for _, en := range e.Entries {
+			kids = append(kids, en.Key, en.Val)
+		}
+		return kids
+	case *LookupExpr:
+		return []Expr{e.X, e.Key}
+	case *SliceExpr:
+		return []Expr{e.X, e.Lo, e.Hi}
+	case *RangeExpr:
+		return []Expr{e.Lo, e.Hi}
+	case *LetExpr:
+		return append(append([]Expr(nil), e.Values...), e.Body)
+	case *IfExpr:
+		if e.Else == nil {
+			return []Expr{e.Cond, e.Then}
+		}
+		return []Expr{e.Cond, e.Then, e.Else}
+	case *UnaryExpr:
+		return []Expr{e.X}
+	case *BinaryExpr:
+		return []Expr{e.X, e.Y}
+	case *CallExpr:
+		return []Expr{e.X}
+	case *UniqueExpr:
+		return []Expr{e.X}
+	case *OneHotExpr:
+		return []Expr{e.X}
+	}
+	return nil
+}
+
+// WithChildren returns a copy of e whose direct sub-expressions are kids
+// (in the order of Children). Leaves are returned unchanged.
+func WithChildren(e Expr, kids []Expr) Expr {
+	switch e := e.(type) {
+	case *SumExpr:
+		c := *e
+		c.Src, c.Body = kids[0], kids[1]
+		return &c
+	case *DictExpr:
+		c := *e
+		c.Entries = make([]Entry, len(e.Entries))
+		for i := range c.Entries {
+			c.Entries[i] = Entry{Key: kids[2*i], Val: kids[2*i+1]}
+		}
+		return &c
+	case *LookupExpr:
+		return &LookupExpr{X: kids[0], Key: kids[1]}
+	case *SliceExpr:
+		return &SliceExpr{X: kids[0], Lo: kids[1], Hi: kids[2]}
+	case *RangeExpr:
+		return &RangeExpr{Lparen: e.Lparen, Lo: kids[0], Hi: kids[1]}
+	case *LetExpr:
+		c := *e
+		c.Names = append([]Binder(nil), e.Names...)
+		c.Values = append([]Expr(nil), kids[:len(e.Values)]...)
+		c.Body = kids[len(e.Values)]
+		return &c
+	case *IfExpr:
+		c := *e
+		c.Cond, c.Then = kids[0], kids[1]
+		if e.Else != nil {
+			c.Else = kids[2]
+		}
+		return &c
+	case *UnaryExpr:
+		c := *e
+		c.X = kids[0]
+		return &c
+	case *BinaryExpr:
+		c := *e
+		c.X, c.Y = kids[0], kids[1]
+		return &c
+	case *CallExpr:
+		c := *e
+		c.X = kids[0]
+		return &c
+	case *UniqueExpr:
+		c := *e
+		c.X = kids[0]
+		return &c
+	case *OneHotExpr:
+		c := *e
+		c.X = kids[0]
+		return &c
+	}
+	return e
+}
+
+// Inspect calls f for e and, while f returns true, for its sub-expressions
+// in depth-first order.
+func Inspect(e Expr, f func(Expr) bool) {
+	if e == nil || !f(e) {
+		return
+	}
+	for _, k := range Children(e) {
+		Inspect(k, f)
+	}
+}
+
+// Transform rebuilds e bottom-up, replacing every node n by f(n) after its
+// children have been transformed.
+func Transform(e Expr, f func(Expr) Expr) Expr {
+	kids := Children(e)
+	if len(kids) > 0 {
+		nk := make([]Expr, len(kids))
+		changed := false
+		for i, k := range kids {
+			nk[i] = Transform(k, f)
+			changed = changed || nk[i] != k
+		}
+		if changed {
+			e = WithChildren(e, nk)
+		}
+	}
+	return f(e)
+}
+
+// Binders returns the names e binds in its i-th child (Children order):
+// the key and value of a sum in its body, a let's earlier names in its
+// later values and body.
+func Binders(e Expr, i int) []string {
+	switch e := e.(type) {
+	case *SumExpr:
+		if i == 1 {
+			return []string{e.Key.Name, e.Val.Name}
+		}
+	case *LetExpr:
+		var names []string
+		for j := 0; j < i && j < len(e.Names); j++ {
+			names = append(names, e.Names[j].Name)
+		}
+		return names
+	}
+	return nil
+}
+
+// FreeVars returns the free variables of e, in order of first occurrence.
+func FreeVars(e Expr) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(e Expr, bound map[string]int)
+	walk = func(e Expr, bound map[string]int) {
+		if id, ok := e.(*Ident); ok {
+			if bound[id.Name] == 0 && !seen[id.Name] {
+				seen[id.Name] = true
+				out = append(out, id.Name)
+			}
+			return
+		}
+		for i, k := range Children(e) {
+			bs := Binders(e, i)
+			for _, b := range bs {
+				bound[b]++
+			}
+			walk(k, bound)
+			for _, b := range bs {
+				bound[b]--
+			}
+		}
+	}
+	walk(e, map[string]int{})
+	return out
+}
