@@ -2,8 +2,6 @@ module github.com/nablasd/nablasd
 
 go 1.26.8
 
-require (
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
-)
+require github.com/cockroachdb/datadriven v1.0.3
+
+require github.com/pmezard/go-difflib v1.0.0 // indirect

@@ -11,28 +11,28 @@ const (
 	INT   // 42
 	REAL  // 4.2, 1e-3
 
-	LPAREN   // (
-	RPAREN   // )
-	LBRACE   // {
-	RBRACE   // }
-	LBRACK   // [
-	RBRACK   // ]
-	COMMA    // ,
-	COLON    // :
-	ARROW    // ->
-	ASSIGN   // =
-	EQ       // ==
-	NEQ      // !=
-	LT       // <
-	LEQ      // <=
-	GT       // >
-	GEQ      // >=
-	ADD      // +
-	SUB      // -
-	MUL      // *
-	QUO      // /
-	LAND     // &&
-	LOR      // ||
+	LPAREN // (
+	RPAREN // )
+	LBRACE // {
+	RBRACE // }
+	LBRACK // [
+	RBRACK // ]
+	COMMA  // ,
+	COLON  // :
+	ARROW  // ->
+	ASSIGN // =
+	EQ     // ==
+	NEQ    // !=
+	LT     // <
+	LEQ    // <=
+	GT     // >
+	GEQ    // >=
+	ADD    // +
+	SUB    // -
+	MUL    // *
+	QUO    // /
+	LAND   // &&
+	LOR    // ||
 	keywordBeg
 	SUM      // sum
 	IN       // in
