@@ -230,7 +230,7 @@ func subst(e Expr, s map[string]Expr, fv map[string]bool, names *Names) Expr {
 	case *LetExpr:
 		out := &LetExpr{Let: x.Let}
 		cur := s
-		rest := x.Values
+		rest := append([]Expr(nil), x.Values...)
 		body := x.Body
 		for i, b := range x.Names {
 			out.Values = append(out.Values, subst(rest[i], cur, fv, names))
@@ -240,7 +240,7 @@ func subst(e Expr, s map[string]Expr, fv map[string]bool, names *Names) Expr {
 				ren := map[string]Expr{b.Name: &Ident{Name: nb.Name}}
 				// rename in the later values and the body
 				for j := i + 1; j < len(rest); j++ {
-					rest = append(rest[:j:j], append([]Expr{subst(rest[j], ren, map[string]bool{}, names)}, rest[j+1:]...)...)
+					rest[j] = subst(rest[j], ren, map[string]bool{}, names)
 				}
 				body = subst(body, ren, map[string]bool{}, names)
 			}
