@@ -1,0 +1,57 @@
+package datasets
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// writeBenchMatrix writes a real general n-entry matrix file like
+// SuiteSparse ones (values with 13 to 17 significant digits).
+func writeBenchMatrix(tb testing.TB, dir string, nnz int) string {
+	c, err := Generate(SynthSpec{Dims: []int{nnz / 40, nnz / 40}, NNZ: nnz, Kind: "banded", Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("bench%d.mtx", nnz))
+	if err := SaveMatrixMarket(path, c, nil); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkLoadMatrixMarket loads a 2M-entry file and reports, besides the
+// load rate, entries/s and the ratio to `wc -l` on the same file (x_wc).
+func BenchmarkLoadMatrixMarket(b *testing.B) {
+	for _, nnz := range []int{2_000_000} {
+		b.Run(fmt.Sprintf("entries=%d", nnz), func(b *testing.B) {
+			path := writeBenchMatrix(b, b.TempDir(), nnz)
+			st, _ := os.Stat(path)
+			b.SetBytes(st.Size())
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				if _, _, err := LoadMatrixMarket(path); err != nil {
+					b.Fatal(err)
+				}
+			}
+			per := time.Since(start) / time.Duration(b.N)
+			b.ReportMetric(float64(nnz)/per.Seconds(), "entries/s")
+			b.StopTimer()
+			if wc, err := exec.LookPath("wc"); err == nil {
+				best := time.Hour
+				for range 5 {
+					t0 := time.Now()
+					if err := exec.Command(wc, "-l", path).Run(); err != nil {
+						b.Fatal(err)
+					}
+					best = min(best, time.Since(t0))
+				}
+				b.ReportMetric(per.Seconds()/best.Seconds(), "x_wc")
+			}
+		})
+	}
+}
