@@ -46,13 +46,13 @@ func (p *mmParser) readCoordinate(size int64) (*Coords, error) {
 		// Fast path: row, column and value tokens.
 		var i, j uint64
 		v := 1.0
-		tok, k := nextToken(line, k)
-		i, ok = parseUint(tok)
+		i, k, ok = scanUint(line, k)
 		if ok {
-			tok, k = nextToken(line, k)
-			j, ok = parseUint(tok)
+			k = skipBlanks(line, k)
+			j, k, ok = scanUint(line, k)
 		}
 		if ok && !pattern {
+			var tok []byte
 			tok, k = nextToken(line, k)
 			if integer {
 				var x int64
@@ -63,8 +63,7 @@ func (p *mmParser) readCoordinate(size int64) (*Coords, error) {
 			}
 		}
 		if ok {
-			tok, _ = nextToken(line, k)
-			ok = len(tok) == 0
+			ok = skipBlanks(line, k) == len(line)
 		}
 		if !ok || i-1 >= rows || j-1 >= cols {
 			// Slow path: the exact diagnosis, or a value the fast path declined.
@@ -91,6 +90,29 @@ func (p *mmParser) readCoordinate(size int64) (*Coords, error) {
 		return nil, p.errorf(lr.line, "unexpected end of input after %d of %d entries", count, h.Entries)
 	}
 	return &Coords{Shape: []int{h.Rows, h.Cols}, Idx: [][]int{I, J}, Val: V}, nil
+}
+
+// scanUint parses the decimal digits at b[k:] up to a blank or the end of
+// b; ok is false for no digits, more than 18, or another character.
+func scanUint(b []byte, k int) (v uint64, next int, ok bool) {
+	start := k
+	for ; k < len(b); k++ {
+		d := b[k] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
+	}
+	n := k - start
+	ok = n > 0 && n <= 18 && (k == len(b) || b[k] == ' ' || b[k] == '\t')
+	return v, k, ok
+}
+
+func skipBlanks(b []byte, k int) int {
+	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
+		k++
+	}
+	return k
 }
 
 // parseEntrySlow parses a coordinate entry line token by token, with the

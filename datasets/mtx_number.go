@@ -39,8 +39,8 @@ func parseInt(b []byte) (int64, bool) {
 	return int64(v), ok
 }
 
-// parseFloat parses a decimal floating-point number. Numbers with at most 15
-// significant digits and a small exponent are converted exactly with one
+// parseFloat parses a decimal floating-point number. Numbers whose
+// significant digits make an integer of at most 2^53 and with a small exponent are converted exactly with one
 // float64 multiplication or division (Clinger's fast path); all others go to
 // strconv.ParseFloat, which rounds correctly too.
 func parseFloat(b []byte) (float64, bool) {
@@ -93,7 +93,7 @@ func parseFloatFast(b []byte) (float64, bool) {
 			digits++
 		}
 	}
-	if !sawDigit || digits > 15 {
+	if !sawDigit || digits > 19 || mant > 1<<53 {
 		return 0, false
 	}
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
