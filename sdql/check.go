@@ -117,8 +117,9 @@ func (c *checker) errorf(pos Pos, format string, args ...any) {
 }
 
 func (c *checker) unifyAt(pos Pos, a, b Type, context string) bool {
+	da, db := describeType(a), describeType(b)
 	if err := unify(a, b); err != nil {
-		c.errorf(pos, "mismatched types in %s: %v", context, err)
+		c.errorf(pos, "mismatched types in %s: %s and %s", context, da, db)
 		return false
 	}
 	return true
@@ -321,22 +322,22 @@ func (c *checker) promoted(a, b Type) Type {
 
 // arith makes a and b the same type for + - and if branches, allowing int
 // and real scalars to mix (the int is promoted).
-func (c *checker) arith(pos Pos, a, b Type, context string) {
+func (c *checker) arith(pos Pos, a, b Type, context string) bool {
 	pa, pb := prune(a), prune(b)
 	ba, oka := pa.(BasicType)
 	bb, okb := pb.(BasicType)
 	if oka && okb && isNum(ba) && isNum(bb) {
-		return
+		return true
 	}
 	if oka && isNum(ba) && isNum(pb) || okb && isNum(bb) && isNum(pa) {
 		if v, ok := pa.(*tvar); ok && v.lit {
-			c.unifyAt(pos, pa, pb, context)
+			return c.unifyAt(pos, pa, pb, context)
 		} else if v, ok := pb.(*tvar); ok && v.lit {
-			c.unifyAt(pos, pa, pb, context)
+			return c.unifyAt(pos, pa, pb, context)
 		}
-		return
+		return true
 	}
-	c.unifyAt(pos, a, b, context)
+	return c.unifyAt(pos, a, b, context)
 }
 
 func (c *checker) binary(e *BinaryExpr, env *scope, d int) Type {
@@ -344,7 +345,9 @@ func (c *checker) binary(e *BinaryExpr, env *scope, d int) Type {
 	y := c.expr(e.Y, env, d)
 	switch e.Op {
 	case ADD, SUB:
-		c.arith(e.OpPos, x, y, "'"+e.Op.String()+"'")
+		if !c.arith(e.OpPos, x, y, "'"+e.Op.String()+"'") {
+			return c.fresh() // reported; do not cascade
+		}
 		t := c.promoted(x, y)
 		if e.Op == SUB {
 			if b, ok := prune(t).(BasicType); ok && b == BoolType {

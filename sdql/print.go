@@ -307,7 +307,11 @@ func (pr *printer) layoutBare(e Expr, ind int) string {
 			pr.layout(e.Src, ind+2, 0) + ")\n" + indent(ind+2) + pr.layout(e.Body, ind+2, 0)
 	case *LetExpr:
 		head := pr.letHead(e, func(x Expr, min int) string { return pr.layout(x, ind+2, min) })
-		return head + " in\n" + indent(ind) + pr.layout(e.Body, ind, 0)
+		body := pr.layout(e.Body, ind, 0)
+		if _, chained := e.Body.(*LetExpr); chained {
+			body = pr.layoutBare(e.Body, ind) // a broken let chain: one binding a line
+		}
+		return head + " in\n" + indent(ind) + body
 	case *IfExpr:
 		s := "if " + pr.layout(e.Cond, ind+2, 0) + " then\n" + indent(ind+2)
 		if e.Else == nil {
@@ -334,7 +338,12 @@ func (pr *printer) layoutBare(e Expr, ind int) string {
 		if p == precCompare {
 			lmin = p + 1
 		}
-		return pr.layout(e.X, ind, max(lmin, 1)) + " " + e.Op.String() + " " + pr.layout(e.Y, ind+2, rmin)
+		left := pr.layout(e.X, ind, max(lmin, 1)) + " " + e.Op.String()
+		if len(pr.flat(e.Y, rmin))+len(left)+1 > LineWidth {
+			// a long right operand starts its own line
+			return left + "\n" + indent(ind+2) + pr.layout(e.Y, ind+2, rmin)
+		}
+		return left + " " + pr.layout(e.Y, ind+2, rmin)
 	case *LookupExpr:
 		return pr.layout(e.X, ind, precPostfix) + "(" + pr.layout(e.Key, ind+2, 0) + ")"
 	case *CallExpr:

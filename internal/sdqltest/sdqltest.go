@@ -29,6 +29,7 @@ package sdqltest
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func New() *Suite {
 	s := &Suite{cmds: map[string]Handler{}}
 	s.Register("parse", func(t *testing.T, d *datadriven.TestData) string {
 		_, prog := MustSplit(t, d)
-		e, err := sdql.Parse(d.Pos, prog)
+		e, err := sdql.Parse("prog.sdql", prog)
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}
@@ -69,7 +70,7 @@ func New() *Suite {
 	})
 	s.Register("print", func(t *testing.T, d *datadriven.TestData) string {
 		_, prog := MustSplit(t, d)
-		e, err := sdql.Parse(d.Pos, prog)
+		e, err := sdql.Parse("prog.sdql", prog)
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}
@@ -126,19 +127,27 @@ func (s *Suite) Register(name string, h Handler) { s.cmds[name] = h }
 
 // Run runs every testdata file matching glob (e.g. "testdata/*.txt").
 func (s *Suite) Run(t *testing.T, glob string) {
-	datadriven.Walk(t, glob, func(t *testing.T, path string) {
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			h, ok := s.cmds[d.Cmd]
-			if !ok {
-				names := make([]string, 0, len(s.cmds))
-				for n := range s.cmds {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				t.Fatalf("%s: unknown command %q (have %s)", d.Pos, d.Cmd, strings.Join(names, ", "))
+	paths, err := filepath.Glob(glob)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("sdqltest: no testdata files match %s", glob)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) { s.runFile(t, path) })
+	}
+}
+
+func (s *Suite) runFile(t *testing.T, path string) {
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		h, ok := s.cmds[d.Cmd]
+		if !ok {
+			names := make([]string, 0, len(s.cmds))
+			for n := range s.cmds {
+				names = append(names, n)
 			}
-			return h(t, d)
-		})
+			sort.Strings(names)
+			t.Fatalf("%s: unknown command %q (have %s)", d.Pos, d.Cmd, strings.Join(names, ", "))
+		}
+		return h(t, d)
 	})
 }
 
