@@ -72,6 +72,12 @@ func (p *mmParser) readErr() error {
 }
 
 func readMatrixMarket(r io.Reader, name string, size int64) (*Coords, *Header, error) {
+	return readMatrixMarketHashed(r, name, size, nil)
+}
+
+// readMatrixMarketHashed reads like ReadMatrixMarket and, if h is not nil,
+// writes the Matrix Market text (decompressed) to h as it is read.
+func readMatrixMarketHashed(r io.Reader, name string, size int64, h io.Writer) (*Coords, *Header, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var src io.Reader = br
 	gz := false
@@ -81,6 +87,9 @@ func readMatrixMarket(r io.Reader, name string, size int64) (*Coords, *Header, e
 			return nil, nil, &ParseError{File: name, Msg: "corrupt gzip data: " + strings.TrimPrefix(err.Error(), "gzip: ")}
 		}
 		src, gz, size = zr, true, -1
+	}
+	if h != nil {
+		src = io.TeeReader(src, h)
 	}
 	p := &mmParser{name: name, lr: newLineReader(src, gz)}
 	if err := p.readHeader(); err != nil {
