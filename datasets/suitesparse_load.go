@@ -54,7 +54,9 @@ func Offline() LoadOption { return func(c *loadConfig) { c.offline = true } }
 
 // WithSHA256 sets the expected SHA-256 (hex) of the matrix's Matrix Market
 // text, overriding KnownSHA256.
-func WithSHA256(sum string) LoadOption { return func(c *loadConfig) { c.sha256 = strings.ToLower(sum) } }
+func WithSHA256(sum string) LoadOption {
+	return func(c *loadConfig) { c.sha256 = strings.ToLower(sum) }
+}
 
 // DataDir returns the cache directory of downloaded matrices: $NABLASD_DATA
 // if set, otherwise "nablasd" in the user's cache directory.
