@@ -165,8 +165,12 @@ func (p *parser) parseBinary(level int) Expr {
 		ops = []Kind{MUL, QUO}
 	}
 	x := p.parseBinary(level + 1)
-	for p.tok.Kind == ops[0] || len(ops) > 1 && p.tok.Kind == ops[1] {
+	for n := 0; p.tok.Kind == ops[0] || len(ops) > 1 && p.tok.Kind == ops[1]; n++ {
 		op, pos := p.tok.Kind, p.tok.Pos
+		if n+p.depth > MaxDepth {
+			// a chain is a tree as deep as it is long
+			p.errorf(pos, "expression nested too deeply (a chain of more than %d operators)", MaxDepth)
+		}
 		p.next()
 		x = &BinaryExpr{X: x, OpPos: pos, Op: op, Y: p.parseBinary(level + 1)}
 	}
@@ -187,12 +191,12 @@ func (p *parser) parseUnary() Expr {
 // parsePostfix parses a primary expression followed by lookups e(k) and
 // sub-arrays e(lo:hi).
 func (p *parser) parsePostfix() Expr {
+	start := p.tok.Kind
 	x := p.parsePrimary()
+	if start == SUM || start == LET || start == IF {
+		return x // their bodies already took everything
+	}
 	for p.tok.Kind == LPAREN && !p.tok.NewlineBefore {
-		switch x.(type) {
-		case *SumExpr, *LetExpr, *IfExpr:
-			return x // their bodies already took everything
-		}
 		p.next()
 		saved := p.noGT
 		p.noGT = false

@@ -1,0 +1,201 @@
+package sdqltest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Gen generates random well-typed logical SDQL programs over the inputs of
+// GenInputs, for property tests. Programs are generated as text through the
+// printer's own syntax, so they also exercise the parser.
+type Gen struct {
+	R     *rand.Rand
+	names int
+}
+
+// GenInputs returns random values for the inputs generated programs use:
+// vectors V and W ({int -> real}), a matrix M and a scalar s.
+func GenInputs(r *rand.Rand) map[string]sdql.Value {
+	vec := func() sdql.Value {
+		d := sdql.NewDict()
+		for i := 0; i < 5; i++ {
+			if r.IntN(3) > 0 {
+				d.Set(i, sdql.Real(float64(r.IntN(19)-9)/4))
+			}
+		}
+		return d
+	}
+	m := sdql.NewDict()
+	for i := 0; i < 4; i++ {
+		if r.IntN(4) > 0 {
+			m.Set(i, vec())
+		}
+	}
+	return map[string]sdql.Value{"V": vec(), "W": vec(), "M": m, "s": sdql.Real(float64(r.IntN(9)-4) / 2)}
+}
+
+type genVar struct{ name, typ string }
+
+func (g *Gen) fresh(base string) string {
+	g.names++
+	return fmt.Sprintf("%s%d", base, g.names)
+}
+
+func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+
+func (g *Gen) vars(env []genVar, typ string) []string {
+	var out []string
+	for _, v := range env {
+		if v.typ == typ {
+			out = append(out, v.name)
+		}
+	}
+	return out
+}
+
+// Program returns a random program of the given type ("real", "vec" or
+// "mat") with nesting depth at most depth.
+func (g *Gen) Program(typ string, depth int) string {
+	env := []genVar{{"V", "vec"}, {"W", "vec"}, {"M", "mat"}, {"s", "real"}}
+	return g.gen(typ, depth, env)
+}
+
+func (g *Gen) gen(typ string, depth int, env []genVar) string {
+	r := g.R
+	leaf := depth <= 0 || r.IntN(4) == 0
+	switch typ {
+	case "key":
+		if ks := g.vars(env, "key"); len(ks) > 0 && r.IntN(3) > 0 {
+			k := pick(r, ks)
+			if r.IntN(4) == 0 {
+				return k + " + 1"
+			}
+			return k
+		}
+		return fmt.Sprint(r.IntN(5))
+	case "bool":
+		switch r.IntN(4) {
+		case 0:
+			return g.gen("key", depth-1, env) + " < " + g.gen("key", depth-1, env)
+		case 1:
+			return "(" + g.gen("real", depth-1, env) + ") > 0.5"
+		case 2:
+			return "not (" + g.gen("bool", depth-1, env) + ")"
+		}
+		return "(" + g.gen("bool", depth-1, env) + ") && (" + g.gen("bool", depth-1, env) + ")"
+	case "real":
+		if leaf {
+			if rs := g.vars(env, "real"); len(rs) > 0 && r.IntN(2) == 0 {
+				return pick(r, rs)
+			}
+			switch r.IntN(3) {
+			case 0:
+				return fmt.Sprintf("%g", float64(r.IntN(9)-4)/2)
+			case 1:
+				return pick(r, []string{"V", "W"}) + "(" + g.gen("key", 0, env) + ")"
+			}
+			return "M(" + g.gen("key", 0, env) + ")(" + g.gen("key", 0, env) + ")"
+		}
+		switch r.IntN(9) {
+		case 0:
+			return "(" + g.gen("real", depth-1, env) + ") + (" + g.gen("real", depth-1, env) + ")"
+		case 1:
+			return "(" + g.gen("real", depth-1, env) + ") * (" + g.gen("real", depth-1, env) + ")"
+		case 2:
+			return "(" + g.gen("real", depth-1, env) + ") - (" + g.gen("real", depth-1, env) + ")"
+		case 3:
+			return "-(" + g.gen("real", depth-1, env) + ")"
+		case 4:
+			return pick(r, []string{"sin", "cos", "tanh"}) + "(" + g.gen("real", depth-1, env) + ")"
+		case 5:
+			return g.sum("real", depth, env)
+		case 6:
+			return "if " + g.gen("bool", depth-1, env) + " then " + g.gen("real", depth-1, env) + " else " + g.gen("real", depth-1, env)
+		case 7:
+			return g.let("real", depth, env)
+		}
+		return "(" + g.gen("vec", depth-1, env) + ")(" + g.gen("key", 0, env) + ")"
+	case "vec":
+		if leaf {
+			if vs := g.vars(env, "vec"); len(vs) > 0 && r.IntN(3) > 0 {
+				return pick(r, vs)
+			}
+			return "{ " + g.gen("key", 0, env) + " -> " + g.gen("real", 0, env) + " }"
+		}
+		switch r.IntN(7) {
+		case 0:
+			return "(" + g.gen("vec", depth-1, env) + ") + (" + g.gen("vec", depth-1, env) + ")"
+		case 1:
+			return "(" + g.gen("real", depth-1, env) + ") * (" + g.gen("vec", depth-1, env) + ")"
+		case 2:
+			return "(" + g.gen("vec", depth-1, env) + ") * (" + g.gen("real", depth-1, env) + ")"
+		case 3:
+			return g.sum("vec", depth, env)
+		case 4:
+			return g.let("vec", depth, env)
+		case 5:
+			return "if " + g.gen("bool", depth-1, env) + " then " + g.gen("vec", depth-1, env)
+		}
+		return "M(" + g.gen("key", 0, env) + ")"
+	case "mat":
+		if leaf {
+			if ms := g.vars(env, "mat"); len(ms) > 0 {
+				return pick(r, ms)
+			}
+			return "M"
+		}
+		switch r.IntN(4) {
+		case 0:
+			return "(" + g.gen("vec", depth-1, env) + ") * (" + g.gen("vec", depth-1, env) + ")"
+		case 1:
+			return "(" + g.gen("mat", depth-1, env) + ") + (" + g.gen("mat", depth-1, env) + ")"
+		case 2:
+			return g.sum("mat", depth, env)
+		}
+		return g.let("mat", depth, env)
+	}
+	panic("sdqltest: unknown type " + typ)
+}
+
+// sum generates a sum over a vector or the matrix, with a body of typ.
+func (g *Gen) sum(typ string, depth int, env []genVar) string {
+	k, v := g.fresh("k"), g.fresh("v")
+	src, vt := g.gen("vec", depth-2, env), "real"
+	if g.R.IntN(3) == 0 {
+		src, vt = "M", "vec"
+	}
+	inner := append(append([]genVar(nil), env...), genVar{k, "key"}, genVar{v, vt})
+	var body string
+	switch typ {
+	case "real":
+		body = g.gen("real", depth-1, inner)
+	case "vec":
+		if g.R.IntN(2) == 0 {
+			body = "{ " + k + " -> " + g.gen("real", depth-1, inner) + " }"
+		} else {
+			body = g.gen("vec", depth-1, inner)
+		}
+	default:
+		body = "{ " + k + " -> " + g.gen("vec", depth-1, inner) + " }"
+	}
+	return "(sum(<" + k + ", " + v + "> in " + src + ") " + body + ")"
+}
+
+func (g *Gen) let(typ string, depth int, env []genVar) string {
+	x := g.fresh("x")
+	bt := pick(g.R, []string{"real", "vec"})
+	val := g.gen(bt, depth-1, env)
+	inner := append(append([]genVar(nil), env...), genVar{x, bt})
+	body := g.gen(typ, depth-1, inner)
+	sep := " in "
+	if g.R.IntN(3) == 0 && !strings.HasPrefix(body, "-") && !strings.HasPrefix(body, "(") {
+		sep = "\n" // the line form; a body starting with - or ( would continue the value
+	}
+	return "(let " + x + " = " + val + sep + body + ")"
+}
+
+// Indent is a helper for error messages: the program with a margin.
+func Indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
