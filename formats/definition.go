@@ -11,7 +11,7 @@ import (
 // Definition returns the definition of format f for tensors of the given
 // order in Physical SDQLite (the ∇SD paper's Fig. 10), generated from the
 // format's levels, with its inputs named after name as described under
-// "Naming of definition inputs" in format.go. For CSR and name A:
+// the naming scheme documented in format.go. For CSR and name A:
 //
 //	sum(<_, i> in (0:A_len)) { unique(i) -> sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) { unique(j) -> A_val(p) } }
 //

@@ -16,7 +16,8 @@
 // A tensor's structure is its stored positions: explicit zeros are kept,
 // and dense formats store every position. Bad data gives an error whose
 // message starts with "formats: "; misuse by a programmer (a coordinate out
-// of range for At, a non-identifier name) may panic with such a message.
+// of range for At, an invalid tensor passed to Iterate or ToValue) panics
+// with such a message.
 //
 // The package interoperates with gonum: FromMatrix reads any mat.Matrix
 // (through mat.NonZeroDoer, mat.RowNonZeroDoer or mat.ColNonZeroDoer when

@@ -6,6 +6,37 @@ import (
 	"strings"
 )
 
+// Naming of definition inputs
+//
+// A format's definition (see Definition) reads its container through inputs
+// named NAME_suffix, NAME being the tensor's name, following the paper's
+// Fig. 10 where it gives names (V_row, V_val, A_len, A_pos, A_idx, A_val):
+//
+//	NAME_len            the extent of the outermost loop: the first dense
+//	                    level's extent (rows of CSR, columns of CSC, length
+//	                    of a dense vector) or the entries of a top
+//	                    compressed level (COO, DCSR, CSF)
+//	NAME_rows, NAME_cols, NAME_tubes (NAME_dimsM for mode M >= 3)
+//	                    extents of modes 0, 1, 2 for the other dense levels
+//	                    and every level of a dense format of order >= 2
+//	                    (the paper's M_rows, M_cols)
+//	NAME_row, NAME_col, NAME_tube (NAME_dimM)
+//	                    the coordinates of a mode stored by a singleton
+//	                    level or by a top compressed level (V_row, COO's
+//	                    A_row and A_col, the rows of DCSR)
+//	NAME_pos, NAME_idx  pos and idx arrays of a compressed level below the
+//	                    top; numbered by level, counting from 1
+//	                    (NAME_pos2, NAME_idx2, ...), when the format has
+//	                    several compressed levels (DCSR, CSF)
+//	NAME_val            the values, one per stored position
+//
+// Loop variables are i, j, k, l, ... for the coordinates of modes 0, 1, 2,
+// 3, ... and p (p1, p2, ... by level when there are several compressed
+// levels) for positions; a vector's one position variable is i, as in the
+// paper. Ints are bound as sdql.Int, pos and idx arrays as sdql.IntArray and
+// values as sdql.RealArray (see Bind). The testdata file
+// testdata/definitions lists every built-in format's definition.
+
 // Layout is a format instantiated for one order: a list of levels, outermost
 // first, and the mode stored at each level (ModeOrder[k] is the mode of
 // level k; CSR is {0, 1}, CSC {1, 0}).
