@@ -206,3 +206,27 @@ func TestCustom(t *testing.T) {
 		}
 	}
 }
+
+func TestMisusePanics(t *testing.T) {
+	x := mustBuild(t, entries("m", []int{2, 2}, []float64{1}, []int{0}, []int{1}), CSR)
+	bad := &Tensor{Format: CSR, Shape: []int{2, 2}, Pos: make([][]int, 2), Idx: make([][]int, 2)}
+	for _, tc := range []struct {
+		f    func()
+		want string
+	}{
+		{func() { x.At(0) }, "formats: At: 1 coordinates for a tensor of order 2"},
+		{func() { x.At(0, 2) }, "formats: At: coordinate 2 of mode 1 out of range 0..1"},
+		{func() { bad.Iterate(func([]int, float64) {}) }, "formats: Iterate of an invalid tensor: csr: level 1"},
+		{func() { ToValue(bad) }, "formats: ToValue of an invalid tensor: csr: level 1"},
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.HasPrefix(s, tc.want) {
+					t.Errorf("panic %v, want %s...", r, tc.want)
+				}
+			}()
+			tc.f()
+		}()
+	}
+}

@@ -111,7 +111,11 @@ func cases(order int) []coords {
 		}
 		cs = append(cs, randomCoords(r, fmt.Sprintf("random%d", i), shape, r.IntN(3*len(shape)*4)))
 	}
-	return cs
+	big := make([]int, order)
+	for m := range big {
+		big[m] = 40 / order
+	}
+	return append(cs, randomCoords(r, "random-large", big, 300))
 }
 
 // mustBuild stores c in f, failing the test on error.
