@@ -2,6 +2,9 @@ module github.com/nablasd/nablasd
 
 go 1.26.8
 
-require github.com/cockroachdb/datadriven v1.0.3
+require (
+	github.com/cockroachdb/datadriven v1.0.3
+	gonum.org/v1/gonum v0.17.0
+)
 
 require github.com/pmezard/go-difflib v1.0.0 // indirect

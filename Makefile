@@ -1,0 +1,43 @@
+# nablasd — see README.md. Everything here needs only the Go toolchain.
+GO       ?= go
+FUZZTIME ?= 60s
+
+# Packages cheap enough to run again under the race detector (-short).
+RACE_PKGS = ./sdql/... ./internal/... ./formats/... ./ad/... ./cmd/...
+
+.PHONY: all build test demo bench fuzz vet clean
+
+all: build
+
+build:
+	$(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+
+## test: vet, gofmt, every test, and the race detector where affordable.
+test: vet
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -short -race $(RACE_PKGS)
+
+## demo: the paper's BATAx kernel on built-in data.
+demo:
+	$(GO) run ./cmd/nablasd demo
+
+## bench: the Go benchmarks (kernels against hand-written loops, loaders).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: every fuzz target for FUZZTIME (default 60s) each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$target"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	$(GO) clean -testcache

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestEvalCLI(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "dot.sdql")
+	os.WriteFile(prog, []byte("// dot product\nsum(<i, a> in V1) a * V2(i)\n"), 0o644)
+	v1 := filepath.Join(dir, "v1.mtx")
+	os.WriteFile(v1, []byte("%%MatrixMarket matrix coordinate real general\n4 1 2\n1 1 2.0\n3 1 0.5\n"), 0o644)
+	v2 := filepath.Join(dir, "v2.mtx")
+	os.WriteFile(v2, []byte("%%MatrixMarket matrix array real general\n4 1\n1\n2\n3\n4\n"), 0o644)
+	bad := filepath.Join(dir, "bad.sdql")
+	os.WriteFile(bad, []byte("sum(<i, a> in V1)\n  a * \n"), 0o644)
+	ill := filepath.Join(dir, "ill.sdql")
+	os.WriteFile(ill, []byte("let x = 2.0 in\nsum(<k, v> in x) v\n"), 0o644)
+	garbage := filepath.Join(dir, "garbage.sdql")
+	os.WriteFile(garbage, []byte("\x00\x01\xff\xfe"), 0o644)
+	out := filepath.Join(dir, "out.mtx")
+
+	for _, c := range []struct {
+		args       []string
+		code       int
+		out, inErr string
+	}{
+		{[]string{"eval", "-f", prog, "--in", "V1=" + v1, "--in", "V2=" + v2}, 0, "3.5\n", ""},
+		{[]string{"eval", "-f", prog, "--in", "V1=" + v1 + ":dense", "--in", "V2=" + v2 + ":coo"}, 0, "3.5\n", ""},
+		{[]string{"eval", "-e", "s * V1", "--in", "V1=" + v1, "--in", "s=2"}, 0, "{0 -> 4, 2 -> 1}\n", ""},
+		{[]string{"eval", "-e", "sum(<_, i> in (0:n)) i", "--in", "n=4"}, 0, "6\n", ""},
+		{[]string{"eval", "-e", "{1 -> 2.5} * {3 -> 2.0}"}, 0, "{1 -> {3 -> 5}}\n", ""},
+		{[]string{"eval", "-e", "s * V1", "--in", "V1=" + v1, "--in", "s=2", "--out", out}, 0, "", ""},
+		{[]string{"eval", "-f", bad, "--in", "V1=" + v1}, 1, "", bad + ":3:1: expected an expression"},
+		{[]string{"eval", "-f", ill}, 1, "", ill + ":2:15: cannot iterate over real (want a dictionary)"},
+		{[]string{"eval", "-f", garbage}, 1, "", garbage + ":1:1: unexpected byte 0x00"},
+		{[]string{"eval", "-f", prog, "--in", "V1=" + v1}, 1, "", prog + ":2:23: undefined: V2 (bind it with --in V2=VALUE)"},
+		{[]string{"eval", "-e", "V(1)", "--in", "V=" + filepath.Join(dir, "missing.mtx")}, 1, "", "missing.mtx"},
+		{[]string{"eval", "-e", "x(1)", "--in", "x=2"}, 1, "", "--in x: the program uses x as {int -> real}"},
+		{[]string{"eval", "-e", "1", "--in", "=3"}, 2, "", "want NAME=VALUE"},
+		{[]string{"eval", "-e", "1", "-f", prog}, 2, "", "not both"},
+		{[]string{"eval"}, 2, "", "no program"},
+		{[]string{"eval", "-e", "1", "--bogus"}, 2, "", "flag provided but not defined"},
+		{[]string{"frobnicate"}, 2, "", "unknown command"},
+		{[]string{"eval", "-e", "2.0", "--out", out}, 1, "", "the result is a scalar"},
+		{[]string{"eval", "-e", strings.Repeat("(", 100000)}, 1, "", "expression nested too deeply"},
+	} {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != c.code || stdout != c.out && c.code == 0 || !strings.Contains(stderr, c.inErr) {
+			t.Errorf("nablasd %.200q:\n exit %d, stdout %q, stderr %q\n want exit %d, stdout %q, stderr containing %q",
+				c.args, code, stdout, stderr, c.code, c.out, c.inErr)
+		}
+		if c.code != 0 && !strings.HasPrefix(stderr, "nablasd: ") {
+			t.Errorf("nablasd %.200q: stderr %q does not start with 'nablasd: '", c.args, stderr)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "4 1 2\n1 1 4\n3 1 1\n") {
+		t.Errorf("--out wrote %q (%v)", b, err)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	code, out, stderr := runCLI("demo")
+	if code != 0 || !strings.Contains(out, "{0 -> 41.5, 1 -> 9, 2 -> 54.5}") {
+		t.Errorf("demo: exit %d\n%s%s", code, out, stderr)
+	}
+}
