@@ -9,8 +9,8 @@
 // τ = real); Tensorized is D_τ for any tensor type τ.
 //
 // Conventions:
-//   - The tangent of a variable x is the variable x' (x'' when the program
-//     already uses primed names, and so on). No pairs: the primal and the
+//   - The tangent of a variable x is the variable x' (more primes when the
+//     program's own names end in primes). No pairs: the primal and the
 //     tangent are bound together by the tupled let `let <x, x'> = <e, D[e]>`.
 //   - The derivative of a result of type tensor n with respect to a variable
 //     of type tensor m has type tensor (n+m): the result's indices first.
