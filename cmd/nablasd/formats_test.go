@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/nablasd/nablasd/datasets"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// The paper's kernels (section 7.1) as logical programs.
+var kernels = map[string]string{
+	"batax": "sum(<i, r> in A) sum(<j, v1> in r) sum(<k, v2> in r) { j -> ((beta * v1) * v2) * (x(k)) }",
+	"smmm":  "sum(<i, r> in A) sum(<k, a> in r) sum(<j, b> in B(k)) a * b",
+	"smvm":  "sum(<i, r> in A) sum(<j, a> in r) a * x(j)",
+	"vva":   "V1 + V2",
+	"vvd":   "sum(<i, a> in V1) a * V2(i)",
+	"vsm":   "sum(<i, v> in V1) { i -> v * s * s }",
+}
+
+// TestKernelsAcrossFormats: nablasd eval gives the same result whatever
+// storage format each input is bound in.
+func TestKernelsAcrossFormats(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, spec string) string {
+		c, err := datasets.ParseSynthetic(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := datasets.SaveMatrixMarket(p, c, nil); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	A := write("A.mtx", "rows=30,cols=30,density=0.1,seed=1")
+	B := write("B.mtx", "rows=30,cols=30,density=0.1,seed=2")
+	x := write("x.mtx", "n=30,density=0.6,seed=3")
+	v1 := write("v1.mtx", "n=30,density=0.3,seed=4")
+	v2 := write("v2.mtx", "n=30,density=0.3,seed=5")
+	matFormats := []string{"coo", "csr", "csc", "dense", "dense_col", "dcsr", "csf"}
+	vecFormats := []string{"coo", "dense", "csf"}
+	for name, prog := range kernels {
+		var want sdql.Value
+		var wantText string
+		combos := 0
+		for _, fa := range matFormats {
+			for _, fb := range vecFormats {
+				args := []string{"eval", "-e", prog, "--in", "beta=0.5", "--in", "s=1.5"}
+				uses := sdql.FreeVars(sdql.MustParse(prog))
+				for _, v := range uses {
+					switch v {
+					case "A":
+						args = append(args, "--in", "A="+A+":"+fa)
+					case "B":
+						args = append(args, "--in", "B="+B+":"+fa)
+					case "x":
+						args = append(args, "--in", "x="+x+":"+fb)
+					case "V1":
+						args = append(args, "--in", "V1="+v1+":"+fb)
+					case "V2":
+						args = append(args, "--in", "V2="+v2+":"+vecFormats[(combos+1)%len(vecFormats)])
+					}
+				}
+				code, out, stderr := runCLI(args...)
+				if code != 0 {
+					t.Fatalf("%s with %s/%s: exit %d: %s", name, fa, fb, code, stderr)
+				}
+				got, err := parseLiteral(out)
+				if err != nil {
+					t.Fatalf("%s: output %q: %v", name, out, err)
+				}
+				if want == nil {
+					want, wantText = got, out
+				} else if !sdql.Equal(got, want) {
+					t.Errorf("%s: formats %s/%s give %s, want %s", name, fa, fb, out, wantText)
+				}
+				combos++
+			}
+		}
+		if combos == 0 {
+			t.Errorf("%s: no combination ran", name)
+		}
+	}
+}
+
+func parseLiteral(s string) (sdql.Value, error) {
+	e, err := sdql.Parse("out", s)
+	if err != nil {
+		return nil, fmt.Errorf("the printed result does not parse: %v", err)
+	}
+	return sdql.Eval(e, nil)
+}
