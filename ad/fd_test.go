@@ -34,7 +34,7 @@ func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value) (sd
 		return nil, err
 	}
 	eval := func(what string, e sdql.Expr, in map[string]sdql.Value) (sdql.Value, error) {
-		v, err := sdql.Eval(e, in)
+		v, err := evalTyped(e, in, types)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v\n%s", what, err, sdql.Print(e))
 		}
@@ -68,6 +68,9 @@ func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value) (sd
 	tan, err := Forward(st.ANF, types)
 	if err != nil {
 		return nil, err
+	}
+	for n, t := range tan.Types {
+		types[tan.Names[n]] = t
 	}
 	x := values[wrt]
 	pos := leaves(x)
@@ -128,6 +131,23 @@ func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value) (sd
 		return nil, err
 	}
 	return g, nil
+}
+
+// evalTyped evaluates e over the inputs with their types given (the type
+// of an empty dictionary cannot be read off the value).
+func evalTyped(e sdql.Expr, in map[string]sdql.Value, types map[string]sdql.Type) (sdql.Value, error) {
+	ts := map[string]sdql.Type{}
+	for n, v := range in {
+		ts[n] = types[n]
+		if ts[n] == nil {
+			ts[n] = sdql.TypeOfValue(v)
+		}
+	}
+	info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: ts, Strict: true})
+	if err != nil {
+		return nil, err
+	}
+	return (&sdql.Interp{}).Run(e, info, in)
 }
 
 type leaf struct {
