@@ -291,7 +291,7 @@ func (d *deriver) star(dx sdql.Expr, t1 sdql.Type, e2 sdql.Expr) sdql.Expr {
 
 // call is D[op(e)] = op'(e) * D[e], with op' from sdql.Ops.
 func (d *deriver) call(x *sdql.CallExpr) sdql.Expr {
-	if discrete(d.typeOf(x.X)) {
+	if d.constant(x.X) {
 		return d.zero(sdql.RealType)
 	}
 	deriv, err := derivative(x.Op)
@@ -299,6 +299,22 @@ func (d *deriver) call(x *sdql.CallExpr) sdql.Expr {
 		d.fail(x.NamePos, "cannot differentiate %s: %v", x.Op, err)
 	}
 	return bin(sdql.Subst(deriv, map[string]sdql.Expr{"x": clone(x.X)}), sdql.MUL, d.diff(x.X))
+}
+
+// constant reports whether e certainly has the zero tangent: it is discrete
+// or mentions only discrete variables (such as a literal).
+func (d *deriver) constant(e sdql.Expr) bool {
+	if discrete(d.typeOf(e)) {
+		return true
+	}
+	ok := true
+	sdql.Inspect(e, func(x sdql.Expr) bool {
+		if id, isID := x.(*sdql.Ident); isID && !discrete(d.typeOf(id)) {
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 var derivCache sync.Map // op name -> sdql.Expr
