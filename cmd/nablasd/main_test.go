@@ -76,3 +76,38 @@ func TestDemo(t *testing.T) {
 		t.Errorf("demo: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+func TestDataSources(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.mtx")
+	os.WriteFile(bad, []byte("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n"), 0o644)
+	huge := filepath.Join(dir, "huge.mtx")
+	os.WriteFile(huge, []byte("%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 4000000000000\n1 1 1.0\n"), 0o644)
+	wide := filepath.Join(dir, "wide.mtx")
+	os.WriteFile(wide, []byte("%%MatrixMarket matrix coordinate real general\n2000000 2000000 1\n1 1 1.0\n"), 0o644)
+	for _, c := range []struct {
+		args  []string
+		code  int
+		inErr string
+	}{
+		{[]string{"eval", "-e", "A(0)(0)", "--in", "A=" + bad}, 1, "--in A: bad.mtx:4: row index 4 out of range 1..3"},
+		{[]string{"eval", "-e", "A(0)(0)", "--in", "A=" + huge}, 1, "huge.mtx:2: entry count 4000000000000 is too large"},
+		{[]string{"eval", "-e", "A(0)(0)", "--in", "A=" + wide + ":dense"}, 1, "--in A: formats:"},
+		{[]string{"eval", "-e", "A(0)(0)", "--in", "A=" + wide}, 0, ""},
+		{[]string{"eval", "-e", "A(0)(0)", "--in", "A=synthetic:rows=10,cols=10,density=2"}, 1, "density"},
+		{[]string{"eval", "-e", "A(0)(0)", "--in", "A=synthetic:rows=10,colz=10"}, 1, "colz"},
+		{[]string{"eval", "-e", "A(0)(0)", "--in", "A=suitesparse:nosuchmatrix"}, 1, "nosuchmatrix"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.inErr) {
+			t.Errorf("nablasd %q: exit %d, stderr %q; want exit %d, stderr containing %q", c.args, code, stderr, c.code, c.inErr)
+		}
+	}
+	if sharedDatasets() == "" {
+		t.Skip("../shared/datasets/suitesparse is absent: skipping the SuiteSparse binding")
+	}
+	code, out, stderr := runCLI("eval", "-e", "sum(<i, r> in A) sum(<j, a> in r) a", "--in", "A=suitesparse:bcspwr10:csc")
+	if code != 0 || out != "21842\n" {
+		t.Errorf("bcspwr10 entry count: exit %d, %q, %s", code, out, stderr)
+	}
+}
