@@ -240,3 +240,12 @@ func (p *program) shapeHint(v sdql.Value) []int {
 	}
 	return nil
 }
+
+// types returns the types of the bound inputs.
+func (p *program) types() map[string]sdql.Type {
+	ts := map[string]sdql.Type{}
+	for n, v := range p.values {
+		ts[n] = sdql.TypeOfValue(v)
+	}
+	return ts
+}

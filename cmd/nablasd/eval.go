@@ -9,7 +9,9 @@ import (
 // cmdEval: nablasd eval (-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]
 func cmdEval(args []string, stdout, stderr io.Writer) error {
 	var c common
+	var rs runStats
 	fs := newFlagSet("eval", &c, false, true)
+	rs.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -17,10 +19,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in := &sdql.Interp{File: p.name}
-	v, err := in.Run(p.expr, p.info, p.values)
+	v, err := rs.measure(func() (sdql.Value, error) {
+		return (&sdql.Interp{File: p.name}).Run(p.expr, p.info, p.values)
+	})
 	if err != nil {
 		return err
 	}
+	rs.report(stderr, 0)
 	return writeResult(v, c.out, p.shapeHint(v), stdout)
 }

@@ -1,11 +1,65 @@
 package main
 
-import "io"
+import (
+	"fmt"
+	"io"
+	"time"
 
+	"github.com/nablasd/nablasd/ad"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// cmdGrad: nablasd grad (-f FILE | -e TEXT) --wrt NAME [--in NAME=VALUE]...
+// [--out FILE] [--repeat N] [--stats]
 func cmdGrad(args []string, stdout, stderr io.Writer) error {
-	return usagef("grad is not available yet in this build")
+	var c common
+	var rs runStats
+	fs := newFlagSet("grad", &c, true, true)
+	rs.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if c.wrt == "" {
+		return usagef("grad needs --wrt NAME: the input to differentiate with respect to")
+	}
+	start := time.Now()
+	p, err := load(&c)
+	if err != nil {
+		return err
+	}
+	if _, ok := p.inputs[c.wrt]; !ok {
+		return fmt.Errorf("--wrt %s: %s is not an input of the program (its inputs: %s)", c.wrt, c.wrt, inputList(p))
+	}
+	compileStart := time.Now()
+	g, err := ad.Grad(p.expr, c.wrt, p.types())
+	if err != nil {
+		return err
+	}
+	info, err := sdql.Check(g, &sdql.CheckConfig{File: p.name, Inputs: p.types(), Strict: true})
+	if err != nil {
+		return fmt.Errorf("internal error: the derivative does not type-check: %v", err)
+	}
+	compile := time.Since(compileStart)
+	_ = start
+	v, err := rs.measure(func() (sdql.Value, error) {
+		return (&sdql.Interp{File: p.name}).Run(g, info, p.values)
+	})
+	if err != nil {
+		return err
+	}
+	rs.report(stderr, compile)
+	return writeResult(v, c.out, gradShape(p, c.wrt, v), stdout)
 }
 
-func cmdPlan(args []string, stdout, stderr io.Writer) error {
-	return usagef("plan is not available yet in this build")
+// gradShape is the shape a written gradient keeps: the result's indices
+// then the wrt input's.
+func gradShape(p *program, wrt string, v sdql.Value) []int {
+	var shape []int
+	if t := p.inputs[wrt].tensor; t != nil {
+		shape = t.Shape
+	}
+	if order := sdql.Order(sdql.TypeOfValue(v)); order > len(shape) {
+		return append(make([]int, order-len(shape)), shape...)
+	}
+	return shape
 }

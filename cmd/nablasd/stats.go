@@ -1,0 +1,84 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// runStats implements --repeat N and --stats.
+type runStats struct {
+	repeat int
+	stats  bool
+	times  []time.Duration
+}
+
+func (r *runStats) register(fs *flag.FlagSet) {
+	fs.IntVar(&r.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
+	fs.BoolVar(&r.stats, "stats", false, "print compile_ms, run_ms and peak_rss_mb to standard error")
+}
+
+// measure runs f --repeat times and returns the last result.
+func (r *runStats) measure(f func() (sdql.Value, error)) (sdql.Value, error) {
+	if r.repeat < 1 {
+		return nil, usagef("--repeat %d: want a positive count", r.repeat)
+	}
+	var v sdql.Value
+	for i := 0; i < r.repeat; i++ {
+		start := time.Now()
+		var err error
+		v, err = f()
+		r.times = append(r.times, time.Since(start))
+		if err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// report prints compile_ms=… run_ms=… peak_rss_mb=… when --stats is set.
+func (r *runStats) report(w io.Writer, compile time.Duration) {
+	if !r.stats {
+		return
+	}
+	ts := append([]time.Duration(nil), r.times...)
+	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+	median := ts[len(ts)/2]
+	if len(ts)%2 == 0 {
+		median = (ts[len(ts)/2-1] + ts[len(ts)/2]) / 2
+	}
+	fmt.Fprintf(w, "compile_ms=%s run_ms=%s peak_rss_mb=%s\n", ms(compile), ms(median), peakRSS())
+}
+
+// ms formats a duration in milliseconds with microsecond resolution.
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.3f", float64(d.Microseconds())/1000)
+}
+
+// peakRSS is the process's peak resident set size in MiB.
+func peakRSS() string {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1f", float64(ru.Maxrss)/1024) // Linux reports KiB
+}
+
+// inputList names the bound inputs, for messages.
+func inputList(p *program) string {
+	var names []string
+	for n := range p.inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "none bound"
+	}
+	return strings.Join(names, ", ")
+}
