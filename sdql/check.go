@@ -94,7 +94,13 @@ func (s *scope) lookup(name string) (Type, bool) {
 type mulConstraint struct {
 	a, b, res Type
 	pos       Pos
+	depth     int // dictionary levels of a already peeled off
 }
+
+// MaxOrder bounds the order of the tensors a program may build: outer
+// products double orders, so an unbounded chain of them would make types
+// (and values) exponentially large.
+const MaxOrder = 64
 
 type checker struct {
 	cfg   *CheckConfig
@@ -431,9 +437,13 @@ func (c *checker) stepMul(m mulConstraint, pending *[]mulConstraint) bool {
 	a, b := prune(m.a), prune(m.b)
 	switch at := a.(type) {
 	case *DictType:
+		if m.depth >= MaxOrder {
+			c.errorf(m.pos, "the product has a tensor order above %d", MaxOrder)
+			return true
+		}
 		inner := c.fresh()
 		c.unifyAt(m.pos, m.res, &DictType{Key: at.Key, Val: inner}, "'*'")
-		*pending = append(*pending, mulConstraint{a: at.Val, b: m.b, res: inner, pos: m.pos})
+		*pending = append(*pending, mulConstraint{a: at.Val, b: m.b, res: inner, pos: m.pos, depth: m.depth + 1})
 		return true
 	case BasicType:
 		if at == BoolType {
@@ -443,6 +453,10 @@ func (c *checker) stepMul(m mulConstraint, pending *[]mulConstraint) bool {
 		}
 		switch bt := b.(type) {
 		case *DictType:
+			if m.depth+typeDepth(bt) > MaxOrder {
+				c.errorf(m.pos, "the product has a tensor order above %d", MaxOrder)
+				return true
+			}
 			c.unifyAt(m.pos, m.res, bt, "'*'")
 			return true
 		case BasicType:
@@ -534,4 +548,17 @@ func TypeOfValue(v Value) Type {
 		return &DictType{Key: IntType, Val: vt}
 	}
 	return nil
+}
+
+// typeDepth is the number of dictionary levels of t.
+func typeDepth(t Type) int {
+	n := 0
+	for {
+		d, ok := prune(t).(*DictType)
+		if !ok {
+			return n
+		}
+		n++
+		t = d.Val
+	}
 }
