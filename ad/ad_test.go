@@ -102,7 +102,7 @@ func suite() *sdqltest.Suite {
 	})
 	s.Register("fd", func(t *testing.T, d *datadriven.TestData) string {
 		c := parseCase(t, d)
-		g, err := checkGradient(c.prog, c.wrt(t, d), c.values)
+		g, err := checkGradient(c.prog, c.wrt(t, d), c.values, nil)
 		if err != nil {
 			t.Errorf("%s: %v\n%s", d.Pos, err, c.src)
 			return "error: " + err.Error() + "\n"

@@ -24,10 +24,16 @@ const (
 // gradient macro over the program as given, the scalar forward mode run
 // once per stored position of wrt, and central finite differences
 // perturbing each stored position of wrt. It returns the gradient.
-func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value) (sdql.Value, error) {
+//
+// types gives the inputs' types where they cannot be read off the values
+// (an empty dictionary); the others are taken from the values.
+func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value, given map[string]sdql.Type) (sdql.Value, error) {
 	types := map[string]sdql.Type{}
 	for n, v := range values {
-		types[n] = sdql.TypeOfValue(v)
+		types[n] = given[n]
+		if types[n] == nil {
+			types[n] = sdql.TypeOfValue(v)
+		}
 	}
 	st, err := GradStages(prog, wrt, types)
 	if err != nil {

@@ -185,6 +185,8 @@ func randomInputs(r *rand.Rand) map[string]sdql.Value {
 	return map[string]sdql.Value{"s": val(), "t": val(), "V": vector(), "W": vector(), "M": m}
 }
 
+var inputTypes = map[string]sdql.Type{"s": sdql.RealType, "t": sdql.RealType, "V": sdql.Tensor(1), "W": sdql.Tensor(1), "M": sdql.Tensor(2)}
+
 var inputScope = scope{vars: [3][]string{{"s", "t"}, {"V", "W"}, {"M"}}}
 
 // TestRandomPrograms feeds random programs to checkGradient. Set
@@ -210,7 +212,7 @@ func TestRandomPrograms(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: generated program does not parse: %v\n%s", seed, err, src)
 		}
-		if info, err := sdql.Check(prog, nil); err != nil || discrete(info.Result) {
+		if info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: inputTypes}); err != nil || discrete(info.Result) {
 			continue // int results (counts) have no gradient
 		}
 		values := randomInputs(r)
@@ -223,7 +225,7 @@ func TestRandomPrograms(t *testing.T) {
 		for _, v := range free {
 			in[v] = values[v]
 		}
-		if _, err := checkGradient(prog, wrt, in); err != nil {
+		if _, err := checkGradient(prog, wrt, in, inputTypes); err != nil {
 			failures++
 			t.Errorf("seed %d, wrt %s: %v\nprogram: %s", seed, wrt, err, sdql.PrintFlat(prog))
 			if failures >= 5 {
