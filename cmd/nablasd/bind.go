@@ -144,10 +144,8 @@ type program struct {
 	info   *sdql.Info
 }
 
-// load parses the program and the --in bindings, and type-checks the
-// program against them. Numbers bind as int where the program uses them
-// as int (a range bound), and as real otherwise.
-func load(c *common) (*program, error) {
+// parse reads and parses the program, with no inputs bound yet.
+func parse(c *common) (*program, error) {
 	name, text, err := c.source()
 	if err != nil {
 		return nil, err
@@ -156,7 +154,18 @@ func load(c *common) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &program{name: name, expr: e, inputs: map[string]*input{}, values: map[string]sdql.Value{}}
+	return &program{name: name, expr: e, inputs: map[string]*input{}, values: map[string]sdql.Value{}}, nil
+}
+
+// load parses the program and the --in bindings, and type-checks the
+// program against them. Numbers bind as int where the program uses them
+// as int (a range bound), and as real otherwise.
+func load(c *common) (*program, error) {
+	p, err := parse(c)
+	if err != nil {
+		return nil, err
+	}
+	e, name := p.expr, p.name
 	types := map[string]sdql.Type{}
 	for _, s := range c.inputs {
 		in, err := parseInput(s)

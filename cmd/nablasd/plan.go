@@ -44,21 +44,15 @@ func loadForPlan(c *common) (*program, error) {
 	if len(c.inputs) > 0 {
 		return load(c)
 	}
-	name, text, err := c.source()
+	p, err := parse(c)
 	if err != nil {
 		return nil, err
 	}
-	e, err := sdql.Parse(name, text)
-	if err != nil {
+	if p.info, err = sdql.Check(p.expr, &sdql.CheckConfig{File: p.name}); err != nil {
 		return nil, err
 	}
-	info, err := sdql.Check(e, &sdql.CheckConfig{File: name})
-	if err != nil {
-		return nil, err
-	}
-	p := &program{name: name, expr: e, inputs: map[string]*input{}, values: map[string]sdql.Value{}, info: info}
 	found := false
-	for _, v := range sdql.FreeVars(e) {
+	for _, v := range sdql.FreeVars(p.expr) {
 		found = found || v == c.wrt
 	}
 	if c.wrt != "" && !found {
