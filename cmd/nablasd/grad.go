@@ -22,7 +22,6 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	if c.wrt == "" {
 		return usagef("grad needs --wrt NAME: the input to differentiate with respect to")
 	}
-	start := time.Now()
 	p, err := load(&c)
 	if err != nil {
 		return err
@@ -40,7 +39,6 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("internal error: the derivative does not type-check: %v", err)
 	}
 	compile := time.Since(compileStart)
-	_ = start
 	v, err := rs.measure(func() (sdql.Value, error) {
 		return (&sdql.Interp{File: p.name}).Run(g, info, p.values)
 	})
