@@ -1,0 +1,380 @@
+package fuse
+
+import (
+	"math"
+	"strings"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// treeMatch is a match of a rule's left-hand side against a tree.
+type treeMatch struct {
+	c     *Ctx
+	exprs map[string]sdql.Expr // $x -> sub-expression
+	names map[string]string    // binder $k -> name
+}
+
+func (m *treeMatch) bindName(v, name string) bool {
+	if old, ok := m.names[v]; ok {
+		return old == name
+	}
+	if e, ok := m.exprs[v]; ok {
+		id, isID := e.(*sdql.Ident)
+		return isID && id.Name == name
+	}
+	m.names[v] = name
+	return true
+}
+
+// matchTree matches pattern p against e, extending m.
+func matchTree(p, e sdql.Expr, m *treeMatch) bool {
+	switch p := p.(type) {
+	case *sdql.Ident:
+		if p.Name == "__zt_" {
+			return isZeroExpr(e)
+		}
+		if isPatVar(p.Name) {
+			v := p.Name[1:]
+			if n, ok := m.names[v]; ok {
+				id, isID := e.(*sdql.Ident)
+				return isID && id.Name == n
+			}
+			if old, ok := m.exprs[v]; ok {
+				return sdql.AlphaEqual(old, e)
+			}
+			m.exprs[v] = e
+			return true
+		}
+		id, ok := e.(*sdql.Ident)
+		return ok && id.Name == p.Name
+	case *sdql.IntLit:
+		v, ok := numLit(e)
+		return ok && v == float64(p.Value)
+	case *sdql.RealLit:
+		v, ok := numLit(e)
+		return ok && v == p.Value
+	case *sdql.BoolLit:
+		b, ok := e.(*sdql.BoolLit)
+		return ok && b.Value == p.Value
+	case *sdql.SumExpr:
+		s, ok := e.(*sdql.SumExpr)
+		if !ok || !matchBinder(p.Key, s.Key, m) || !matchBinder(p.Val, s.Val, m) {
+			return false
+		}
+		return matchTree(p.Src, s.Src, m) && matchTree(p.Body, s.Body, m)
+	case *sdql.LetExpr:
+		l, ok := e.(*sdql.LetExpr)
+		if !ok || len(l.Names) != len(p.Names) {
+			return false
+		}
+		for i := range p.Names {
+			if !matchBinder(p.Names[i], l.Names[i], m) || !matchTree(p.Values[i], l.Values[i], m) {
+				return false
+			}
+		}
+		return matchTree(p.Body, l.Body, m)
+	case *sdql.DictExpr:
+		d, ok := e.(*sdql.DictExpr)
+		if !ok || len(d.Entries) != len(p.Entries) {
+			if len(p.Entries) == 0 {
+				z, isZ := e.(*sdql.ZeroExpr)
+				return isZ && isDictType(z.T)
+			}
+			return false
+		}
+	case *sdql.ZeroExpr:
+		z, ok := e.(*sdql.ZeroExpr)
+		return ok && sdql.TypesEqual(z.T, p.T)
+	case *sdql.OneHotExpr:
+		o, ok := e.(*sdql.OneHotExpr)
+		if !ok || !sdql.TypesEqual(o.T, p.T) {
+			return false
+		}
+	case *sdql.UnaryExpr:
+		u, ok := e.(*sdql.UnaryExpr)
+		if !ok || u.Op != p.Op {
+			return false
+		}
+	case *sdql.BinaryExpr:
+		b, ok := e.(*sdql.BinaryExpr)
+		if !ok || b.Op != p.Op {
+			return false
+		}
+	case *sdql.CallExpr:
+		c, ok := e.(*sdql.CallExpr)
+		if !ok || c.Op != p.Op {
+			return false
+		}
+	case *sdql.IfExpr:
+		f, ok := e.(*sdql.IfExpr)
+		if !ok || (f.Else == nil) != (p.Else == nil) {
+			return false
+		}
+	case *sdql.LookupExpr:
+		if _, ok := e.(*sdql.LookupExpr); !ok {
+			return false
+		}
+	case *sdql.SliceExpr:
+		if _, ok := e.(*sdql.SliceExpr); !ok {
+			return false
+		}
+	case *sdql.RangeExpr:
+		if _, ok := e.(*sdql.RangeExpr); !ok {
+			return false
+		}
+	case *sdql.UniqueExpr:
+		if _, ok := e.(*sdql.UniqueExpr); !ok {
+			return false
+		}
+	}
+	pk, ek := sdql.Children(p), sdql.Children(e)
+	if len(pk) != len(ek) {
+		return false
+	}
+	for i := range pk {
+		if !matchTree(pk[i], ek[i], m) {
+			return false
+		}
+	}
+	return true
+}
+
+func matchBinder(p, b sdql.Binder, m *treeMatch) bool {
+	if p.Name == "_" {
+		return true
+	}
+	if isPatVar(p.Name) {
+		return m.bindName(p.Name[1:], b.Name)
+	}
+	return p.Name == b.Name
+}
+
+func numLit(e sdql.Expr) (float64, bool) {
+	switch e := e.(type) {
+	case *sdql.IntLit:
+		return float64(e.Value), true
+	case *sdql.RealLit:
+		return e.Value, true
+	}
+	return 0, false
+}
+
+func isDictType(t sdql.Type) bool { _, ok := t.(*sdql.DictType); return ok }
+
+// isZeroExpr reports whether e is a zero of the semiring: zero[T], {} or 0.
+func isZeroExpr(e sdql.Expr) bool {
+	switch e := e.(type) {
+	case *sdql.ZeroExpr:
+		return true
+	case *sdql.DictExpr:
+		return len(e.Entries) == 0
+	case *sdql.IntLit:
+		return e.Value == 0
+	case *sdql.RealLit:
+		return e.Value == 0 && !math.Signbit(e.Value)
+	}
+	return false
+}
+
+// matchEnv for trees.
+
+func (m *treeMatch) name(v string) (string, bool) {
+	if n, ok := m.names[v]; ok {
+		return n, true
+	}
+	if id, ok := m.exprs[v].(*sdql.Ident); ok {
+		return id.Name, true
+	}
+	return "", false
+}
+
+func (m *treeMatch) mayBeFree(name, v string) bool {
+	e, ok := m.exprs[v]
+	if !ok {
+		if n, isName := m.names[v]; isName {
+			return n == name
+		}
+		return true
+	}
+	for _, f := range sdql.FreeVars(e) {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *treeMatch) typeOf(v string) sdql.Type {
+	e, ok := m.exprs[v]
+	if !ok {
+		return nil
+	}
+	return m.c.typeOf(e)
+}
+
+func (m *treeMatch) constant(v string) (float64, bool) { return numLit(m.exprs[v]) }
+
+func (m *treeMatch) isIdent(v string) bool { _, ok := m.exprs[v].(*sdql.Ident); return ok }
+
+func (m *treeMatch) dense(v string) bool {
+	id, ok := m.exprs[v].(*sdql.Ident)
+	return ok && m.c.Dense[id.Name]
+}
+
+func (m *treeMatch) trivial(v string) bool { return isTrivial(m.exprs[v]) }
+
+func isTrivial(e sdql.Expr) bool {
+	switch e := e.(type) {
+	case *sdql.Ident, *sdql.IntLit, *sdql.RealLit, *sdql.BoolLit, *sdql.ZeroExpr:
+		return true
+	case *sdql.DictExpr:
+		return len(e.Entries) == 0
+	}
+	return false
+}
+
+// instantiate builds the right-hand side of r for match m; lhsType is the
+// type of the matched expression (for zero[typeof]). It fails when a type
+// it needs is unknown or a fold does not evaluate.
+func instantiate(r *Rule, m *treeMatch, lhsType sdql.Type) (sdql.Expr, bool) {
+	fresh := map[string]string{}
+	ok := true
+	var inst func(e sdql.Expr) sdql.Expr
+	binder := func(b sdql.Binder) sdql.Binder {
+		if !isPatVar(b.Name) {
+			return b
+		}
+		v := b.Name[1:]
+		if n, has := m.names[v]; has {
+			return sdql.Binder{Name: n}
+		}
+		if id, has := m.exprs[v].(*sdql.Ident); has {
+			return sdql.Binder{Name: id.Name}
+		}
+		if n, has := fresh[v]; has {
+			return sdql.Binder{Name: n}
+		}
+		n := m.c.fresh(strings.TrimRight(v, "0123456789"))
+		fresh[v] = n
+		return sdql.Binder{Name: n}
+	}
+	inst = func(e sdql.Expr) sdql.Expr {
+		switch x := e.(type) {
+		case *sdql.Ident:
+			if bv, xv, ev, isSub := substMarker(x.Name); isSub {
+				body, okB := m.exprs[bv]
+				n, okN := m.name(xv)
+				repl, okE := m.exprs[ev]
+				if !okB || !okN || !okE {
+					ok = false
+					return x
+				}
+				if n == "_" {
+					return body
+				}
+				return sdql.Subst(body, map[string]sdql.Expr{n: repl})
+			}
+			if strings.HasPrefix(x.Name, "__zt_") {
+				t := lhsType
+				if v := strings.TrimPrefix(x.Name, "__zt_"); v != "" {
+					t = m.typeOf(v)
+				}
+				if t == nil {
+					ok = false
+					return x
+				}
+				return zeroOf(t)
+			}
+			if isPatVar(x.Name) {
+				v := x.Name[1:]
+				if n, has := m.names[v]; has {
+					return &sdql.Ident{Name: n}
+				}
+				if n, has := fresh[v]; has {
+					return &sdql.Ident{Name: n}
+				}
+				if s, has := m.exprs[v]; has {
+					return s
+				}
+				ok = false
+			}
+			return x
+		case *sdql.LookupExpr:
+			if id, isID := x.X.(*sdql.Ident); isID && id.Name == "fold" {
+				v, good := foldConst(inst(x.Key))
+				if !good {
+					ok = false
+					return x
+				}
+				return v
+			}
+		case *sdql.SumExpr:
+			k, v := binder(x.Key), binder(x.Val)
+			return &sdql.SumExpr{Key: k, Val: v, Src: inst(x.Src), Body: inst(x.Body)}
+		case *sdql.LetExpr:
+			out := &sdql.LetExpr{}
+			for i, b := range x.Names {
+				out.Values = append(out.Values, inst(x.Values[i]))
+				out.Names = append(out.Names, binder(b))
+			}
+			out.Body = inst(x.Body)
+			return out
+		}
+		kids := sdql.Children(e)
+		if len(kids) == 0 {
+			return e
+		}
+		nk := make([]sdql.Expr, len(kids))
+		for i, k := range kids {
+			nk[i] = inst(k)
+		}
+		return sdql.WithChildren(e, nk)
+	}
+	out := inst(r.RHS)
+	return out, ok
+}
+
+// zeroOf returns the zero of t as an expression: 0, 0.0, false or zero[T].
+func zeroOf(t sdql.Type) sdql.Expr {
+	switch t {
+	case sdql.RealType:
+		return &sdql.RealLit{Value: 0}
+	case sdql.IntType, sdql.DenseIntType:
+		return &sdql.IntLit{Value: 0}
+	case sdql.BoolType:
+		return &sdql.BoolLit{Value: false}
+	}
+	return &sdql.ZeroExpr{T: t}
+}
+
+// foldConst evaluates a closed arithmetic expression over literals.
+func foldConst(e sdql.Expr) (sdql.Expr, bool) {
+	closed := true
+	sdql.Inspect(e, func(x sdql.Expr) bool {
+		switch x.(type) {
+		case *sdql.Ident, *sdql.SumExpr, *sdql.LetExpr, *sdql.DictExpr, *sdql.LookupExpr, *sdql.ZeroExpr, *sdql.OneHotExpr:
+			closed = false
+		}
+		return closed
+	})
+	if !closed {
+		return nil, false
+	}
+	v, err := sdql.Eval(e, nil)
+	if err != nil {
+		return nil, false
+	}
+	switch v := v.(type) {
+	case sdql.Int:
+		return &sdql.IntLit{Value: int(v)}, true
+	case sdql.Real:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, false
+		}
+		return &sdql.RealLit{Value: f}, true
+	case sdql.Bool:
+		return &sdql.BoolLit{Value: bool(v)}, true
+	}
+	return nil, false
+}

@@ -1,0 +1,216 @@
+package fuse
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Config configures Optimize.
+type Config struct {
+	// Inputs gives the types of the logical program's inputs.
+	Inputs map[string]sdql.Type
+	// Wrt, when set, differentiates the program with respect to that input
+	// with Grad before optimizing.
+	Wrt string
+	// Grad is the differentiation step (the lead wires ad.Grad here); nil
+	// with Wrt set is an error.
+	Grad func(prog sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Expr, error)
+	// Dense names the inputs that store every index of their dimension.
+	Dense map[string]bool
+	// Stats gives the sizes of the logical inputs (cost model).
+	Stats Stats
+	// Defs gives the Physical SDQLite definition of each input bound to a
+	// storage format; PhysInputs and PhysStats give the types and sizes of
+	// the definitions' own inputs (A_len, A_pos, ...).
+	Defs       map[string]sdql.Expr
+	PhysInputs map[string]sdql.Type
+	PhysStats  Stats
+	// Opt selects the optimizations: "none" (only storage composition),
+	// "rules" (the strategies, no saturation) or "" / "full".
+	Opt string
+	// Runner bounds equality saturation.
+	Runner RunnerConfig
+	// Disabled rules never fire (strategies and saturation).
+	Disabled map[string]bool
+	// Trace, when set, is called for every firing.
+	Trace func(rule string, before, after sdql.Expr)
+}
+
+// Stage is one program of the pipeline.
+type Stage struct {
+	Name    string
+	Program sdql.Expr
+}
+
+// Result is what Optimize returns.
+type Result struct {
+	Program sdql.Expr // the program that runs (the last stage)
+	Stages  []Stage
+	Reports []*Report      // one per saturation run
+	Fired   map[string]int // rule (and pass) firings
+	Elapsed time.Duration
+}
+
+// The stage names, in order.
+const (
+	StageLogical        = "logical"
+	StageDifferentiated = "differentiated"
+	StageSparsity       = "sparsity"
+	StageSaturated      = "saturated"
+	StageComposed       = "composed"
+	StageNormalized     = "normalized"
+)
+
+// The pipeline, in one place. Each pass is a strategy over named rules
+// (the .rules groups) or a named Go pass:
+//
+//	sparsity   = normalize(sparsity rules <+ InlineLet)                       (Fig. 9, first group)
+//	simplify   = normalize(sparsity <+ algebra <+ fusion rules <+ InlineLet)  (then InlineIfCheaper)
+//	saturate   = equality saturation with SaturationRules, cost-based extraction
+//	compose    = Compose(defs) ; simplify ; saturate over the physical inputs
+//	normalize  = normalizeInnermost(mulnorm <+ algebra Normalize rules) ; normalize(DropUnique) ; normalize(ANF)
+func strategies(c *Ctx) (sparsity, simplify, mulnorm, cleanup Strategy) {
+	sp := ApplyAny(RulesOf("sparsity", TagNormalize))
+	alg := ApplyAny(RulesOf("algebra", TagNormalize))
+	fus := ApplyAny(withoutRule(RulesOf("fusion", TagNormalize), "DropUnique"))
+	mn := ApplyAny(RulesOf("mulnorm", TagNormalize))
+	sparsity = Normalize(Choice(sp, InlineLet))
+	simplify = Normalize(Choice(sp, alg, fus, InlineLet))
+	mulnorm = NormalizeInnermost(Choice(sp, mn, withoutHoist(c), InlineLet))
+	cleanup = Seq(Normalize(Apply(RuleByName("DropUnique"))), Normalize(ANF))
+	return
+}
+
+// withoutHoist is the algebra group minus the hoisting rules, which undo
+// multiplication normalization.
+func withoutHoist(c *Ctx) Strategy {
+	var rs []*Rule
+	for _, r := range RulesOf("algebra", TagNormalize) {
+		if r.Name != "HoistLeftFactor" && r.Name != "HoistRightFactor" && r.Name != "LetFloatMulRight" && r.Name != "LetFloatMulLeft" {
+			rs = append(rs, r)
+		}
+	}
+	return ApplyAny(rs)
+}
+
+func withoutRule(rs []*Rule, name string) []*Rule {
+	var out []*Rule
+	for _, r := range rs {
+		if r.Name != name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Optimize runs the ∇SD pipeline on a logical program and returns every
+// stage: logical, differentiated (when cfg.Wrt is set), after sparsity
+// propagation, after saturation, after storage composition, and
+// normalized — the last is the program that runs.
+func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	start := time.Now()
+	res := &Result{Fired: map[string]int{}}
+	stage := func(name string, e sdql.Expr) { res.Stages = append(res.Stages, Stage{name, e}) }
+	stage(StageLogical, prog)
+	if cfg.Wrt != "" {
+		if cfg.Grad == nil {
+			return nil, fmt.Errorf("fuse: no differentiation step configured for --wrt %s", cfg.Wrt)
+		}
+		d, err := cfg.Grad(prog, cfg.Wrt, cfg.Inputs)
+		if err != nil {
+			return nil, err
+		}
+		prog = d
+		stage(StageDifferentiated, prog)
+	}
+	run := func(e sdql.Expr, inputs map[string]sdql.Type, dense map[string]bool, s Strategy) sdql.Expr {
+		c := NewCtx(e, inputs)
+		c.Dense = dense
+		if cfg.Disabled != nil {
+			c.Disabled = cfg.Disabled
+		}
+		c.Trace = cfg.Trace
+		out, _ := s(c, e)
+		for k, v := range c.Fired {
+			res.Fired[k] += v
+		}
+		return out
+	}
+	opt := cfg.Opt
+	prog = Uniquify(SplitLets(prog))
+	if dense := cfg.Dense; opt != "none" {
+		c0 := NewCtx(prog, cfg.Inputs)
+		sparsity, simplify, _, _ := strategies(c0)
+		prog = run(prog, cfg.Inputs, dense, sparsity)
+		stage(StageSparsity, prog)
+		prog = run(prog, cfg.Inputs, dense, Seq(simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
+		if opt != "rules" {
+			rc := cfg.Runner
+			rc.Disabled = cfg.Disabled
+			out, rep := Saturate(Uniquify(prog), SaturationRules(), cfg.Inputs, dense, cfg.Stats, rc)
+			res.Reports = append(res.Reports, rep)
+			for k, v := range rep.Fired {
+				res.Fired[k] += v
+			}
+			prog = run(out, cfg.Inputs, dense, simplify)
+		}
+		stage(StageSaturated, prog)
+	}
+	phys := cfg.Inputs
+	if len(cfg.Defs) > 0 {
+		phys = map[string]sdql.Type{}
+		for n, t := range cfg.Inputs {
+			if _, bound := cfg.Defs[n]; !bound {
+				phys[n] = t
+			}
+		}
+		for n, t := range cfg.PhysInputs {
+			phys[n] = t
+		}
+		prog = Uniquify(SplitLets(Compose(prog, cfg.Defs)))
+		if opt != "none" {
+			c0 := NewCtx(prog, phys)
+			_, simplify, _, _ := strategies(c0)
+			prog = run(prog, phys, nil, simplify)
+			if opt != "rules" {
+				rc := cfg.Runner
+				rc.Disabled = cfg.Disabled
+				out, rep := Saturate(Uniquify(prog), SaturationRules(), phys, nil, cfg.PhysStats, rc)
+				res.Reports = append(res.Reports, rep)
+				for k, v := range rep.Fired {
+					res.Fired[k] += v
+				}
+				prog = run(out, phys, nil, simplify)
+			}
+		}
+		stage(StageComposed, prog)
+	}
+	if opt != "none" {
+		c0 := NewCtx(prog, phys)
+		_, _, mulnorm, cleanup := strategies(c0)
+		prog = run(prog, phys, nil, Seq(mulnorm, cleanup))
+	}
+	stage(StageNormalized, prog)
+	res.Program = prog
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// Plan prints every stage, each introduced by "-- stage: NAME", followed by
+// the saturation reports as "--" comment lines.
+func (r *Result) Plan() string {
+	var b strings.Builder
+	for _, s := range r.Stages {
+		fmt.Fprintf(&b, "-- stage: %s\n%s\n", s.Name, sdql.Print(s.Program))
+	}
+	for _, rep := range r.Reports {
+		b.WriteString(rep.Lines())
+	}
+	return b.String()
+}

@@ -1,0 +1,233 @@
+package fuse
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// StopReason says why equality saturation stopped (egg's StopReason).
+type StopReason string
+
+// The stop reasons.
+const (
+	StopSaturated  StopReason = "saturated"
+	StopIterLimit  StopReason = "iteration limit"
+	StopNodeLimit  StopReason = "node limit"
+	StopTimeLimit  StopReason = "time limit"
+	StopNotStarted StopReason = "not run"
+)
+
+// RunnerConfig bounds equality saturation.
+type RunnerConfig struct {
+	IterLimit  int           // iterations (0: 30)
+	NodeLimit  int           // e-nodes (0: 20,000)
+	TimeLimit  time.Duration // wall time (0: 60ms)
+	MatchLimit int           // matches of one rule per iteration before it is banned (0: 1,000)
+	BanLength  int           // iterations a banned rule sits out, doubled per ban (0: 2)
+	Disabled   map[string]bool
+}
+
+func (c RunnerConfig) withDefaults() RunnerConfig {
+	if c.IterLimit == 0 {
+		c.IterLimit = 30
+	}
+	if c.NodeLimit == 0 {
+		c.NodeLimit = 20000
+	}
+	if c.TimeLimit == 0 {
+		c.TimeLimit = 60 * time.Millisecond
+	}
+	if c.MatchLimit == 0 {
+		c.MatchLimit = 1000
+	}
+	if c.BanLength == 0 {
+		c.BanLength = 2
+	}
+	return c
+}
+
+// Report describes one run of equality saturation.
+type Report struct {
+	Iterations int
+	Nodes      int // e-nodes at the end
+	Classes    int // e-classes at the end
+	Stop       StopReason
+	CostBefore float64
+	CostAfter  float64
+	Elapsed    time.Duration
+	Fired      map[string]int // rule -> successful unions
+	Banned     map[string]int // rule -> times banned (backoff)
+}
+
+// Lines prints the report as "--" comment lines.
+func (r *Report) Lines() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- saturation: %d iterations, %d e-nodes, %d e-classes, stopped: %s\n", r.Iterations, r.Nodes, r.Classes, r.Stop)
+	fmt.Fprintf(&b, "-- cost: %.4g -> %.4g\n", r.CostBefore, r.CostAfter)
+	var names []string
+	for n := range r.Fired {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) > 0 {
+		parts := make([]string, len(names))
+		for i, n := range names {
+			parts[i] = fmt.Sprintf("%s=%d", n, r.Fired[n])
+		}
+		fmt.Fprintf(&b, "-- fired: %s\n", strings.Join(parts, " "))
+	}
+	return b.String()
+}
+
+// SaturationRules returns the rules equality saturation uses: the Explore
+// rules and the Normalize rules of the algebra, fusion and sparsity groups
+// that neither substitute nor introduce fresh binders.
+func SaturationRules() []*Rule {
+	var out []*Rule
+	for _, r := range builtinRules {
+		if r.subst || len(r.fresh) > 0 || r.Name == "DropUnique" {
+			continue
+		}
+		if r.Tag == TagExplore || r.Group == "algebra" || r.Group == "fusion" || r.Group == "sparsity" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Saturate runs equality saturation on prog with the given rules and
+// extracts the cheapest equivalent program under the cost model. Tupled
+// lets must have been split (SplitLets) and binder names should be unique
+// (Uniquify) so that every name has one type.
+func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense map[string]bool, stats Stats, cfg RunnerConfig) (sdql.Expr, *Report) {
+	cfg = cfg.withDefaults()
+	start := time.Now()
+	rep := &Report{Fired: map[string]int{}, Banned: map[string]int{}, Stop: StopNotStarted}
+	info, _ := sdql.Check(prog, &sdql.CheckConfig{Inputs: inputs})
+	nameTypes := map[string]sdql.Type{}
+	for n, t := range inputs {
+		nameTypes[n] = t
+	}
+	var types map[sdql.Expr]sdql.Type
+	if info != nil {
+		types = info.Types
+		for n, t := range info.Free {
+			nameTypes[n] = t
+		}
+		bindTypes(prog, types, nameTypes)
+	}
+	cm := newCostModel(stats, inputs)
+	rep.CostBefore = cm.tree(prog, types).cost
+	g := newEGraph(nameTypes, dense, cm)
+	root := g.addExpr(prog, types)
+	g.rebuild()
+
+	bannedUntil := map[string]int{}
+	for iter := 0; ; iter++ {
+		if iter >= cfg.IterLimit {
+			rep.Stop = StopIterLimit
+			break
+		}
+		if time.Since(start) > cfg.TimeLimit {
+			rep.Stop = StopTimeLimit
+			break
+		}
+		rep.Iterations++
+		type match struct {
+			r    *Rule
+			root ClassID
+			s    eSubst
+		}
+		var matches []match
+		anyBanned := false
+		for _, r := range rules {
+			if cfg.Disabled[r.Name] {
+				continue
+			}
+			if bannedUntil[r.Name] > iter {
+				anyBanned = true
+				continue
+			}
+			limit := cfg.MatchLimit << rep.Banned[r.Name]
+			var found []match
+			for _, id := range g.classIDs() {
+				g.ematch(r.LHS, id, eSubst{map[string]ClassID{}, map[string]string{}}, func(s eSubst) {
+					found = append(found, match{r, id, s})
+				})
+				if len(found) > limit {
+					break
+				}
+			}
+			if len(found) > limit {
+				bannedUntil[r.Name] = iter + cfg.BanLength<<rep.Banned[r.Name]
+				rep.Banned[r.Name]++
+				anyBanned = true
+				continue
+			}
+			matches = append(matches, found...)
+		}
+		changed := false
+		for _, m := range matches {
+			em := &eMatch{g, m.s}
+			if !checkConds(m.r, em) {
+				continue
+			}
+			id, ok := g.instantiate(m.r, m.s, g.classes[g.Find(m.root)].typ)
+			if !ok {
+				continue
+			}
+			if g.union(m.root, id) {
+				rep.Fired[m.r.Name]++
+				changed = true
+			}
+			if g.nodes > cfg.NodeLimit {
+				break
+			}
+		}
+		g.rebuild()
+		if g.nodes > cfg.NodeLimit {
+			rep.Stop = StopNodeLimit
+			break
+		}
+		if !changed && !anyBanned {
+			rep.Stop = StopSaturated
+			break
+		}
+	}
+	out, cost := g.extract(root)
+	rep.CostAfter = cost
+	rep.Nodes, rep.Classes = g.nodes, len(g.classes)
+	rep.Elapsed = time.Since(start)
+	if out == nil || rep.CostAfter > rep.CostBefore {
+		// never worse than the input
+		out = prog
+		rep.CostAfter = rep.CostBefore
+	}
+	return out, rep
+}
+
+// bindTypes records the types of the binders of prog.
+func bindTypes(prog sdql.Expr, types map[sdql.Expr]sdql.Type, out map[string]sdql.Type) {
+	sdql.Inspect(prog, func(e sdql.Expr) bool {
+		switch x := e.(type) {
+		case *sdql.SumExpr:
+			if d, ok := types[x.Src].(*sdql.DictType); ok {
+				k := d.Key
+				if _, isR := x.Src.(*sdql.RangeExpr); isR || k == sdql.DenseIntType {
+					k = sdql.IntType
+				}
+				out[x.Key.Name] = k
+				out[x.Val.Name] = d.Val
+			}
+		case *sdql.LetExpr:
+			for i, n := range x.Names {
+				out[n.Name] = types[x.Values[i]]
+			}
+		}
+		return true
+	})
+}
