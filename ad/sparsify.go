@@ -15,6 +15,7 @@ const maxSparsifyRounds = 50
 // real literal 0):
 //
 //	0 * e, e * 0, 0 / e, -0, 0(e)            ⇝ 0
+//	e * 1, 1 * e, e / 1                      ⇝ e       (when e has the type of the product)
 //	e + 0, 0 + e, e - 0                      ⇝ e       (when e has the type of the sum)
 //	0 - e                                    ⇝ -e
 //	let x = 0 in e                           ⇝ e[x ↦ 0]  (also one name of a tupled let)
@@ -31,8 +32,18 @@ const maxSparsifyRounds = 50
 // the ∅ tangents of keys), lets of atoms (substituted), and lets whose
 // variable is used once outside any loop body relative to the let
 // (inlined; a value is never moved into a sum body, where it would be
-// recomputed). At the end every onehot is expanded by ExpandOneHot.
+// recomputed). Then every onehot is expanded by ExpandOneHot (Fig. 7) and
+// the rules run once more (onehot[real] x is 1).
 func Sparsify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
+	e, err := simplify(e, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return simplify(ExpandOneHot(e), inputs)
+}
+
+// simplify applies the rules and the clean-up to a fixed point.
+func simplify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
 	prev := sdql.PrintFlat(e)
 	for range maxSparsifyRounds {
 		info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
@@ -40,15 +51,14 @@ func Sparsify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
 			return nil, err
 		}
 		s := &simplifier{types: info.Types}
-		e = s.expr(e, nil)
-		e = cleanLets(e)
+		e = cleanLets(s.expr(e, nil))
 		cur := sdql.PrintFlat(e)
 		if cur == prev {
 			break
 		}
 		prev = cur
 	}
-	return ExpandOneHot(e), nil
+	return e, nil
 }
 
 // zenv maps let-bound variables to the zeros they are bound to; an entry
@@ -231,11 +241,20 @@ func (s *simplifier) binary(x *sdql.BinaryExpr, l, r sdql.Expr) sdql.Expr {
 				return z
 			}
 		}
+		switch {
+		case isOne(r) && same(l):
+			return l
+		case isOne(l) && same(r):
+			return r
+		}
 	case sdql.QUO:
 		if zl {
 			if z := s.zero(t); z != nil {
 				return z
 			}
+		}
+		if isOne(r) && same(l) {
+			return l
 		}
 	case sdql.ADD:
 		switch {
@@ -261,4 +280,15 @@ func (s *simplifier) binary(x *sdql.BinaryExpr, l, r sdql.Expr) sdql.Expr {
 		}
 	}
 	return s.rebuilt(x, &sdql.BinaryExpr{X: l, OpPos: x.OpPos, Op: x.Op, Y: r})
+}
+
+// isOne reports whether e is the literal 1 or 1.0.
+func isOne(e sdql.Expr) bool {
+	switch x := e.(type) {
+	case *sdql.IntLit:
+		return x.Value == 1
+	case *sdql.RealLit:
+		return x.Value == 1
+	}
+	return false
 }
