@@ -144,8 +144,14 @@ func runSaturate(t *testing.T, d *datadriven.TestData) string {
 	e, inputs := parseProg(t, d)
 	types := inputTypes(inputs)
 	prep := Uniquify(SplitLets(e))
-	out, rep := Saturate(prep, SaturationRules(), types, argSet(d, "dense"), nil,
-		RunnerConfig{TimeLimit: 5 * time.Second, Disabled: argSet(d, "disable")})
+	rc := RunnerConfig{TimeLimit: 5 * time.Second, Disabled: argSet(d, "disable")}
+	if d.HasArg("iters") {
+		d.ScanArgs(t, "iters", &rc.IterLimit)
+	}
+	if d.HasArg("nodes") {
+		d.ScanArgs(t, "nodes", &rc.NodeLimit)
+	}
+	out, rep := Saturate(prep, SaturationRules(), types, argSet(d, "dense"), nil, rc)
 	checkExpect(t, d, rep.Fired)
 	checkSame(t, d.Pos, e, out, inputs, inputs)
 	return fmt.Sprintf("%s\n-- stopped: %s\n", sdql.Print(out), rep.Stop)

@@ -59,7 +59,7 @@ type Report struct {
 	CostBefore float64
 	CostAfter  float64
 	Elapsed    time.Duration
-	Fired      map[string]int // rule -> successful unions
+	Fired      map[string]int // rule -> applications (matches whose conditions held)
 	Banned     map[string]int // rule -> times banned (backoff)
 }
 
@@ -180,8 +180,8 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 			if !ok {
 				continue
 			}
+			rep.Fired[m.r.Name]++
 			if g.union(m.root, id) {
-				rep.Fired[m.r.Name]++
 				changed = true
 			}
 			if g.nodes > cfg.NodeLimit {
