@@ -2,7 +2,6 @@ package ad
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 
 	"github.com/nablasd/nablasd/sdql"
@@ -337,7 +336,6 @@ func derivative(name string) (sdql.Expr, error) {
 		return nil, fmt.Errorf("its derivative %q does not parse: %v", op.Deriv, err)
 	}
 	if fv := sdql.FreeVars(e); len(fv) > 1 || len(fv) == 1 && fv[0] != "x" {
-		sort.Strings(fv)
 		return nil, fmt.Errorf("its derivative %q may only use the variable x", op.Deriv)
 	}
 	derivCache.Store(key, e)

@@ -96,9 +96,7 @@ func wrtType(e sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Type, e
 	if err != nil {
 		return nil, err
 	}
-	if !discrete(info.Result) {
-		// fine
-	} else {
+	if discrete(info.Result) {
 		return nil, &sdql.Error{Pos: e.Pos(), Msg: fmt.Sprintf("cannot differentiate a program whose result has type %s (want real or a real tensor)", info.Result)}
 	}
 	t, ok := info.Free[wrt]
@@ -154,7 +152,7 @@ func firstUse(e sdql.Expr, name string) sdql.Pos {
 }
 
 // ExpandOneHot replaces every onehot[tensor n] x by its definition in Fig. 7:
-// 1 for n = 0, and otherwise
+// 1.0 for n = 0, and otherwise
 //
 //	sum(<i1, v2> in x) { i1 -> ... sum(<in, _> in vn) { in -> { i1 -> ... { in -> 1 } ... } } ... }
 func ExpandOneHot(e sdql.Expr) sdql.Expr {
@@ -166,7 +164,9 @@ func ExpandOneHot(e sdql.Expr) sdql.Expr {
 		}
 		n := sdql.Order(oh.T)
 		if n <= 0 {
-			return intLit(1)
+			// 1.0 rather than 1: an int literal is typed by its context,
+			// and the checker cannot always type a lone 1 bound by a let
+			return &sdql.RealLit{Value: 1}
 		}
 		keys := make([]string, n)
 		vals := make([]string, n)

@@ -189,7 +189,8 @@ var inputTypes = map[string]sdql.Type{"s": sdql.RealType, "t": sdql.RealType, "V
 
 var inputScope = scope{vars: [3][]string{{"s", "t"}, {"V", "W"}, {"M"}}}
 
-// TestRandomPrograms feeds random programs to checkGradient. Set
+// TestRandomPrograms checks ANF and feeds random programs to
+// checkGradient. Set
 // NABLASD_AD_RANDOM to the number of programs for a longer run.
 func TestRandomPrograms(t *testing.T) {
 	n := 300
@@ -224,6 +225,13 @@ func TestRandomPrograms(t *testing.T) {
 		in := map[string]sdql.Value{}
 		for _, v := range free {
 			in[v] = values[v]
+		}
+		if a := ANF(prog); !isANF(a) {
+			t.Errorf("seed %d: not in ANF:\n%s", seed, sdql.Print(a))
+		} else if v, err := evalTyped(a, in, inputTypes); err != nil {
+			t.Errorf("seed %d: ANF: %v\n%s", seed, err, sdql.Print(a))
+		} else if w, err := evalTyped(prog, in, inputTypes); err != nil || !sdql.Equal(v, w) {
+			t.Errorf("seed %d: ANF changes the value: %s, want %s (%v)", seed, sdql.FormatValue(v), sdql.FormatValue(w), err)
 		}
 		if _, err := checkGradient(prog, wrt, in, inputTypes); err != nil {
 			failures++
