@@ -8,6 +8,20 @@
 // them). Forward is the scalar forward mode F of Fig. 5 (the special case
 // τ = real); Tensorized is D_τ for any tensor type τ.
 //
+// The API:
+//
+//	ANF(e)                         A-normal form (section 5.1)
+//	Forward(e, inputs)             F[[e]], Fig. 5 (tangents x' free)
+//	Tensorized(e, inputs, τ)       D_τ[[e]], Fig. 6 (tangents x' : T ⊗ τ free)
+//	Gradient(e, wrt, inputs)       the gradient macro of Fig. 7 over e as given
+//	GradStages(e, wrt, inputs)     ANF, the macro over it, and Sparsify of that
+//	Grad(e, wrt, inputs)           GradStages(...).Sparse
+//	Sparsify(e, inputs)            sparsity propagation (Fig. 9, first group)
+//	ExpandOneHot(e)                onehot[T] x ↦ its definition in Fig. 7
+//
+// inputs gives the types of the free variables; missing ones are inferred
+// by sdql.Check from their use.
+//
 // Conventions:
 //   - The tangent of a variable x is the variable x' (more primes when the
 //     program's own names end in primes). No pairs: the primal and the
@@ -17,6 +31,9 @@
 //   - int, bool and other non-real values (keys, conditions, counts) have the
 //     zero tangent ∅, printed 0; it is bound where Fig. 5 binds it (the key
 //     of a sum, a let of an int) and never used in a result.
-//   - Errors are *sdql.Error values with the position of the offending
-//     expression where there is one.
+//   - Errors are *sdql.Error values (or the sdql.ErrorList of a failed
+//     check) with the position of the offending expression where there is
+//     one; their File is empty, for the caller to set.
+//   - e1 ⋆^T[τ] e2 of Fig. 6 iterates over the indices of e1 (not of τ) and
+//     builds {i1 -> ... {ip -> e2 * v}} directly (see deriver.star).
 package ad

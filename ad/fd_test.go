@@ -46,6 +46,20 @@ func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value, giv
 		}
 		return v, nil
 	}
+	var leftover error
+	sdql.Inspect(st.Sparse, func(e sdql.Expr) bool {
+		if l, ok := e.(*sdql.LetExpr); ok {
+			for i, v := range l.Values {
+				if lit, ok := v.(*sdql.IntLit); ok && lit.Value == 0 && strings.HasSuffix(l.Names[i].Name, "'") {
+					leftover = fmt.Errorf("the sparsified gradient still binds the ∅ tangent %s:\n%s", l.Names[i].Name, sdql.Print(st.Sparse))
+				}
+			}
+		}
+		return leftover == nil
+	})
+	if leftover != nil {
+		return nil, leftover
+	}
 	g, err := eval("sparse", st.Sparse, values)
 	if err != nil {
 		return nil, err

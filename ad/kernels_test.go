@@ -277,3 +277,31 @@ func TestKernelsBcspwr10(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) { checkKernel(t, k, d) })
 	}
 }
+
+// TestBATAxPaperForm checks that the sparsified gradient of BATAx
+// evaluates like the paper's fully optimized beta * (sum(<i, r> in A) r * r).
+func TestBATAxPaperForm(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	a := randomCOO(r, 30, 20, 0.15)
+	x := vec{}
+	for j := range 20 {
+		x[j] = r.Float64()
+	}
+	in := map[string]sdql.Value{"A": a.dict(), "x": x.dict(), "beta": sdql.Real(0.3)}
+	types := map[string]sdql.Type{"A": sdql.Tensor(2), "x": sdql.Tensor(1), "beta": sdql.RealType}
+	g, err := Grad(sdql.MustParse(kernels[0].prog), "x", types)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sdql.Eval(g, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sdql.Eval(sdql.MustParse("beta * (sum(<i, r> in A) r * r)"), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sdql.Equal(got, want) {
+		t.Errorf("gradient %s\nwant %s", sdql.FormatValue(got), sdql.FormatValue(want))
+	}
+}
