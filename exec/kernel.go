@@ -1,0 +1,331 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Options configure Compile.
+type Options struct {
+	// Opt selects the optimization level of the paper's Fig. 16: "none"
+	// and "norm" (the program given is unnormalized or normalized; the
+	// kernel builds intermediate dictionaries and merges them, as before
+	// DPS) and "dps" (the default: singleton constructions are pushed into
+	// the innermost loops and write into the destination).
+	Opt string
+	// Dict selects the hash index of hashed dictionaries: "intmap" (the
+	// default, open addressing on int keys), "map" (Go's built-in map) or
+	// "swiss" (github.com/dolthub/swiss).
+	Dict string
+	// NoDense makes every built dictionary hashed (the paper's dictionary
+	// variant); by default dictionaries with small non-negative keys are
+	// arrays (sparse accumulators), and a result of known extent is dense.
+	NoDense bool
+	// ResultShape gives the extents of the result's levels when known (the
+	// length of the vector a gradient is taken with respect to, ...); 0 or
+	// a missing entry means unknown. A known extent makes that level a
+	// dense array.
+	ResultShape []int
+	// Threads partitions the outermost loop across goroutines with
+	// per-worker destinations merged by semi-ring +; 0 or 1 runs serially.
+	Threads int
+	// NoValidate skips the up-front checks of the format invariants the
+	// fast loops rely on (monotone pos arrays); bounds are still checked.
+	NoValidate bool
+	// NoFast disables the pattern-matched whole-loop primitives, leaving
+	// the general closure compiler (for tests and ablation).
+	NoFast bool
+}
+
+// Kernel is a compiled program: call Run or RunInto with the bindings of
+// its inputs. A Kernel may be run by several goroutines at once.
+type Kernel struct {
+	prog    sdql.Expr
+	info    *sdql.Info
+	opts    Options
+	c       *compiler
+	result  sdql.Type
+	top     func(fr *frame, r *Result)
+	par     *parallel
+	pool    sync.Pool
+	inputs  []inputSlot
+	checks  []check
+	nframes int
+}
+
+// Compile compiles a physical SDQL program whose free variables have the
+// given types (physical arrays are {dense_int -> int} and {dense_int ->
+// real}, as sdql.TypeOfValue gives for the values of formats.Bind).
+func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kernel, err error) {
+	info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: inputs, Strict: true})
+	if err != nil {
+		return nil, err
+	}
+	return compileChecked(prog, info, opts)
+}
+
+// CompileFor compiles prog for inputs like the given bindings.
+func CompileFor(prog sdql.Expr, bindings map[string]sdql.Value, opts Options) (*Kernel, error) {
+	types := make(map[string]sdql.Type, len(bindings))
+	for n, v := range bindings {
+		types[n] = sdql.TypeOfValue(v)
+	}
+	return Compile(prog, types, opts)
+}
+
+func compileChecked(prog sdql.Expr, info *sdql.Info, opts Options) (k *Kernel, err error) {
+	switch opts.Opt {
+	case "", "dps", "none", "norm":
+	default:
+		return nil, fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
+	}
+	switch opts.Dict {
+	case "", "intmap", "map", "swiss":
+	default:
+		return nil, fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
+	}
+	c := &compiler{info: info, opts: opts, dps: opts.Opt == "" || opts.Opt == "dps", types: map[string]*dictType{}}
+	defer func() {
+		if p := recover(); p != nil {
+			ce, ok := p.(compileError)
+			if !ok {
+				panic(p)
+			}
+			k, err = nil, ce.err
+		}
+	}()
+	for _, name := range sortedNames(info.Free) {
+		t := info.Free[name]
+		ref := c.newSlot(physClass(t))
+		c.inputs = append(c.inputs, inputSlot{name, t, ref})
+		c.globals = &scope{name, ref, c.globals}
+	}
+	k = &Kernel{prog: prog, info: info, opts: opts, c: c, result: info.Result}
+	k.top = c.compileTop(prog, k)
+	k.inputs = c.inputs
+	k.checks = c.checks
+	return k, nil
+}
+
+// compileTop compiles the whole program, writing into a Result.
+func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
+	switch kindOf(c.typeOf(e)) {
+	case kReal, kInt, kBool:
+		if c.opts.Threads > 1 {
+			if p := c.parallelReal(e); p != nil {
+				k.par = p
+			}
+		}
+		f := c.real(e, nil)
+		return func(fr *frame, r *Result) { r.scalar = f(fr) }
+	}
+	if c.opts.Threads > 1 {
+		if p := c.parallelInto(e); p != nil {
+			k.par = p
+		}
+	}
+	into := c.into(e, nil, true)
+	return func(fr *frame, r *Result) { into(fr, r.dict, 1) }
+}
+
+func (k *Kernel) newFrame() *frame {
+	c := k.c
+	fr := &frame{
+		f:  make([]float64, c.nf),
+		i:  make([]int, c.ni),
+		d:  make([]dv, c.nd),
+		ia: make([][]int, c.nia),
+		ra: make([][]float64, c.nra),
+	}
+	fr.scratch = make([]*hdict, len(c.scratch))
+	for i, t := range c.scratch {
+		d := newHDict(t)
+		d.initDense(0, false, true)
+		fr.scratch[i] = d
+	}
+	fr.hints = make([]int, c.nhints)
+	return fr
+}
+
+// Type returns the type of the kernel's result.
+func (k *Kernel) Type() sdql.Type { return k.result }
+
+// NewResult returns an empty destination for the kernel's result, to be
+// filled (and refilled) by RunInto.
+func (k *Kernel) NewResult() *Result {
+	r := &Result{t: k.result, k: kindOf(k.result)}
+	if r.k == kDict {
+		r.dict = newHDict(k.c.dictTypeOf(k.result))
+	}
+	return r
+}
+
+// Run runs the kernel over the bindings (inputs by name: formats.Bind's
+// arrays and ints, scalars, logical dictionaries) into a new Result.
+func (k *Kernel) Run(bindings map[string]sdql.Value) (*Result, error) {
+	r := k.NewResult()
+	if err := k.RunInto(r, bindings); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// RunInto runs the kernel into a destination made by NewResult, resetting
+// it first and reusing its storage: repeated runs do not allocate. Inputs
+// that violate their format (an index out of range, a pos array that is
+// not monotone) give an error, never a panic.
+func (k *Kernel) RunInto(r *Result, bindings map[string]sdql.Value) (err error) {
+	fr, _ := k.pool.Get().(*frame)
+	if fr == nil {
+		fr = k.newFrame()
+	}
+	defer k.pool.Put(fr)
+	if err := k.bind(fr, bindings); err != nil {
+		return err
+	}
+	if !k.opts.NoValidate {
+		if err := k.validate(fr); err != nil {
+			return err
+		}
+	} else {
+		k.trust(fr)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = panicError(p)
+		}
+	}()
+	k.prepare(r, fr)
+	if k.par != nil {
+		return k.par.run(k, fr, r)
+	}
+	k.top(fr, r)
+	return nil
+}
+
+// panicError turns a panic inside a kernel into an error.
+func panicError(p any) error {
+	switch p := p.(type) {
+	case *rtError:
+		return p
+	case runtime.Error:
+		return fmt.Errorf("exec: input violates its format: %v", p)
+	case error:
+		return fmt.Errorf("exec: %w", p)
+	}
+	return fmt.Errorf("exec: %v", p)
+}
+
+// prepare resets the destination and sizes its levels.
+func (k *Kernel) prepare(r *Result, fr *frame) {
+	r.scalar = 0
+	if r.dict == nil {
+		return
+	}
+	d := r.dict
+	n := 0
+	if len(k.opts.ResultShape) > 0 {
+		n = k.opts.ResultShape[0]
+	}
+	if n > 0 {
+		d.initDense(n, true, false)
+	} else if !k.opts.NoDense {
+		if d.mode == modeDense && d.grow {
+			d.reset()
+		} else {
+			d.reset()
+			d.initDense(0, false, true)
+		}
+	} else {
+		d.reset()
+	}
+}
+
+// bind loads the inputs into the frame's slots.
+func (k *Kernel) bind(fr *frame, bindings map[string]sdql.Value) error {
+	for _, in := range k.inputs {
+		v, ok := bindings[in.name]
+		if !ok {
+			return fmt.Errorf("exec: missing input %s", in.name)
+		}
+		s := in.ref.slot
+		switch in.ref.cls {
+		case vReal, vInt, vBool:
+			var x float64
+			switch v := v.(type) {
+			case sdql.Real:
+				x = float64(v)
+			case sdql.Int:
+				x = float64(v)
+			case sdql.Bool:
+				if v {
+					x = 1
+				}
+			default:
+				return fmt.Errorf("exec: input %s: want a scalar, got %T", in.name, v)
+			}
+			if in.ref.cls == vReal {
+				fr.f[s] = x
+			} else {
+				fr.i[s] = int(x)
+			}
+		case vIntArr:
+			switch v := v.(type) {
+			case sdql.IntArray:
+				fr.ia[s] = v
+			case sdql.Range:
+				a := make([]int, max(v.Hi-v.Lo, 0))
+				for i := range a {
+					a[i] = v.Lo + i
+				}
+				fr.ia[s] = a
+			default:
+				return fmt.Errorf("exec: input %s: want an int array, got %T", in.name, v)
+			}
+		case vRealArr:
+			a, ok := v.(sdql.RealArray)
+			if !ok {
+				return fmt.Errorf("exec: input %s: want a real array, got %T", in.name, v)
+			}
+			fr.ra[s] = a
+		case vDict:
+			fr.d[s] = toDV(v, in.t, k.c)
+		}
+	}
+	return nil
+}
+
+// Result is a kernel's destination: a scalar or a dictionary (dense
+// arrays where the keys are a known dense range, hashed otherwise).
+type Result struct {
+	t      sdql.Type
+	k      kind
+	scalar float64
+	dict   *hdict
+}
+
+// Type returns the result's type.
+func (r *Result) Type() sdql.Type { return r.t }
+
+// Scalar returns a scalar result.
+func (r *Result) Scalar() float64 { return r.scalar }
+
+// Value returns the result as an sdql value (for printing and comparing
+// with sdql.Equal).
+func (r *Result) Value() sdql.Value {
+	switch r.k {
+	case kReal:
+		return sdql.Real(r.scalar)
+	case kInt:
+		return sdql.Int(int(r.scalar))
+	case kBool:
+		return sdql.Bool(r.scalar != 0)
+	}
+	return toValue(r.dict)
+}
+
+var errNotTensor = errors.New("exec: the result is not a real tensor")
