@@ -51,12 +51,7 @@ func Check(e Expr, cfg *CheckConfig) (*Info, error) {
 	}
 	c := &checker{cfg: cfg, types: map[Expr]Type{}, free: map[string]Type{}}
 	for name, t := range cfg.Inputs {
-		if t == nil { // an empty dictionary: its value type is unknown
-			k := c.fresh()
-			k.key = true
-			t = &DictType{Key: k, Val: c.fresh()}
-		}
-		c.free[name] = t
+		c.free[name] = c.fill(t)
 	}
 	res := c.expr(e, nil, 0)
 	c.solve(false)
@@ -73,6 +68,26 @@ func Check(e Expr, cfg *CheckConfig) (*Info, error) {
 		return info, err
 	}
 	return info, nil
+}
+
+// fill replaces the unknown parts (nil) of an input's type, as
+// TypeOfValue gives them for empty dictionaries, by type variables: an
+// unknown input is a dictionary of unknown values.
+func (c *checker) fill(t Type) Type {
+	switch tt := t.(type) {
+	case nil:
+		k := c.fresh()
+		k.key = true
+		return &DictType{Key: k, Val: c.fresh()}
+	case *DictType:
+		if tt.Val == nil {
+			return &DictType{Key: tt.Key, Val: c.fresh()}
+		}
+		if v := c.fill(tt.Val); v != tt.Val {
+			return &DictType{Key: tt.Key, Val: v}
+		}
+	}
+	return t
 }
 
 type scope struct {
@@ -366,6 +381,8 @@ func (c *checker) binary(e *BinaryExpr, env *scope, d int) Type {
 		return t
 	case MUL:
 		res := c.fresh()
+		// a product of numbers is a number (it may still be int or real)
+		res.numeric = isNum(x) && isNum(y)
 		c.muls = append(c.muls, mulConstraint{a: x, b: y, res: res, pos: e.OpPos})
 		c.solve(false)
 		return res
@@ -520,8 +537,9 @@ func (c *checker) final(t Type) Type {
 	return t
 }
 
-// TypeOfValue returns the type of a run-time value; nil for an empty
-// dictionary, whose type is not known from the value alone.
+// TypeOfValue returns the type of a run-time value. Parts the value does
+// not show are nil: an empty dictionary gives nil, {2 -> {}} gives
+// {int -> nil}. Check treats nil parts of its inputs as unknown.
 func TypeOfValue(v Value) Type {
 	switch v := v.(type) {
 	case Real:
@@ -537,17 +555,43 @@ func TypeOfValue(v Value) Type {
 	case SubArray:
 		return TypeOfValue(v.Arr)
 	case *Dict:
+		// the most complete type among the values: {2 -> {}} is at least a
+		// matrix even though its leaves are unknown
 		var vt Type
 		v.Range(func(_ int, x Value) bool {
-			vt = TypeOfValue(x)
-			return vt == nil
+			if xt := TypeOfValue(x); known(xt) > known(vt) {
+				vt = xt
+			}
+			return !complete(vt)
 		})
-		if vt == nil {
+		if v.Len() == 0 {
 			return nil
 		}
 		return &DictType{Key: IntType, Val: vt}
 	}
 	return nil
+}
+
+// known counts the levels of t that are known; complete reports a type
+// with no unknown part.
+func known(t Type) int {
+	switch t := t.(type) {
+	case nil:
+		return 0
+	case *DictType:
+		return 1 + known(t.Val)
+	}
+	return 1
+}
+
+func complete(t Type) bool {
+	switch t := t.(type) {
+	case nil:
+		return false
+	case *DictType:
+		return complete(t.Val)
+	}
+	return true
 }
 
 // typeDepth is the number of dictionary levels of t.
