@@ -258,3 +258,27 @@ func (p *program) types() map[string]sdql.Type {
 	}
 	return ts
 }
+
+// withFile names the program's file in positioned errors that come from
+// later stages (which see only the tree).
+func (p *program) withFile(err error) error {
+	switch e := err.(type) {
+	case *sdql.Error:
+		if e.File == "" {
+			c := *e
+			c.File = p.name
+			return &c
+		}
+	case sdql.ErrorList:
+		out := make(sdql.ErrorList, len(e))
+		for i, x := range e {
+			c := *x
+			if c.File == "" {
+				c.File = p.name
+			}
+			out[i] = &c
+		}
+		return out
+	}
+	return err
+}

@@ -32,7 +32,7 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	compileStart := time.Now()
 	g, err := ad.Grad(p.expr, c.wrt, p.types())
 	if err != nil {
-		return err
+		return p.withFile(err)
 	}
 	info, err := sdql.Check(g, &sdql.CheckConfig{File: p.name, Inputs: p.types(), Strict: true})
 	if err != nil {

@@ -26,6 +26,8 @@ func TestEvalCLI(t *testing.T) {
 	os.WriteFile(bad, []byte("sum(<i, a> in V1)\n  a * \n"), 0o644)
 	ill := filepath.Join(dir, "ill.sdql")
 	os.WriteFile(ill, []byte("let x = 2.0 in\nsum(<k, v> in x) v\n"), 0o644)
+	ill2 := filepath.Join(dir, "ill2.sdql")
+	os.WriteFile(ill2, []byte("sum(<_, i> in (0:n)) i * n"), 0o644)
 	garbage := filepath.Join(dir, "garbage.sdql")
 	os.WriteFile(garbage, []byte("\x00\x01\xff\xfe"), 0o644)
 	out := filepath.Join(dir, "out.mtx")
@@ -61,6 +63,7 @@ func TestEvalCLI(t *testing.T) {
 		{[]string{"grad", "-f", prog, "--wrt", "V3", "--in", "V1=" + v1, "--in", "V2=" + v2}, 1, "", "--wrt V3: V3 is not an input of the program (its inputs: V1, V2)"},
 		{[]string{"grad", "-e", "sum(<_, i> in (0:n)) x * i", "--wrt", "n", "--in", "n=3", "--in", "x=2"}, 1, "", "1:18: cannot differentiate with respect to n: it has type int"},
 		{[]string{"grad", "-e", "V1(1)", "--wrt", "V1", "--in", "V1=" + v1, "--repeat", "0"}, 2, "", "--repeat 0"},
+		{[]string{"grad", "-f", ill2, "--wrt", "n", "--in", "n=3"}, 1, "", ill2 + ":1:1: cannot differentiate a program whose result has type int"},
 		{[]string{"plan", "-e", "sum(<i, a> in V2) V1(i) * a", "--wrt", "V1"}, 0, "*", ""},
 		{[]string{"plan", "-e", "sum(<i, a> in V2) V1(i) * a", "--wrt", "V9"}, 1, "", "V9 is not an input"},
 	} {

@@ -30,7 +30,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	st, err := ad.GradStages(p.expr, c.wrt, p.types())
 	if err != nil {
-		return err
+		return p.withFile(err)
 	}
 	stage("anf", st.ANF)
 	stage("differentiated", st.Derivative)
