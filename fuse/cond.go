@@ -28,6 +28,8 @@ type matchEnv interface {
 	// trivial reports whether v is bound to an expression that is free to
 	// duplicate (a variable, a literal or a zero).
 	trivial(v string) bool
+	// mayHaveUnique reports whether what v is bound to may contain unique(...).
+	mayHaveUnique(v string) bool
 }
 
 type condDef struct {
@@ -99,6 +101,8 @@ var condRegistry = map[string]condDef{
 		func(c Cond, m matchEnv) bool { return m.trivial(c.Args[0]) }},
 	"dense": {1, "dense($d): $d is an input that stores every index of its dimension", allVars,
 		func(c Cond, m matchEnv) bool { return m.dense(c.Args[0]) }},
+	"nounique": {1, "nounique($e): $e contains no unique(...) (whose claim is relative to the enclosing sum)", allVars,
+		func(c Cond, m matchEnv) bool { return !m.mayHaveUnique(c.Args[0]) }},
 	"distinct": {2, "distinct($x, $y): the binders $x and $y have different names (or one is _)", allVars,
 		func(c Cond, m matchEnv) bool {
 			a, ok1 := m.name(c.Args[0])

@@ -256,6 +256,34 @@ func (m *eMatch) trivial(v string) bool {
 	return false
 }
 
+func (m *eMatch) mayHaveUnique(v string) bool {
+	c := m.class(v)
+	if c == nil {
+		return true
+	}
+	seen := map[ClassID]bool{}
+	var walk func(id ClassID) bool
+	walk = func(id ClassID) bool {
+		id = m.g.Find(id)
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		for _, n := range m.g.classes[id].Nodes {
+			if n.Op == opUnique {
+				return true
+			}
+			for _, k := range n.Kids {
+				if walk(k) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(c.ID)
+}
+
 // instantiate adds r's right-hand side for match s and returns its class.
 func (g *EGraph) instantiate(r *Rule, s eSubst, rootType sdql.Type) (ClassID, bool) {
 	ok := true

@@ -168,6 +168,9 @@ func InlineIfCheaper(s Strategy, stats Stats) Strategy {
 	return Named("InlineIfCheaper", func(c *Ctx, e sdql.Expr) (sdql.Expr, bool) {
 		before := Cost(e, c.Inputs, stats)
 		for _, l := range lets(e) {
+			if hasUnique(l.Values[0]) {
+				continue // unique(...) claims are relative to the enclosing sum
+			}
 			target := l
 			cand := sdql.Transform(e, func(x sdql.Expr) sdql.Expr {
 				if x == target {

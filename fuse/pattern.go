@@ -223,6 +223,22 @@ func (m *treeMatch) dense(v string) bool {
 
 func (m *treeMatch) trivial(v string) bool { return isTrivial(m.exprs[v]) }
 
+func (m *treeMatch) mayHaveUnique(v string) bool {
+	e, ok := m.exprs[v]
+	return !ok || hasUnique(e)
+}
+
+func hasUnique(e sdql.Expr) bool {
+	found := false
+	sdql.Inspect(e, func(x sdql.Expr) bool {
+		if _, ok := x.(*sdql.UniqueExpr); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 func isTrivial(e sdql.Expr) bool {
 	switch e := e.(type) {
 	case *sdql.Ident, *sdql.IntLit, *sdql.RealLit, *sdql.BoolLit, *sdql.ZeroExpr:
