@@ -1,0 +1,254 @@
+// Package bench reproduces the gradient kernels of the ∇SD paper's
+// section 7 (BATAx, SMMM, SMVM, VVA, VVD, VSM) over SuiteSparse and
+// synthetic matrices, compiled by exec, next to hand-written Go loops
+// computing the same closed-form gradients (the practical lower bound).
+//
+// The compiled programs are in kernels/*.sdql: optimized physical programs
+// in the shape ∇SD produces, written by hand until fuse delivers them.
+package bench
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nablasd/nablasd/datasets"
+	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+//go:embed kernels/*.sdql
+var kernelFiles embed.FS
+
+// Program returns the parsed program of kernels/NAME.sdql.
+func Program(name string) (sdql.Expr, error) {
+	src, err := kernelFiles.ReadFile("kernels/" + name + ".sdql")
+	if err != nil {
+		return nil, err
+	}
+	return sdql.Parse(name+".sdql", string(src))
+}
+
+// Kernels lists the six gradient kernels with the format of the program
+// used for benchmarks (kernels/KERNEL_FORMAT.sdql).
+var Kernels = []struct{ Name, Format string }{
+	{"batax", "csr"}, {"smmm", "csr"}, {"smvm", "csr"},
+	{"vva", "dense"}, {"vvd", "dense"}, {"vsm", "dense"},
+}
+
+// SuiteSparseDir is where the real matrices are looked for.
+var SuiteSparseDir = "/work/shared/datasets/suitesparse"
+
+// Inputs are the benchmark inputs: two SuiteSparse matrices of Table 1
+// and a synthetic 100,000 x 100,000 matrix with 1,000,000 entries.
+var Inputs = []string{"bcspwr10", "nopoly", "synthetic"}
+
+// LoadInput loads a named input matrix; ok is false (with a reason) when
+// the file is absent.
+func LoadInput(name string) (c *datasets.Coords, why string, err error) {
+	if name == "synthetic" {
+		c, err := datasets.ParseSynthetic("rows=100000,cols=100000,nnz=1000000,seed=1")
+		return c, "", err
+	}
+	path := filepath.Join(SuiteSparseDir, name+".mtx.gz")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Sprintf("%s absent", path), nil
+	}
+	c, _, err = datasets.LoadMatrixMarket(path)
+	return c, "", err
+}
+
+// Case is one kernel over one input: the compiled program's bindings and
+// the hand-written loop over the same slices.
+type Case struct {
+	Kernel, Format, Input string
+	Prog                  sdql.Expr
+	Bindings              map[string]sdql.Value
+	// Shape is the result's known extents (exec.Options.ResultShape).
+	Shape []int
+	// Hand runs the hand-written loop (into buffers it reuses).
+	Hand func()
+	// HandValue returns the hand-written result as an sdql value.
+	HandValue func() sdql.Value
+	// InputBytes and HandOutBytes size the inputs and the hand-written
+	// output, for the peak-memory comparison.
+	InputBytes, HandOutBytes int64
+}
+
+// NewCase builds the case of a kernel over a matrix given as coordinates.
+func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
+	prog, err := Program(kernel + "_" + format)
+	if err != nil {
+		return nil, err
+	}
+	cs := &Case{Kernel: kernel, Format: format, Input: input, Prog: prog, Bindings: map[string]sdql.Value{}}
+	csr, err := formats.FromCoords(m.Shape, m.Idx, m.Val, formats.CSR)
+	if err != nil {
+		return nil, err
+	}
+	bind := func(t *formats.Tensor, name string) error {
+		b, err := formats.Bind(t, name)
+		if err != nil {
+			return err
+		}
+		for k, v := range b {
+			cs.Bindings[k] = v
+		}
+		cs.InputBytes += tensorBytes(t)
+		return nil
+	}
+	vec := func(vals []float64, f formats.Format) (*formats.Tensor, error) {
+		idx := make([]int, len(vals))
+		for i := range idx {
+			idx[i] = i
+		}
+		return formats.FromCoords([]int{len(vals)}, [][]int{idx}, vals, f)
+	}
+	rows, cols := m.Shape[0], m.Shape[1]
+	pos, idx, val := csr.Pos[1], csr.Idx[1], csr.Val
+	switch kernel {
+	case "smvm":
+		if err := bind(csr, "A"); err != nil {
+			return nil, err
+		}
+		cs.Shape = []int{cols}
+		g := make([]float64, cols)
+		cs.Hand = func() { handSMVM(idx, val, g) }
+		cs.HandValue = func() sdql.Value { return vecValue(g) }
+		cs.HandOutBytes = int64(8 * cols)
+	case "batax":
+		if err := bind(csr, "A"); err != nil {
+			return nil, err
+		}
+		cs.Bindings["beta"] = sdql.Real(0.7)
+		cs.Shape = []int{cols}
+		csc, err := formats.Convert(csr, formats.CSC)
+		if err != nil {
+			return nil, err
+		}
+		h := newGustavson(cols)
+		cs.Hand = func() { h.run(0.7, csc.Pos[1], csc.Idx[1], csc.Val, pos, idx, val) }
+		cs.HandValue = h.value
+		cs.Hand()
+		cs.HandOutBytes = int64(8*(cols+1) + 16*len(h.val))
+	case "smmm":
+		if err := bind(csr, "A"); err != nil {
+			return nil, err
+		}
+		if err := bind(csr, "B"); err != nil {
+			return nil, err
+		}
+		s := make([]float64, cols)
+		out := make([]float64, len(val))
+		cs.Hand = func() { handSMMM(idx, val, pos, s, out) }
+		cs.HandValue = func() sdql.Value { return csrValue(pos, idx, out) }
+		cs.HandOutBytes = int64(8 * len(out))
+	case "vva", "vvd", "vsm":
+		v1, err := vec(val, formats.Dense)
+		if err != nil {
+			return nil, err
+		}
+		rev := make([]float64, len(val))
+		for i, x := range val {
+			rev[len(val)-1-i] = x
+		}
+		v2, err := vec(rev, formats.Dense)
+		if err != nil {
+			return nil, err
+		}
+		n := len(val)
+		out := make([]float64, n)
+		cs.HandOutBytes = int64(8 * n)
+		switch kernel {
+		case "vva":
+			if err := bind(v1, "V1"); err != nil {
+				return nil, err
+			}
+			cs.Shape = []int{n}
+			cs.Hand = func() { handVVA(out) }
+			cs.HandValue = func() sdql.Value { return diagValue(out) }
+		case "vvd":
+			if err := bind(v1, "V1"); err != nil {
+				return nil, err
+			}
+			if err := bind(v2, "V2"); err != nil {
+				return nil, err
+			}
+			cs.Shape = []int{n}
+			cs.Hand = func() { copy(out, rev) }
+			cs.HandValue = func() sdql.Value { return vecValue(out) }
+		case "vsm":
+			if err := bind(v1, "V"); err != nil {
+				return nil, err
+			}
+			cs.Bindings["s"] = sdql.Real(1.5)
+			cs.Shape = []int{n}
+			cs.Hand = func() { handVSM(1.5, val, out) }
+			cs.HandValue = func() sdql.Value { return vecValue(out) }
+		}
+	default:
+		return nil, fmt.Errorf("bench: unknown kernel %q", kernel)
+	}
+	_ = rows
+	return cs, nil
+}
+
+// Compile compiles the case's program.
+func (cs *Case) Compile(opts exec.Options) (*exec.Kernel, error) {
+	if opts.ResultShape == nil {
+		opts.ResultShape = cs.Shape
+	}
+	return exec.CompileFor(cs.Prog, cs.Bindings, opts)
+}
+
+// Name is the sub-benchmark name of the case.
+func (cs *Case) Name() string {
+	return fmt.Sprintf("kernel=%s/format=%s/input=%s", cs.Kernel, cs.Format, strings.ReplaceAll(cs.Input, "/", "_"))
+}
+
+func tensorBytes(t *formats.Tensor) int64 {
+	n := int64(8 * len(t.Val))
+	for _, p := range t.Pos {
+		n += int64(8 * len(p))
+	}
+	for _, x := range t.Idx {
+		n += int64(8 * len(x))
+	}
+	return n
+}
+
+func vecValue(g []float64) sdql.Value {
+	d := sdql.NewDict()
+	for i, x := range g {
+		d.Set(i, sdql.Real(x))
+	}
+	return d
+}
+
+func diagValue(g []float64) sdql.Value {
+	d := sdql.NewDict()
+	for i, x := range g {
+		in := sdql.NewDict()
+		in.Set(i, sdql.Real(x))
+		d.Set(i, in)
+	}
+	return d
+}
+
+func csrValue(pos, idx []int, val []float64) sdql.Value {
+	d := sdql.NewDict()
+	for i := 0; i+1 < len(pos); i++ {
+		if pos[i] == pos[i+1] {
+			continue
+		}
+		row := sdql.NewDict()
+		for p := pos[i]; p < pos[i+1]; p++ {
+			row.Set(idx[p], sdql.Real(val[p]))
+		}
+		d.Set(i, row)
+	}
+	return d
+}
