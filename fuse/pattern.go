@@ -15,6 +15,9 @@ type treeMatch struct {
 }
 
 func (m *treeMatch) bindName(v, name string) bool {
+	if m.names == nil {
+		m.names = map[string]string{}
+	}
 	if old, ok := m.names[v]; ok {
 		return old == name
 	}
@@ -41,6 +44,9 @@ func matchTree(p, e sdql.Expr, m *treeMatch) bool {
 			}
 			if old, ok := m.exprs[v]; ok {
 				return sdql.AlphaEqual(old, e)
+			}
+			if m.exprs == nil {
+				m.exprs = map[string]sdql.Expr{}
 			}
 			m.exprs[v] = e
 			return true

@@ -144,6 +144,17 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 		}
 		var matches []match
 		anyBanned := false
+		byOp := map[opKind][]ClassID{}
+		all := g.classIDs()
+		for _, id := range all {
+			seen := map[opKind]bool{}
+			for _, n := range g.classes[id].Nodes {
+				if !seen[n.Op] {
+					seen[n.Op] = true
+					byOp[n.Op] = append(byOp[n.Op], id)
+				}
+			}
+		}
 		for _, r := range rules {
 			if cfg.Disabled[r.Name] {
 				continue
@@ -154,8 +165,12 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 			}
 			limit := cfg.MatchLimit << rep.Banned[r.Name]
 			var found []match
-			for _, id := range g.classIDs() {
-				g.ematch(r.LHS, id, eSubst{map[string]ClassID{}, map[string]string{}}, func(s eSubst) {
+			cands := all
+			if op, ok := rootOp(r.LHS); ok {
+				cands = byOp[op]
+			}
+			for _, id := range cands {
+				g.ematch(r.LHS, id, eSubst{}, func(s eSubst) {
 					found = append(found, match{r, id, s})
 				})
 				if len(found) > limit {
@@ -208,6 +223,19 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 		rep.CostAfter = rep.CostBefore
 	}
 	return out, rep
+}
+
+// rootOp returns the e-node kind a pattern's root must have, when fixed.
+func rootOp(p sdql.Expr) (opKind, bool) {
+	switch p := p.(type) {
+	case *sdql.Ident, *sdql.IntLit, *sdql.RealLit:
+		return 0, false
+	case *sdql.DictExpr:
+		if len(p.Entries) == 0 {
+			return 0, false
+		}
+	}
+	return patNode(p).Op, true
 }
 
 // bindTypes records the types of the binders of prog.

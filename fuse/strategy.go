@@ -93,7 +93,7 @@ func Apply(r *Rule) Strategy {
 		if c.Disabled[r.Name] {
 			return e, false
 		}
-		m := &treeMatch{c: c, exprs: map[string]sdql.Expr{}, names: map[string]string{}}
+		m := &treeMatch{c: c}
 		if !matchTree(r.LHS, e, m) || !checkConds(r, m) {
 			return e, false
 		}

@@ -1,0 +1,23 @@
+package fuse
+
+import (
+	"testing"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// BenchmarkOptimize measures Optimize on each kernel's gradient.
+func BenchmarkOptimize(b *testing.B) {
+	for _, k := range kernels {
+		b.Run("kernel="+k.name, func(b *testing.B) {
+			s := setupKernel(k, 100, 400, "csr", "coo", 1)
+			prog := sdql.MustParse(k.deriv)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Optimize(prog, s.cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
