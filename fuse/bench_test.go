@@ -11,7 +11,8 @@ func BenchmarkOptimize(b *testing.B) {
 	for _, k := range kernels {
 		b.Run("kernel="+k.name, func(b *testing.B) {
 			s := setupKernel(k, 100, 400, "csr", "coo", 1)
-			prog := sdql.MustParse(k.deriv)
+			s.cfg.Wrt = k.wrt
+			prog := sdql.MustParse(k.primal)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if _, err := Optimize(prog, s.cfg); err != nil {

@@ -24,8 +24,9 @@ import (
 //	saturate [dense=(...)] [disable=(R, ...)] expect=(...)
 //	    runs equality saturation and prints the extracted program and the
 //	    stop reason
-//	plan [dense=(...)] [formats=(A=csr/4x4, ...)] [disable=(...)] [opt=rules] expect=(...)
-//	    runs Optimize and prints every stage
+//	plan [wrt=X] [dense=(...)] [formats=(A=csr/4x4, ...)] [disable=(...)] [opt=rules] expect=(...)
+//	    runs Optimize (differentiating with ad.Grad when wrt is given) and
+//	    prints every stage
 //
 // Every case whose input binds values checks that each output (each stage
 // for plan) evaluates to the same value as the input program; formatted
@@ -166,7 +167,9 @@ func runPlan(t *testing.T, d *datadriven.TestData) string {
 	if d.HasArg("opt") {
 		d.ScanArgs(t, "opt", &cfg.Opt)
 	}
-	// a differentiated program given as the input: wrt=X marks it
+	if d.HasArg("wrt") {
+		d.ScanArgs(t, "wrt", &cfg.Wrt) // differentiate with ad.Grad
+	}
 	physVals := map[string]sdql.Value{}
 	for n, v := range inputs {
 		physVals[n] = v
@@ -206,6 +209,9 @@ func runPlan(t *testing.T, d *datadriven.TestData) string {
 	for _, st := range res.Stages {
 		if st.Name == StageComposed {
 			physical = true
+		}
+		if st.Name == StageDifferentiated {
+			e = st.Program // later stages compute the gradient
 		}
 		vals := inputs
 		if physical {

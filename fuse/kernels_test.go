@@ -15,7 +15,9 @@ import (
 // input differentiated, zero tangents for the others).
 type kernel struct {
 	name    string
-	deriv   string
+	primal  string // the kernel as the paper writes it
+	wrt     string
+	deriv   string            // its derivative as tensorized forward mode gives it (hand-written)
 	dense   []string          // inputs that store every index (dense vectors)
 	mats    []string          // matrix inputs
 	vecs    []string          // vector inputs
@@ -23,32 +25,32 @@ type kernel struct {
 }
 
 var kernels = []kernel{
-	{name: "batax", mats: []string{"A"}, vecs: []string{"x"}, dense: []string{"x"}, deriv: `
+	{name: "batax", primal: "sum(<i, r> in A) sum(<j, v1> in r) sum(<k, v2> in r) { j -> ((beta * v1) * v2) * (x(k)) }", wrt: "x", mats: []string{"A"}, vecs: []string{"x"}, dense: []string{"x"}, deriv: `
 let x' = sum(<k, _> in x) {k -> {k -> 1.0}}
 let beta' = {}
 sum(<i, r> in A)
   sum(<j, v1> in r)
     sum(<k, v2> in r)
       { j -> ((beta' * v1) * v2) * x(k) + ((beta * v1) * v2) * x'(k) }`},
-	{name: "smmm", mats: []string{"A", "B"}, deriv: `
+	{name: "smmm", primal: "sum(<i, a> in A) sum(<k, av> in a) sum(<j, bv> in B(k)) av * bv", wrt: "B", mats: []string{"A", "B"}, deriv: `
 let B' = sum(<k, row> in B) { k -> sum(<j, _> in row) { j -> { k -> { j -> 1.0 } } } }
 let A' = {}
 sum(<i, a> in A) sum(<k, av> in a) sum(<j, bv> in B(k)) A'(i)(k) * bv + av * B'(k)(j)`},
-	{name: "smvm", mats: []string{"A"}, vecs: []string{"X"}, dense: []string{"X"}, deriv: `
+	{name: "smvm", primal: "sum(<i, r> in A) sum(<j, a> in r) a * X(j)", wrt: "X", mats: []string{"A"}, vecs: []string{"X"}, dense: []string{"X"}, deriv: `
 let X' = sum(<j, _> in X) { j -> { j -> 1.0 } }
 let A' = {}
 sum(<i, r> in A) sum(<j, a> in r) A'(i)(j) * X(j) + a * X'(j)`},
-	{name: "vva", vecs: []string{"V1", "V2"}, deriv: `
+	{name: "vva", primal: "V1 + V2", wrt: "V1", vecs: []string{"V1", "V2"}, deriv: `
 let V1' = sum(<i, _> in V1) { i -> { i -> 1.0 } }
 let V2' = {}
 V1' + V2'`},
-	{name: "vvd", vecs: []string{"V1", "V2"}, dense: []string{"V1"}, deriv: `
+	{name: "vvd", primal: "sum(<i, a> in V2) V1(i) * a", wrt: "V1", vecs: []string{"V1", "V2"}, dense: []string{"V1"}, deriv: `
 let V1' = sum(<i, a> in V1) {i -> {i -> 1.0}}
 let V2' = {}
 sum(<i, a> in V2)
   let <i', a'> = <{}, V2'(i)> in
     V1(i) * a' + V1'(i) * a`},
-	{name: "vsm", vecs: []string{"V"}, deriv: `
+	{name: "vsm", primal: "sum(<i, v> in V) { i -> v * s * s }", wrt: "s", vecs: []string{"V"}, deriv: `
 let s' = 1.0
 let V' = {}
 sum(<i, v> in V) { i -> (V'(i) * s) * s + (v * s') * s + (v * s) * s' }`},
@@ -179,40 +181,49 @@ func TestKernelsLinear(t *testing.T) {
 			if len(k.mats) == 0 && combo[0] == "coo" || len(k.vecs) == 0 && combo[1] == "dense" {
 				continue
 			}
-			name := fmt.Sprintf("%s/mat=%s/vec=%s", k.name, combo[0], combo[1])
-			t.Run(name, func(t *testing.T) {
-				s := setupKernel(k, n, nnz, combo[0], combo[1], 7)
-				prog := sdql.MustParse(k.deriv)
-				res, err := Optimize(prog, s.cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				phys := map[string]sdql.Type{}
-				for nm, ty := range s.cfg.PhysInputs {
-					phys[nm] = ty
-				}
-				bound := 50 * (s.stored + s.rowSquare + n)
-				cost := Cost(res.Program, phys, s.cfg.PhysStats)
-				if cost > bound || cost > float64(n)*float64(n) {
-					t.Errorf("cost %.3g exceeds %.3g (stored %g, dense size %d)\n%s", cost, bound, s.stored, n*n, sdql.Print(res.Program))
-				}
-				in := &sdql.Interp{}
-				got, err := in.Eval(res.Program, s.physical)
-				if err != nil {
-					t.Fatalf("%v\n%s", err, sdql.Print(res.Program))
-				}
-				if float64(in.Ops) > bound {
-					t.Errorf("%d operations exceed %.3g\n%s", in.Ops, bound, sdql.Print(res.Program))
-				}
-				want, err := sdql.Eval(prog, s.logical)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !sdql.Equal(got, want) {
-					t.Errorf("the optimized program computes a different gradient\n%s", sdql.Print(res.Program))
-				}
-				t.Logf("cost %.3g, %d ops, stored %g, optimized in %v", cost, in.Ops, s.stored, res.Elapsed)
-			})
+			for _, path := range []string{"ad", "given"} {
+				name := fmt.Sprintf("%s/mat=%s/vec=%s/grad=%s", k.name, combo[0], combo[1], path)
+				t.Run(name, func(t *testing.T) {
+					s := setupKernel(k, n, nnz, combo[0], combo[1], 7)
+					prog := sdql.MustParse(k.deriv)
+					if path == "ad" {
+						s.cfg.Wrt = k.wrt
+						prog = sdql.MustParse(k.primal)
+					}
+					res, err := Optimize(prog, s.cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if path == "ad" {
+						prog = res.Stages[1].Program // the differentiated program
+					}
+					phys := map[string]sdql.Type{}
+					for nm, ty := range s.cfg.PhysInputs {
+						phys[nm] = ty
+					}
+					bound := 50 * (s.stored + s.rowSquare + n)
+					cost := Cost(res.Program, phys, s.cfg.PhysStats)
+					if cost > bound || cost > float64(n)*float64(n) {
+						t.Errorf("cost %.3g exceeds %.3g (stored %g, dense size %d)\n%s", cost, bound, s.stored, n*n, sdql.Print(res.Program))
+					}
+					in := &sdql.Interp{}
+					got, err := in.Eval(res.Program, s.physical)
+					if err != nil {
+						t.Fatalf("%v\n%s", err, sdql.Print(res.Program))
+					}
+					if float64(in.Ops) > bound {
+						t.Errorf("%d operations exceed %.3g\n%s", in.Ops, bound, sdql.Print(res.Program))
+					}
+					want, err := sdql.Eval(prog, s.logical)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !sdql.Equal(got, want) {
+						t.Errorf("the optimized program computes a different gradient\n%s", sdql.Print(res.Program))
+					}
+					t.Logf("cost %.3g, %d ops, stored %g, optimized in %v", cost, in.Ops, s.stored, res.Elapsed)
+				})
+			}
 		}
 	}
 }
@@ -223,7 +234,8 @@ func TestKernelsLinear(t *testing.T) {
 func TestOptimizeTime(t *testing.T) {
 	for _, k := range kernels {
 		s := setupKernel(k, 100, 400, "csr", "coo", 1)
-		prog := sdql.MustParse(k.deriv)
+		s.cfg.Wrt = k.wrt
+		prog := sdql.MustParse(k.primal)
 		var times []time.Duration
 		for i := 0; i < 5; i++ {
 			res, err := Optimize(prog, s.cfg)

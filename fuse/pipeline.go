@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -15,8 +16,7 @@ type Config struct {
 	// Wrt, when set, differentiates the program with respect to that input
 	// with Grad before optimizing.
 	Wrt string
-	// Grad is the differentiation step (the lead wires ad.Grad here); nil
-	// with Wrt set is an error.
+	// Grad is the differentiation step; nil means ad.Grad.
 	Grad func(prog sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Expr, error)
 	// Dense names the inputs that store every index of their dimension.
 	Dense map[string]bool
@@ -119,10 +119,11 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	stage := func(name string, e sdql.Expr) { res.Stages = append(res.Stages, Stage{name, e}) }
 	stage(StageLogical, prog)
 	if cfg.Wrt != "" {
-		if cfg.Grad == nil {
-			return nil, fmt.Errorf("fuse: no differentiation step configured for --wrt %s", cfg.Wrt)
+		grad := cfg.Grad
+		if grad == nil {
+			grad = ad.Grad
 		}
-		d, err := cfg.Grad(prog, cfg.Wrt, cfg.Inputs)
+		d, err := grad(prog, cfg.Wrt, cfg.Inputs)
 		if err != nil {
 			return nil, err
 		}
