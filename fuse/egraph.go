@@ -82,6 +82,7 @@ type EGraph struct {
 	dense     map[string]bool
 	cost      *costModel
 	nodes     int
+	stopMatch bool // set to cut an e-matching search short
 }
 
 func newEGraph(nameTypes map[string]sdql.Type, dense map[string]bool, cm *costModel) *EGraph {
@@ -148,7 +149,7 @@ func (g *EGraph) union(a, b ClassID) bool {
 	if !ca.hasSh {
 		ca.shape, ca.hasSh = cb.shape, cb.hasSh
 	}
-	if cb.fvOK && (!ca.fvOK || fvLess(cb.fv, ca.fv)) {
+	if cb.fvOK && (!ca.fvOK || len(cb.fv) < len(ca.fv)) {
 		ca.fv, ca.fvOK = cb.fv, true
 	}
 	delete(g.classes, b)
@@ -218,23 +219,6 @@ func (g *EGraph) classIDs() []ClassID {
 	return ids
 }
 
-// fvLess orders free-variable sets: smaller first, then lexicographically.
-func fvLess(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return len(a) < len(b)
-	}
-	return fvKey(a) < fvKey(b)
-}
-
-func fvKey(a map[string]bool) string {
-	s := make([]string, 0, len(a))
-	for n := range a {
-		s = append(s, n)
-	}
-	sort.Strings(s)
-	return strings.Join(s, ",")
-}
-
 // nodeFV returns the free variables of a node given its children's, and
 // whether they are known.
 func (g *EGraph) nodeFV(n ENode) (map[string]bool, bool) {
@@ -275,7 +259,7 @@ func boundIn(n ENode, i int) map[string]bool {
 }
 
 // computeFV computes, for every class, the free variables of a witness
-// term: the least (by size, then by name) over its nodes. A name missing
+// term: the smallest over its nodes (the first found among equals). A name missing
 // from a class's fv is free in none of the values of its terms, because
 // the witness term does not mention it and all terms are equal.
 func (g *EGraph) computeFV() {
@@ -284,9 +268,12 @@ func (g *EGraph) computeFV() {
 		changed := false
 		for _, id := range ids {
 			c := g.classes[id]
+			if c.fvOK && len(c.fv) == 0 {
+				continue
+			}
 			for _, n := range c.Nodes {
 				fv, ok := g.nodeFV(n)
-				if ok && (!c.fvOK || fvLess(fv, c.fv)) {
+				if ok && (!c.fvOK || len(fv) < len(c.fv)) {
 					c.fv, c.fvOK = fv, true
 					changed = true
 				}

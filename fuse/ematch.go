@@ -6,32 +6,54 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// eSubst is a match of a pattern in the e-graph.
+// eSubst is a match of a pattern in the e-graph: pattern variables bound
+// to classes or (binder variables) to names. It is immutable; patterns bind
+// few variables, so a slice beats a map.
 type eSubst struct {
-	exprs map[string]ClassID
-	names map[string]string
+	b []eBind
 }
 
-func (s eSubst) withExpr(v string, id ClassID) eSubst {
-	m := make(map[string]ClassID, len(s.exprs)+1)
-	for k, x := range s.exprs {
-		m[k] = x
-	}
-	m[v] = id
-	return eSubst{m, s.names}
+type eBind struct {
+	v      string
+	id     ClassID
+	name   string
+	isName bool
 }
 
-func (s eSubst) withName(v, n string) eSubst {
-	m := make(map[string]string, len(s.names)+1)
-	for k, x := range s.names {
-		m[k] = x
+func (s eSubst) expr(v string) (ClassID, bool) {
+	for _, b := range s.b {
+		if b.v == v && !b.isName {
+			return b.id, true
+		}
 	}
-	m[v] = n
-	return eSubst{s.exprs, m}
+	return 0, false
 }
+
+func (s eSubst) nameOf(v string) (string, bool) {
+	for _, b := range s.b {
+		if b.v == v && b.isName {
+			return b.name, true
+		}
+	}
+	return "", false
+}
+
+func (s eSubst) with(b eBind) eSubst {
+	nb := make([]eBind, len(s.b)+1)
+	copy(nb, s.b)
+	nb[len(s.b)] = b
+	return eSubst{nb}
+}
+
+func (s eSubst) withExpr(v string, id ClassID) eSubst { return s.with(eBind{v: v, id: id}) }
+
+func (s eSubst) withName(v, n string) eSubst { return s.with(eBind{v: v, name: n, isName: true}) }
 
 // ematch finds the matches of pattern p in class id, calling k for each.
 func (g *EGraph) ematch(p sdql.Expr, id ClassID, s eSubst, k func(eSubst)) {
+	if g.stopMatch {
+		return
+	}
 	id = g.Find(id)
 	c := g.classes[id]
 	if id, ok := p.(*sdql.Ident); ok {
@@ -46,13 +68,13 @@ func (g *EGraph) ematch(p sdql.Expr, id ClassID, s eSubst, k func(eSubst)) {
 		}
 		if isPatVar(id.Name) {
 			v := id.Name[1:]
-			if name, ok := s.names[v]; ok {
+			if name, ok := s.nameOf(v); ok {
 				if g.hasIdent(c, name) {
 					k(s)
 				}
 				return
 			}
-			if old, ok := s.exprs[v]; ok {
+			if old, ok := s.expr(v); ok {
 				if g.Find(old) == c.ID {
 					k(s)
 				}
@@ -121,7 +143,7 @@ func matchName(p, n string, s eSubst) (eSubst, bool) {
 		return s, p == n
 	}
 	v := p[1:]
-	if old, ok := s.names[v]; ok {
+	if old, ok := s.nameOf(v); ok {
 		return s, old == n
 	}
 	return s.withName(v, n), true
@@ -174,7 +196,7 @@ type eMatch struct {
 }
 
 func (m *eMatch) class(v string) *EClass {
-	id, ok := m.s.exprs[v]
+	id, ok := m.s.expr(v)
 	if !ok {
 		return nil
 	}
@@ -182,7 +204,7 @@ func (m *eMatch) class(v string) *EClass {
 }
 
 func (m *eMatch) name(v string) (string, bool) {
-	if n, ok := m.s.names[v]; ok {
+	if n, ok := m.s.nameOf(v); ok {
 		return n, true
 	}
 	if c := m.class(v); c != nil {
@@ -196,7 +218,7 @@ func (m *eMatch) name(v string) (string, bool) {
 }
 
 func (m *eMatch) mayBeFree(name, v string) bool {
-	if n, ok := m.s.names[v]; ok {
+	if n, ok := m.s.nameOf(v); ok {
 		return n == name
 	}
 	c := m.class(v)
@@ -315,10 +337,10 @@ func (g *EGraph) instantiate(r *Rule, s eSubst, rootType sdql.Type) (ClassID, bo
 			}
 			if isPatVar(x.Name) {
 				v := x.Name[1:]
-				if id, has := s.exprs[v]; has {
+				if id, has := s.expr(v); has {
 					return id
 				}
-				if n, has := s.names[v]; has {
+				if n, has := s.nameOf(v); has {
 					return g.add(ENode{Op: opIdent, Sym: n}, nil)
 				}
 				ok = false

@@ -26,7 +26,7 @@ type RunnerConfig struct {
 	IterLimit  int           // iterations (0: 30)
 	NodeLimit  int           // e-nodes (0: 20,000)
 	TimeLimit  time.Duration // wall time (0: 60ms)
-	MatchLimit int           // matches of one rule per iteration before it is banned (0: 1,000)
+	MatchLimit int           // matches of one rule per iteration before it is banned (0: 250)
 	BanLength  int           // iterations a banned rule sits out, doubled per ban (0: 2)
 	Disabled   map[string]bool
 }
@@ -42,7 +42,7 @@ func (c RunnerConfig) withDefaults() RunnerConfig {
 		c.TimeLimit = 60 * time.Millisecond
 	}
 	if c.MatchLimit == 0 {
-		c.MatchLimit = 1000
+		c.MatchLimit = 250
 	}
 	if c.BanLength == 0 {
 		c.BanLength = 2
@@ -163,6 +163,9 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 				anyBanned = true
 				continue
 			}
+			if time.Since(start) > cfg.TimeLimit {
+				break
+			}
 			limit := cfg.MatchLimit << rep.Banned[r.Name]
 			var found []match
 			cands := all
@@ -172,11 +175,15 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 			for _, id := range cands {
 				g.ematch(r.LHS, id, eSubst{}, func(s eSubst) {
 					found = append(found, match{r, id, s})
+					if len(found) > limit {
+						g.stopMatch = true
+					}
 				})
 				if len(found) > limit {
 					break
 				}
 			}
+			g.stopMatch = false
 			if len(found) > limit {
 				bannedUntil[r.Name] = iter + cfg.BanLength<<rep.Banned[r.Name]
 				rep.Banned[r.Name]++
@@ -199,11 +206,15 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 			if g.union(m.root, id) {
 				changed = true
 			}
-			if g.nodes > cfg.NodeLimit {
+			if g.nodes > cfg.NodeLimit || time.Since(start) > cfg.TimeLimit {
 				break
 			}
 		}
 		g.rebuild()
+		if time.Since(start) > cfg.TimeLimit {
+			rep.Stop = StopTimeLimit
+			break
+		}
 		if g.nodes > cfg.NodeLimit {
 			rep.Stop = StopNodeLimit
 			break
