@@ -204,15 +204,9 @@ func trimSpace(b []byte) []byte {
 	return b[i:j]
 }
 
-// nextToken returns the token of b starting at or after i and the index
-// after it.
-func nextToken(b []byte, i int) (tok []byte, next int) {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
-		i++
+func skipBlanks(b []byte, k int) int {
+	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
+		k++
 	}
-	j := i
-	for j < len(b) && b[j] != ' ' && b[j] != '\t' {
-		j++
-	}
-	return b[i:j], j
+	return k
 }

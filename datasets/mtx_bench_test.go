@@ -2,10 +2,13 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,4 +69,35 @@ func BenchmarkLoadMatrixMarket(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkParseCoordText parses the lines of a 2M-entry file held in
+// memory on one goroutine: the parser's cost without I/O or parallelism.
+func BenchmarkParseCoordText(b *testing.B) {
+	path := writeBenchMatrix(b, b.TempDir(), 2_000_000)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := data[bytes.IndexByte(data[bytes.IndexByte(data, '\n')+1:], '\n')+bytes.IndexByte(data, '\n')+2:]
+	p := &mmParser{name: "bench.mtx", h: Header{Format: "coordinate", Field: "real", Symmetry: "general", Rows: 50000, Cols: 50000, Entries: 2_000_000}}
+	out := coordOut{make([]int, 0, 2_000_000), make([]int, 0, 2_000_000), make([]float64, 0, 2_000_000)}
+	big := 0
+	for _, line := range bytes.Split(body[:len(body)-1], []byte("\n")) {
+		f := bytes.Fields(line)
+		m := strings.TrimLeft(strings.ReplaceAll(strings.Split(string(f[2]), "e")[0], ".", ""), "-0")
+		if u, err := strconv.ParseUint(m, 10, 64); err != nil || u > 1<<53 {
+			big++
+		}
+	}
+	b.Logf("%d of 2000000 mantissas exceed 2^53", big)
+	b.SetBytes(int64(len(body)))
+	b.ResetTimer()
+	for range b.N {
+		out.I, out.J, out.V = out.I[:0], out.J[:0], out.V[:0]
+		if _, c, err := p.parseCoordText(body, 2, 2_000_000, &out); err != nil || c != 2_000_000 {
+			b.Fatal(c, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2e6, "ns/entry")
 }

@@ -5,166 +5,56 @@ import (
 	"strings"
 )
 
-// readCoordinate reads the entry lines of a coordinate file.
-func (p *mmParser) readCoordinate(size int64) (*Coords, error) {
-	h := &p.h
-	pattern, integer := h.Field == "pattern", h.Field == "integer"
-	sym, skew := h.Symmetry != "general", h.Symmetry == "skew-symmetric"
-	minLine := 6 // "1 1 1\n"
-	if pattern {
-		minLine = 4
-	}
-	want := h.Entries
-	if sym {
-		want *= 2
-	}
-	n := initialCap(want, size, minLine)
-	if sym {
-		n = min(want, 2*n)
-	}
-	rows, cols := uint64(h.Rows), uint64(h.Cols)
-	I, J, V := make([]int, 0, n), make([]int, 0, n), make([]float64, 0, n)
-	lr := p.lr
-	count := 0
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		// Skip blank and comment lines.
-		k := 0
-		for k < len(line) && (line[k] == ' ' || line[k] == '\t') {
-			k++
-		}
-		if k == len(line) || line[k] == '%' {
-			continue
-		}
-		if count == h.Entries {
-			return nil, p.errorf(lr.line, "more entries than the %d declared", h.Entries)
-		}
-		count++
-		// Fast path: row, column and value tokens.
-		var i, j uint64
-		v := 1.0
-		i, k, ok = scanUint(line, k)
-		if ok {
-			k = skipBlanks(line, k)
-			j, k, ok = scanUint(line, k)
-		}
-		if ok && !pattern {
-			var tok []byte
-			tok, k = nextToken(line, k)
-			if integer {
-				var x int64
-				x, ok = parseInt(tok)
-				v = float64(x)
-			} else {
-				v, ok = parseFloat(tok)
-			}
-		}
-		if ok {
-			ok = skipBlanks(line, k) == len(line)
-		}
-		if !ok || i-1 >= rows || j-1 >= cols {
-			// Slow path: the exact diagnosis, or a value the fast path declined.
-			var err error
-			if i, j, v, err = p.parseEntrySlow(line); err != nil {
-				return nil, err
-			}
-		}
-		r, c := int(i-1), int(j-1)
-		I, J, V = append(I, r), append(J, c), append(V, v)
-		if sym && r != c {
-			if skew {
-				v = -v
-			}
-			I, J, V = append(I, c), append(J, r), append(V, v)
-		} else if skew {
-			return nil, p.errorf(lr.line, "diagonal entry (%d, %d) in a skew-symmetric matrix", i, j)
-		}
-	}
-	if err := p.readErr(); err != nil {
-		return nil, err
-	}
-	if count < h.Entries {
-		return nil, p.errorf(lr.line, "unexpected end of input after %d of %d entries", count, h.Entries)
-	}
-	return &Coords{Shape: []int{h.Rows, h.Cols}, Idx: [][]int{I, J}, Val: V}, nil
-}
-
-// scanUint parses the decimal digits at b[k:] up to a blank or the end of
-// b; ok is false for no digits, more than 18, or another character.
-func scanUint(b []byte, k int) (v uint64, next int, ok bool) {
-	start := k
-	for ; k < len(b); k++ {
-		d := b[k] - '0'
-		if d > 9 {
-			break
-		}
-		v = v*10 + uint64(d)
-	}
-	n := k - start
-	ok = n > 0 && n <= 18 && (k == len(b) || b[k] == ' ' || b[k] == '\t')
-	return v, k, ok
-}
-
-func skipBlanks(b []byte, k int) int {
-	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
-		k++
-	}
-	return k
-}
-
 // parseEntrySlow parses a coordinate entry line token by token, with the
 // exact error for a malformed one.
-func (p *mmParser) parseEntrySlow(line []byte) (i, j uint64, v float64, err error) {
+func (p *mmParser) parseEntrySlow(line []byte, lineNo int) (i, j uint64, v float64, err error) {
 	f := strings.Fields(string(line))
 	want, what := 3, "row column value"
 	if p.h.Field == "pattern" {
 		want, what = 2, "row column"
 	}
 	if len(f) != want {
-		return 0, 0, 0, p.errorf(p.lr.line, "want %d fields (%s), got %d", want, what, len(f))
+		return 0, 0, 0, p.errorf(lineNo, "want %d fields (%s), got %d", want, what, len(f))
 	}
-	if i, err = p.parseIndex(f[0], "row", p.h.Rows); err != nil {
+	if i, err = p.parseIndex(f[0], "row", p.h.Rows, lineNo); err != nil {
 		return
 	}
-	if j, err = p.parseIndex(f[1], "column", p.h.Cols); err != nil {
+	if j, err = p.parseIndex(f[1], "column", p.h.Cols, lineNo); err != nil {
 		return
 	}
-	v, err = p.parseValue(f, 2)
+	v, err = p.parseValue(f, 2, lineNo)
 	return
 }
 
-func (p *mmParser) parseIndex(s, what string, n int) (uint64, error) {
+func (p *mmParser) parseIndex(s, what string, n, lineNo int) (uint64, error) {
 	x, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, p.errorf(p.lr.line, "invalid %s index %q", what, s)
+		return 0, p.errorf(lineNo, "invalid %s index %q", what, s)
 	}
 	if x < 1 || x > int64(n) {
 		if n == 0 {
-			return 0, p.errorf(p.lr.line, "%s index %d out of range (no %ss)", what, x, what)
+			return 0, p.errorf(lineNo, "%s index %d out of range (no %ss)", what, x, what)
 		}
-		return 0, p.errorf(p.lr.line, "%s index %d out of range 1..%d", what, x, n)
+		return 0, p.errorf(lineNo, "%s index %d out of range 1..%d", what, x, n)
 	}
 	return uint64(x), nil
 }
 
 // parseValue parses f[k] as the file's field, or returns 1 for pattern files.
-func (p *mmParser) parseValue(f []string, k int) (float64, error) {
+func (p *mmParser) parseValue(f []string, k, lineNo int) (float64, error) {
 	switch p.h.Field {
 	case "pattern":
 		return 1, nil
 	case "integer":
 		x, err := strconv.ParseInt(f[k], 10, 64)
 		if err != nil {
-			return 0, p.errorf(p.lr.line, "invalid integer value %q", f[k])
+			return 0, p.errorf(lineNo, "invalid integer value %q", f[k])
 		}
 		return float64(x), nil
 	}
 	v, err := strconv.ParseFloat(f[k], 64)
 	if err != nil {
-		return 0, p.errorf(p.lr.line, "invalid value %q", f[k])
+		return 0, p.errorf(lineNo, "invalid value %q", f[k])
 	}
 	return v, nil
 }
@@ -214,7 +104,7 @@ func (p *mmParser) readArray(size int64) (*Coords, error) {
 				return nil, p.errorf(lr.line, "want 1 value, got %d fields", len(f))
 			}
 			var err error
-			if v, err = p.parseValue(f, 0); err != nil {
+			if v, err = p.parseValue(f, 0, lr.line); err != nil {
 				return nil, err
 			}
 		}
