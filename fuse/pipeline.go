@@ -52,6 +52,9 @@ type Result struct {
 	Reports []*Report      // one per saturation run
 	Fired   map[string]int // rule (and pass) firings
 	Elapsed time.Duration
+	// Warnings says where a limit cut a pass short (a strategy's step
+	// budget); the program is still equivalent, only less optimized.
+	Warnings []string
 }
 
 // The stage names, in order.
@@ -141,6 +144,9 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		for k, v := range c.Fired {
 			res.Fired[k] += v
 		}
+		if c.Exhausted {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("a rewrite strategy reached its step limit after stage %s", res.Stages[len(res.Stages)-1].Name))
+		}
 		return out
 	}
 	opt := cfg.Opt
@@ -212,6 +218,9 @@ func (r *Result) Plan() string {
 	}
 	for _, rep := range r.Reports {
 		b.WriteString(rep.Lines())
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "-- warning: %s\n", w)
 	}
 	return b.String()
 }
