@@ -262,8 +262,23 @@ func TestGeneratedPrograms(t *testing.T) {
 		}
 		types := inputTypes(inputs)
 		stages := optimizeGenerated(prog, types, i%4 == 0)
+		if i%8 == 1 {
+			// the whole pipeline with the inputs in storage formats; the
+			// logical inputs are the definitions' values (CSR stores every
+			// row, empty ones too)
+			var phys []physStage
+			phys, inputs = optimizePhysical(t, prog, inputs, i)
+			if want, err = sdql.Eval(prog, inputs); err != nil {
+				t.Fatal(err)
+			}
+			stages = append(optimizeGenerated(prog, types, false), phys...)
+		}
 		for _, st := range stages {
-			got, err := sdql.Eval(st.Program, inputs)
+			vals := inputs
+			if st.inputs != nil {
+				vals = st.inputs
+			}
+			got, err := sdql.Eval(st.Program, vals)
 			if err != nil || !sdql.Equal(got, want) {
 				failures++
 				gs := "error: " + fmt.Sprint(err)
@@ -279,26 +294,74 @@ func TestGeneratedPrograms(t *testing.T) {
 	t.Logf("%d generated programs in %v", n, time.Since(start))
 }
 
+// physStage is a stage with the inputs it runs on (nil: the logical ones).
+type physStage struct {
+	Stage
+	inputs map[string]sdql.Value
+}
+
+// optimizePhysical runs Optimize with V dense, W in COO and M in CSR or
+// COO, and returns the composed and normalized stages.
+func optimizePhysical(t *testing.T, prog sdql.Expr, inputs map[string]sdql.Value, i int) ([]physStage, map[string]sdql.Value) {
+	cfg := &Config{Inputs: inputTypes(inputs), Dense: map[string]bool{"V": true}, Defs: map[string]sdql.Expr{},
+		PhysInputs: map[string]sdql.Type{}, Runner: RunnerConfig{IterLimit: 4, NodeLimit: 400, TimeLimit: time.Second}}
+	phys := map[string]sdql.Value{"x": inputs["x"], "y": inputs["y"]}
+	mat := "csr"
+	if i%16 == 1 {
+		mat = "coo"
+	}
+	for _, b := range []struct {
+		name, format string
+		dims         []int
+	}{{"V", "dense", []int{4}}, {"W", "coo", []int{4}}, {"M", mat, []int{4, 4}}} {
+		vals, types := physBind(b.format, b.name, inputs[b.name], b.dims)
+		cfg.Defs[b.name] = sdql.MustParse(defText(b.format, b.name, len(b.dims)))
+		for n, v := range vals {
+			phys[n] = v
+			cfg.PhysInputs[n] = types[n]
+		}
+	}
+	logical := map[string]sdql.Value{"x": inputs["x"], "y": inputs["y"]}
+	for n, def := range cfg.Defs {
+		v, err := sdql.Eval(def, phys)
+		if err != nil {
+			t.Fatalf("definition of %s: %v", n, err)
+		}
+		logical[n] = v
+	}
+	res, err := Optimize(prog, cfg)
+	if err != nil {
+		t.Fatalf("Optimize: %v", err)
+	}
+	var out []physStage
+	for _, st := range res.Stages {
+		if st.Name == StageComposed || st.Name == StageNormalized {
+			out = append(out, physStage{st, phys})
+		}
+	}
+	return out, logical
+}
+
 // optimizeGenerated runs the passes of the pipeline on a generated
 // program; saturation (small limits) on every fourth.
-func optimizeGenerated(prog sdql.Expr, types map[string]sdql.Type, saturate bool) []Stage {
-	var stages []Stage
+func optimizeGenerated(prog sdql.Expr, types map[string]sdql.Type, saturate bool) []physStage {
+	var stages []physStage
 	dense := map[string]bool{"V": true}
 	e := Uniquify(SplitLets(prog))
 	c := NewCtx(e, types)
 	c.Dense = dense
 	sparsity, simplify, mulnorm, cleanup := strategies(c)
 	e, _ = sparsity(c, e)
-	stages = append(stages, Stage{StageSparsity, e})
+	stages = append(stages, physStage{Stage: Stage{StageSparsity, e}})
 	e, _ = Seq(simplify, Repeat(InlineIfCheaper(simplify, nil)), simplify)(c, e)
-	stages = append(stages, Stage{"simplified", e})
+	stages = append(stages, physStage{Stage: Stage{"simplified", e}})
 	if saturate {
 		e, _ = Saturate(Uniquify(e), SaturationRules(), types, dense, nil, RunnerConfig{IterLimit: 4, NodeLimit: 400, TimeLimit: time.Second})
-		stages = append(stages, Stage{StageSaturated, e})
+		stages = append(stages, physStage{Stage: Stage{StageSaturated, e}})
 	}
 	c = NewCtx(e, types)
 	e, _ = Seq(mulnorm, cleanup)(c, e)
-	stages = append(stages, Stage{StageNormalized, e})
+	stages = append(stages, physStage{Stage: Stage{StageNormalized, e}})
 	return stages
 }
 

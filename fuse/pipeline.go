@@ -63,6 +63,7 @@ const (
 	StageDifferentiated = "differentiated"
 	StageSparsity       = "sparsity"
 	StageSaturated      = "saturated"
+	StageSimplified     = "simplified" // instead of saturated with Opt "rules"
 	StageComposed       = "composed"
 	StageNormalized     = "normalized"
 )
@@ -166,8 +167,10 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 				res.Fired[k] += v
 			}
 			prog = run(out, cfg.Inputs, dense, simplify)
+			stage(StageSaturated, prog)
+		} else {
+			stage(StageSimplified, prog)
 		}
-		stage(StageSaturated, prog)
 	}
 	phys := cfg.Inputs
 	if len(cfg.Defs) > 0 {
