@@ -8,6 +8,13 @@ type denseLoop func(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c float
 
 func scatterAddKPVC(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c float64) int {
 	f, pres := d.f, d.pres
+	if pres == nil && lo >= 0 && hi <= len(f) && lo <= hi {
+		dst := f[lo:hi]
+		for i := range dst {
+			dst[i] += c
+		}
+		return hi
+	}
 	for p := lo; p < hi; p++ {
 		k := p
 		if uint(k) >= uint(len(f)) {
@@ -24,6 +31,13 @@ func scatterAddKPVC(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c float
 
 func scatterAddKPVP(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c float64) int {
 	f, pres := d.f, d.pres
+	if pres == nil && lo >= 0 && hi <= len(f) && hi <= len(a) && lo <= hi {
+		dst, src := f[lo:hi], a[lo:hi]
+		for i := range dst {
+			dst[i] += c * src[i]
+		}
+		return hi
+	}
 	for p := lo; p < hi; p++ {
 		k := p
 		if uint(k) >= uint(len(f)) {
@@ -200,6 +214,13 @@ func scatterAddKJVPJ(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c floa
 
 func scatterSetKPVC(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c float64) int {
 	f, pres := d.f, d.pres
+	if pres == nil && lo >= 0 && hi <= len(f) && lo <= hi {
+		dst := f[lo:hi]
+		for i := range dst {
+			dst[i] = c
+		}
+		return hi
+	}
 	for p := lo; p < hi; p++ {
 		k := p
 		if uint(k) >= uint(len(f)) {
@@ -216,6 +237,17 @@ func scatterSetKPVC(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c float
 
 func scatterSetKPVP(d *hdict, lo, hi int, idx, ka []int, a, b []float64, c float64) int {
 	f, pres := d.f, d.pres
+	if pres == nil && lo >= 0 && hi <= len(f) && hi <= len(a) && lo <= hi {
+		dst, src := f[lo:hi], a[lo:hi]
+		if c == 1 {
+			copy(dst, src)
+			return hi
+		}
+		for i := range dst {
+			dst[i] = c * src[i]
+		}
+		return hi
+	}
 	for p := lo; p < hi; p++ {
 		k := p
 		if uint(k) >= uint(len(f)) {
