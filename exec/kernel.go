@@ -123,6 +123,9 @@ func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
 		f := c.real(e, nil)
 		return func(fr *frame, r *Result) { r.scalar = f(fr) }
 	}
+	if f := c.segTop(e); f != nil {
+		return f
+	}
 	if c.opts.Threads > 1 {
 		if p := c.parallelInto(e); p != nil {
 			k.par = p
@@ -223,6 +226,7 @@ func panicError(p any) error {
 // prepare resets the destination and sizes its levels.
 func (k *Kernel) prepare(r *Result, fr *frame) {
 	r.scalar = 0
+	r.seg = nil
 	if r.dict == nil {
 		return
 	}
@@ -306,6 +310,16 @@ type Result struct {
 	k      kind
 	scalar float64
 	dict   *hdict
+	seg    *segResult // a flat matrix result (seg.go), used instead of dict
+	segb   *segResult
+}
+
+func (r *Result) segBuf() *segResult {
+	if r.segb == nil {
+		r.segb = &segResult{}
+	}
+	r.seg = r.segb
+	return r.seg
 }
 
 // Type returns the result's type.
@@ -324,6 +338,9 @@ func (r *Result) Value() sdql.Value {
 		return sdql.Int(int(r.scalar))
 	case kBool:
 		return sdql.Bool(r.scalar != 0)
+	}
+	if r.seg != nil {
+		return r.seg.value()
 	}
 	return toValue(r.dict)
 }
