@@ -55,6 +55,7 @@ type Kernel struct {
 	inputs  []inputSlot
 	checks  []check
 	nframes int
+	segOnly bool // the result is always a flat matrix (seg.go)
 }
 
 // Compile compiles a physical SDQL program whose free variables have the
@@ -124,6 +125,7 @@ func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
 		return func(fr *frame, r *Result) { r.scalar = f(fr) }
 	}
 	if f := c.segTop(e); f != nil {
+		k.segOnly = true
 		return f
 	}
 	if c.opts.Threads > 1 {
@@ -227,7 +229,7 @@ func panicError(p any) error {
 func (k *Kernel) prepare(r *Result, fr *frame) {
 	r.scalar = 0
 	r.seg = nil
-	if r.dict == nil {
+	if r.dict == nil || k.segOnly {
 		return
 	}
 	d := r.dict
