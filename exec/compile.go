@@ -32,6 +32,9 @@ type frame struct {
 	ra      [][]float64
 	scratch []*hdict
 	hints   []int // per-run facts found by validation (fast.go)
+	// split restricts the outermost range loop to a worker's chunk
+	split            bool
+	splitLo, splitHi int
 }
 
 // vclass is the storage class of a variable.
@@ -101,6 +104,8 @@ type compiler struct {
 	nhints  int
 	types   map[string]*dictType
 	fast    int // number of fast loops compiled (for tests)
+	// splitRange is the range source the parallel executor splits
+	splitRange *sdql.RangeExpr
 }
 
 func (c *compiler) fail(e sdql.Expr, format string, args ...any) {

@@ -87,7 +87,8 @@ func mentions(e sdql.Expr, names ...string) bool {
 func (c *compiler) source(e *sdql.SumExpr, env *scope) (*counted, bool) {
 	switch src := e.Src.(type) {
 	case *sdql.RangeExpr:
-		cs := &counted{isRange: true, lo: c.int(src.Lo, env), hi: c.int(src.Hi, env), pName: e.Key.Name, jName: e.Val.Name, where: src.Pos()}
+		lo, hi := c.rangeBounds(src, env)
+		cs := &counted{isRange: true, lo: lo, hi: hi, pName: e.Key.Name, jName: e.Val.Name, where: src.Pos()}
 		// a CSR nest: the body is a sum over idx(pos(i):pos(i+1)) that
 		// does not otherwise use i
 		if in, ok := e.Body.(*sdql.SumExpr); ok && !mentions(e.Body, e.Key.Name) {

@@ -206,7 +206,7 @@ func (k *Kernel) RunInto(r *Result, bindings map[string]sdql.Value) (err error) 
 	}()
 	k.prepare(r, fr)
 	if k.par != nil {
-		return k.par.run(k, fr, r)
+		return k.par.run(k, fr, r, bindings)
 	}
 	k.top(fr, r)
 	return nil

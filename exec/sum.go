@@ -22,7 +22,7 @@ func (c *compiler) loop(e *sdql.SumExpr, env *scope) (loopFn, *scope) {
 	switch src := e.Src.(type) {
 	case *sdql.RangeExpr:
 		inner, vref := c.bind(inner, e.Val, sdql.IntType)
-		lo, hi := c.int(src.Lo, env), c.int(src.Hi, env)
+		lo, hi := c.rangeBounds(src, env)
 		ks, vs := kref.slot, vref.slot
 		return func(fr *frame, dst *hdict, s float64, step intoFn) {
 			for x, n := lo(fr), hi(fr); x < n; x++ {
