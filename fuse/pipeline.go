@@ -119,6 +119,9 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		cfg = &Config{}
 	}
 	start := time.Now()
+	if _, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: cfg.Inputs}); err != nil {
+		return nil, err
+	}
 	res := &Result{Fired: map[string]int{}}
 	stage := func(name string, e sdql.Expr) { res.Stages = append(res.Stages, Stage{name, e}) }
 	stage(StageLogical, prog)
@@ -161,7 +164,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		if opt != "rules" {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled
-			out, rep := Saturate(Uniquify(prog), SaturationRules(), cfg.Inputs, dense, cfg.Stats, rc)
+			out, rep := Saturate(prog, SaturationRules(), cfg.Inputs, dense, cfg.Stats, rc)
 			res.Reports = append(res.Reports, rep)
 			for k, v := range rep.Fired {
 				res.Fired[k] += v
@@ -191,7 +194,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			if opt != "rules" {
 				rc := cfg.Runner
 				rc.Disabled = cfg.Disabled
-				out, rep := Saturate(Uniquify(prog), SaturationRules(), phys, nil, cfg.PhysStats, rc)
+				out, rep := Saturate(prog, SaturationRules(), phys, nil, cfg.PhysStats, rc)
 				res.Reports = append(res.Reports, rep)
 				for k, v := range rep.Fired {
 					res.Fired[k] += v

@@ -25,10 +25,12 @@ const (
 type RunnerConfig struct {
 	IterLimit  int           // iterations (0: 30)
 	NodeLimit  int           // e-nodes (0: 20,000)
-	TimeLimit  time.Duration // wall time (0: 60ms)
+	TimeLimit  time.Duration // wall time (0: 40ms, so that two runs fit in 100ms)
 	MatchLimit int           // matches of one rule per iteration before it is banned (0: 250)
 	BanLength  int           // iterations a banned rule sits out, doubled per ban (0: 2)
 	Disabled   map[string]bool
+	// Trace, when set, is called for every rule application.
+	Trace func(rule string)
 }
 
 func (c RunnerConfig) withDefaults() RunnerConfig {
@@ -39,7 +41,7 @@ func (c RunnerConfig) withDefaults() RunnerConfig {
 		c.NodeLimit = 20000
 	}
 	if c.TimeLimit == 0 {
-		c.TimeLimit = 60 * time.Millisecond
+		c.TimeLimit = 40 * time.Millisecond
 	}
 	if c.MatchLimit == 0 {
 		c.MatchLimit = 250
@@ -100,11 +102,12 @@ func SaturationRules() []*Rule {
 }
 
 // Saturate runs equality saturation on prog with the given rules and
-// extracts the cheapest equivalent program under the cost model. Tupled
-// lets must have been split (SplitLets) and binder names should be unique
-// (Uniquify) so that every name has one type.
+// extracts the cheapest equivalent program under the cost model. It first
+// splits tupled lets and makes binder names unique (so that every name has
+// one type).
 func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense map[string]bool, stats Stats, cfg RunnerConfig) (sdql.Expr, *Report) {
 	cfg = cfg.withDefaults()
+	prog = Uniquify(SplitLets(prog))
 	start := time.Now()
 	rep := &Report{Fired: map[string]int{}, Banned: map[string]int{}, Stop: StopNotStarted}
 	info, _ := sdql.Check(prog, &sdql.CheckConfig{Inputs: inputs})
@@ -203,6 +206,9 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 				continue
 			}
 			rep.Fired[m.r.Name]++
+			if cfg.Trace != nil {
+				cfg.Trace(m.r.Name)
+			}
 			if g.union(m.root, id) {
 				changed = true
 			}
