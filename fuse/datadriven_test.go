@@ -24,6 +24,9 @@ import (
 //	saturate [dense=(...)] [disable=(R, ...)] expect=(...)
 //	    runs equality saturation and prints the extracted program and the
 //	    stop reason
+//	strategy [dense=(...)] expect=(...)
+//	    the first input line is a strategy (ParseStrategy), applied to the
+//	    whole program
 //	plan [wrt=X] [dense=(...)] [formats=(A=csr/4x4, ...)] [disable=(...)] [opt=rules] expect=(...)
 //	    runs Optimize (differentiating with ad.Grad when wrt is given) and
 //	    prints every stage
@@ -37,6 +40,7 @@ func fuseSuite() *sdqltest.Suite {
 	s.Register("norm", runNorm)
 	s.Register("saturate", runSaturate)
 	s.Register("plan", runPlan)
+	s.Register("strategy", runStrategyCmd)
 	return s
 }
 
@@ -138,6 +142,32 @@ func runNorm(t *testing.T, d *datadriven.TestData) string {
 	}
 	checkExpect(t, d, c.Fired)
 	checkSame(t, d.Pos, e, out, inputs, inputs)
+	return sdql.Print(out) + "\n"
+}
+
+func runStrategyCmd(t *testing.T, d *datadriven.TestData) string {
+	first, rest, _ := strings.Cut(d.Input, "\n")
+	strat, err := ParseStrategy(first)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	inputs, prog, err := sdqltest.Split(rest)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	e, err := sdql.Parse("prog.sdql", prog)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	prep := Uniquify(SplitLets(e))
+	c := NewCtx(prep, inputTypes(inputs))
+	c.Dense = argSet(d, "dense")
+	out, ok := strat(c, prep)
+	checkExpect(t, d, c.Fired)
+	checkSame(t, d.Pos, e, out, inputs, inputs)
+	if !ok {
+		return "failed\n"
+	}
 	return sdql.Print(out) + "\n"
 }
 

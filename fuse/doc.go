@@ -27,6 +27,7 @@
 //	Rules(), RuleByName, RulesOf, ParseRules
 //	Strategy, Ctx, NewCtx, Apply, ApplyAny, Id, Fail, Seq, Choice, Try, Repeat,
 //	One, All, TopDown, BottomUp, Everywhere, Innermost, Normalize, Named
+//	ParseStrategy(text)                    "normalize(group:sparsity <+ InlineLet); repeat(topDown(MulOneRight))"
 //	SplitLets, Uniquify, InlineLet, InlineIfCheaper, ANF
 //
 // The e-graph follows egg: hash-consed e-nodes over a union-find, a
