@@ -3,6 +3,7 @@ package bench
 import (
 	"testing"
 
+	"github.com/nablasd/nablasd/bench/gen"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/sdql"
@@ -100,6 +101,15 @@ func BenchmarkGrad(b *testing.B) {
 					}
 				}
 			})
+			if mk := gen.Kernels[kf.Name+"_"+kf.Format]; mk != nil {
+				run := mk(cs.Bindings)
+				b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						run()
+					}
+				})
+			}
 			b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {

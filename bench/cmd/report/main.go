@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/nablasd/nablasd/bench"
+	"github.com/nablasd/nablasd/bench/gen"
 	"github.com/nablasd/nablasd/exec"
 )
 
@@ -31,7 +32,7 @@ func main() {
 	opt := flag.String("opt", "", "optimization level: none, norm or dps")
 	flag.Parse()
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "kernel\tinput\tformat\tcompiled ns\thand ns\tratio\tallocs/run\tcompile µs\tmem MB\thand mem MB\tmem ratio\t")
+	fmt.Fprintln(w, "kernel\tinput\tformat\tcompiled ns\thand ns\tratio\tgen-Go ns\tgen ratio\tallocs/run\tcompile µs\tmem MB\thand mem MB\tmem ratio\t")
 	for _, in := range strings.Split(*inputs, ",") {
 		m, why, err := bench.LoadInput(in)
 		if err != nil {
@@ -79,12 +80,22 @@ func main() {
 					cs.Hand()
 				}
 			})
+			var genNs int64
+			if mk := gen.Kernels[kf.Name+"_"+kf.Format]; mk != nil && *opt == "" {
+				run := mk(cs.Bindings)
+				genNs = testing.Benchmark(func(b *testing.B) {
+					for b.Loop() {
+						run()
+					}
+				}).NsPerOp()
+			}
 			allocs := testing.AllocsPerRun(3, func() { _ = k.RunInto(res, cs.Bindings) })
 			mem := float64(cs.InputBytes+firstRun) / 1e6
 			hmem := float64(cs.InputBytes+cs.HandOutBytes) / 1e6
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%.2f\t%.0f\t%d\t%.2f\t%.2f\t%.2f\t\n",
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%.2f\t%d\t%.2f\t%.0f\t%d\t%.2f\t%.2f\t%.2f\t\n",
 				kf.Name, in, kf.Format, comp.NsPerOp(), hand.NsPerOp(),
-				float64(comp.NsPerOp())/float64(max(hand.NsPerOp(), 1)), allocs,
+				float64(comp.NsPerOp())/float64(max(hand.NsPerOp(), 1)),
+				genNs, float64(genNs)/float64(max(hand.NsPerOp(), 1)), allocs,
 				compile.Microseconds(), mem, hmem, mem/hmem)
 		}
 	}
