@@ -75,7 +75,10 @@ func (g *gogen) typeOf(e sdql.Expr) sdql.Type {
 	return sdql.RealType
 }
 
-func (g *gogen) p(format string, args ...any) { fmt.Fprintf(&g.b, format, args...); g.b.WriteByte('\n') }
+func (g *gogen) p(format string, args ...any) {
+	fmt.Fprintf(&g.b, format, args...)
+	g.b.WriteByte('\n')
+}
 
 func (g *gogen) file(prog sdql.Expr, bindings map[string]sdql.Value) ([]byte, error) {
 	g.vars, g.kinds = map[string]string{}, map[string]string{}
