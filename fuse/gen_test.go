@@ -350,7 +350,7 @@ func optimizeGenerated(prog sdql.Expr, types map[string]sdql.Type, saturate bool
 	e := Uniquify(SplitLets(prog))
 	c := NewCtx(e, types)
 	c.Dense = dense
-	sparsity, simplify, mulnorm, cleanup := strategies(c)
+	sparsity, simplify, mulnorm, cleanup := strategies()
 	e, _ = sparsity(c, e)
 	stages = append(stages, physStage{Stage: Stage{StageSparsity, e}})
 	e, _ = Seq(simplify, Repeat(InlineIfCheaper(simplify, nil)), simplify)(c, e)

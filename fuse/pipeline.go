@@ -75,35 +75,28 @@ const (
 //	simplify   = normalize(sparsity <+ algebra <+ fusion rules <+ InlineLet)  (then InlineIfCheaper)
 //	saturate   = equality saturation with SaturationRules, cost-based extraction
 //	compose    = Compose(defs) ; simplify ; saturate over the physical inputs
-//	normalize  = normalizeInnermost(mulnorm <+ algebra Normalize rules) ; normalize(DropUnique) ; normalize(ANF)
-func strategies(c *Ctx) (sparsity, simplify, mulnorm, cleanup Strategy) {
+//	mulnorm    = normalizeInnermost(sparsity <+ mulnorm <+ algebra minus hoisting <+ InlineLet)   (Fig. 9, second group)
+//	cleanup    = normalize(cleanup rules) ; normalize(ANF)
+func strategies() (sparsity, simplify, mulnorm, cleanup Strategy) {
 	sp := ApplyAny(RulesOf("sparsity", TagNormalize))
 	alg := ApplyAny(RulesOf("algebra", TagNormalize))
-	fus := ApplyAny(withoutRule(RulesOf("fusion", TagNormalize), "DropUnique"))
+	fus := ApplyAny(RulesOf("fusion", TagNormalize))
 	mn := ApplyAny(RulesOf("mulnorm", TagNormalize))
 	sparsity = Normalize(Choice(sp, InlineLet))
 	simplify = Normalize(Choice(sp, alg, fus, InlineLet))
-	mulnorm = NormalizeInnermost(Choice(sp, mn, withoutHoist(c), InlineLet))
-	cleanup = Seq(Normalize(Apply(RuleByName("DropUnique"))), Normalize(ANF))
+	mulnorm = NormalizeInnermost(Choice(sp, mn, ApplyAny(without(RulesOf("algebra", TagNormalize), undoMulnorm)), InlineLet))
+	cleanup = Seq(Normalize(ApplyAny(RulesOf("cleanup", TagNormalize))), Normalize(ANF))
 	return
 }
 
-// withoutHoist is the algebra group minus the hoisting rules, which undo
-// multiplication normalization.
-func withoutHoist(c *Ctx) Strategy {
-	var rs []*Rule
-	for _, r := range RulesOf("algebra", TagNormalize) {
-		if r.Name != "HoistLeftFactor" && r.Name != "HoistRightFactor" && r.Name != "LetFloatMulRight" && r.Name != "LetFloatMulLeft" {
-			rs = append(rs, r)
-		}
-	}
-	return ApplyAny(rs)
-}
+// undoMulnorm are the algebra rules that move factors and lets out of the
+// loops multiplication normalization moves them into.
+var undoMulnorm = map[string]bool{"HoistLeftFactor": true, "HoistRightFactor": true, "LetFloatMulLeft": true, "LetFloatMulRight": true}
 
-func withoutRule(rs []*Rule, name string) []*Rule {
+func without(rs []*Rule, names map[string]bool) []*Rule {
 	var out []*Rule
 	for _, r := range rs {
-		if r.Name != name {
+		if !names[r.Name] {
 			out = append(out, r)
 		}
 	}
@@ -156,8 +149,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	opt := cfg.Opt
 	prog = Uniquify(SplitLets(prog))
 	if dense := cfg.Dense; opt != "none" {
-		c0 := NewCtx(prog, cfg.Inputs)
-		sparsity, simplify, _, _ := strategies(c0)
+		sparsity, simplify, _, _ := strategies()
 		prog = run(prog, cfg.Inputs, dense, sparsity)
 		stage(StageSparsity, prog)
 		prog = run(prog, cfg.Inputs, dense, Seq(simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
@@ -188,8 +180,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		}
 		prog = Uniquify(SplitLets(Compose(prog, cfg.Defs)))
 		if opt != "none" {
-			c0 := NewCtx(prog, phys)
-			_, simplify, _, _ := strategies(c0)
+			_, simplify, _, _ := strategies()
 			prog = run(prog, phys, nil, simplify)
 			if opt != "rules" {
 				rc := cfg.Runner
@@ -205,8 +196,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		stage(StageComposed, prog)
 	}
 	if opt != "none" {
-		c0 := NewCtx(prog, phys)
-		_, _, mulnorm, cleanup := strategies(c0)
+		_, _, mulnorm, cleanup := strategies()
 		prog = run(prog, phys, nil, Seq(mulnorm, cleanup))
 	}
 	stage(StageNormalized, prog)

@@ -91,7 +91,7 @@ func (r *Report) Lines() string {
 func SaturationRules() []*Rule {
 	var out []*Rule
 	for _, r := range builtinRules {
-		if r.subst || len(r.fresh) > 0 || r.Name == "DropUnique" {
+		if r.subst || len(r.fresh) > 0 {
 			continue
 		}
 		if r.Tag == TagExplore || r.Group == "algebra" || r.Group == "fusion" || r.Group == "sparsity" {
