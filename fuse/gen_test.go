@@ -92,6 +92,9 @@ func (g *gen) expr(kind string) string {
 		case 5, 6:
 			k, v := g.fresh("k"), g.fresh("v")
 			src := g.expr("vec")
+			if g.r.Intn(4) == 0 {
+				return "(sum(<" + k + ", " + v + "> in " + src + ") " + v + ")"
+			}
 			return "(sum(<" + k + ", " + v + "> in " + src + ") " + g.with(genVar{k, "int"}, func() string {
 				return g.with(genVar{v, "real"}, func() string { return g.expr("real") })
 			}) + ")"
