@@ -34,9 +34,9 @@ const (
 // linear scan instead of an index.
 const linearMax = 8
 
-// denseMax bounds the extent a growable dense dictionary reaches before it
-// turns into a hashed one (unless the extent is known up front).
-const denseMin = 1 << 16
+// denseMin is the extent a growable dense dictionary may always reach (and
+// beyond it, 8 times its number of keys) before it turns into a hashed one.
+const denseMin = 1 << 21
 
 // hdict is a dictionary built at run time: a semi-ring dictionary with int
 // keys and either scalar leaves (f, reals, ints and bools as float64) or

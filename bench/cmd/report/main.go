@@ -30,6 +30,7 @@ func main() {
 	dict := flag.String("dict", "", "dictionary index: intmap, map or swiss")
 	noDense := flag.Bool("nodense", false, "hashed dictionaries only (the paper's dictionary variant)")
 	opt := flag.String("opt", "", "optimization level: none, norm or dps")
+	noValidate := flag.Bool("novalidate", false, "skip the up-front validation of the inputs")
 	flag.Parse()
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "kernel\tinput\tformat\tcompiled ns\thand ns\tratio\tgen-Go ns\tgen ratio\tallocs/run\tcompile µs\tmem MB\thand mem MB\tmem ratio\t")
@@ -56,7 +57,7 @@ func main() {
 				}
 			}
 			t0 := time.Now()
-			k, err := cs.Compile(exec.Options{Dict: *dict, NoDense: *noDense, Opt: *opt})
+			k, err := cs.Compile(exec.Options{Dict: *dict, NoDense: *noDense, Opt: *opt, NoValidate: *noValidate})
 			if err != nil {
 				fail(err)
 			}
