@@ -3,6 +3,7 @@ package exec
 import (
 	"testing"
 
+	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -34,6 +35,31 @@ func TestPhysicalPrograms(t *testing.T) {
 	} {
 		for _, o := range optionSets {
 			agree(t, src, b, o)
+		}
+	}
+}
+
+func TestResultTensor(t *testing.T) {
+	b := map[string]sdql.Value{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}
+	e, err := sdql.Parse("", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) { j -> { i -> A_val(p) } }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := CompileFor(e, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Run(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range formats.ForOrder(2) {
+		ten, err := r.Tensor(f, 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sdql.Equal(formats.ToValue(ten), r.Value()) {
+			t.Errorf("%s: tensor differs from the value", f)
 		}
 	}
 }
