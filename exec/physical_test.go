@@ -63,3 +63,35 @@ func TestResultTensor(t *testing.T) {
 		}
 	}
 }
+
+// TestBadInputs: inputs violating their format give errors, not panics
+// (the general closure path follows the interpreter: a lookup out of an
+// array gives 0, so a short val is not an error there).
+func TestBadInputs(t *testing.T) {
+	e, err := sdql.Parse("", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) { j -> A_val(p) }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := map[string]sdql.Value{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}
+	bad := []map[string]sdql.Value{
+		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 3, 2}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // pos not monotone
+		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 5}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // pos past idx
+		{"A_len": sdql.Int(3), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // len past pos
+		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1}},       // val short
+		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, -7, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // negative index
+	}
+	for _, opts := range []Options{{}, {NoFast: true}, {NoValidate: true}, {ResultShape: []int{3}}} {
+		k, err := CompileFor(e, good, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range bad {
+			if _, err := k.Run(b); err == nil && !(i == 4 && opts.ResultShape == nil) && !(opts.NoValidate && i <= 1) && !(opts.NoFast && (i == 1 || i == 3)) {
+				t.Errorf("%+v: bad input %d: no error", opts, i)
+			}
+		}
+	}
+	if _, err := Compile(e, map[string]sdql.Type{}, Options{}); err == nil {
+		t.Error("compile without inputs: no error")
+	}
+}
