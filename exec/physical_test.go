@@ -74,10 +74,10 @@ func TestBadInputs(t *testing.T) {
 	}
 	good := map[string]sdql.Value{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}
 	bad := []map[string]sdql.Value{
-		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 3, 2}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // pos not monotone
-		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 5}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // pos past idx
-		{"A_len": sdql.Int(3), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // len past pos
-		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1}},       // val short
+		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 3, 2}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}},  // pos not monotone
+		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 5}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}},  // pos past idx
+		{"A_len": sdql.Int(3), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1, 2, 3}},  // len past pos
+		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, 2, 1}, "A_val": sdql.RealArray{1}},        // val short
 		{"A_len": sdql.Int(2), "A_pos": sdql.IntArray{0, 2, 3}, "A_idx": sdql.IntArray{0, -7, 1}, "A_val": sdql.RealArray{1, 2, 3}}, // negative index
 	}
 	for _, opts := range []Options{{}, {NoFast: true}, {NoValidate: true}, {ResultShape: []int{3}}} {
