@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"time"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -19,12 +20,18 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	compileStart := time.Now()
+	pl, err := prepare(p, "", c.opt)
+	if err != nil {
+		return err
+	}
+	compile := time.Since(compileStart)
 	v, err := rs.measure(func() (sdql.Value, error) {
-		return (&sdql.Interp{File: p.name}).Run(p.expr, p.info, p.values)
+		return (&sdql.Interp{File: p.name}).Run(pl.prog, pl.info, pl.values)
 	})
 	if err != nil {
 		return err
 	}
-	rs.report(stderr, 0)
+	rs.report(stderr, compile)
 	return writeResult(v, c.out, p.shapeHint(v), stdout)
 }

@@ -20,6 +20,7 @@ type common struct {
 	inputs     inputFlags
 	out        string
 	wrt        string
+	opt        string
 }
 
 func newFlagSet(name string, c *common, withWrt, withOut bool) *flag.FlagSet {
@@ -34,6 +35,7 @@ func newFlagSet(name string, c *common, withWrt, withOut bool) *flag.FlagSet {
 	if withWrt {
 		fs.StringVar(&c.wrt, "wrt", "", "differentiate with respect to the input `NAME`")
 	}
+	fs.StringVar(&c.opt, "opt", "full", "optimizations: full, rules (no equality saturation) or none (the logical program)")
 	return fs
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -30,17 +29,13 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--wrt %s: %s is not an input of the program (its inputs: %s)", c.wrt, c.wrt, inputList(p))
 	}
 	compileStart := time.Now()
-	g, err := ad.Grad(p.expr, c.wrt, p.types())
+	pl, err := prepare(p, c.wrt, c.opt)
 	if err != nil {
-		return p.withFile(err)
-	}
-	info, err := sdql.Check(g, &sdql.CheckConfig{File: p.name, Inputs: p.types(), Strict: true})
-	if err != nil {
-		return fmt.Errorf("internal error: the derivative does not type-check: %v", err)
+		return err
 	}
 	compile := time.Since(compileStart)
 	v, err := rs.measure(func() (sdql.Value, error) {
-		return (&sdql.Interp{File: p.name}).Run(g, info, p.values)
+		return (&sdql.Interp{File: p.name}).Run(pl.prog, pl.info, pl.values)
 	})
 	if err != nil {
 		return err

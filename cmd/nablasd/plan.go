@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -21,20 +20,15 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	stage := func(name string, e sdql.Expr) {
-		fmt.Fprintf(stdout, "-- stage: %s\n%s\n", name, sdql.Print(e))
+	mode, ok := optModes[c.opt]
+	if !ok || mode == "none" {
+		return usagef("--opt %q: plan shows the optimizer's stages for --opt full or rules", c.opt)
 	}
-	stage("logical", p.expr)
-	if c.wrt == "" {
-		return nil
-	}
-	st, err := ad.GradStages(p.expr, c.wrt, p.types())
+	res, _, err := p.optimize(c.wrt, mode)
 	if err != nil {
-		return p.withFile(err)
+		return err
 	}
-	stage("anf", st.ANF)
-	stage("differentiated", st.Derivative)
-	stage("sparsity", st.Sparse)
+	fmt.Fprint(stdout, res.Plan())
 	return nil
 }
 
