@@ -4,15 +4,16 @@ import (
 	"io"
 	"time"
 
-	"github.com/nablasd/nablasd/sdql"
 )
 
 // cmdEval: nablasd eval (-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]
 func cmdEval(args []string, stdout, stderr io.Writer) error {
 	var c common
 	var rs runStats
+	var x execFlags
 	fs := newFlagSet("eval", &c, false, true)
 	rs.register(fs)
+	x.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -25,13 +26,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	compile := time.Since(compileStart)
-	v, err := rs.measure(func() (sdql.Value, error) {
-		return (&sdql.Interp{File: p.name}).Run(pl.prog, pl.info, pl.values)
-	})
+	optimize := time.Since(compileStart)
+	v, res, kernel, err := x.execute(p, pl, &rs, nil)
 	if err != nil {
 		return err
 	}
-	rs.report(stderr, compile)
-	return writeResult(v, c.out, p.shapeHint(v), stdout)
+	rs.report(stderr, optimize+kernel)
+	return x.output(v, res, c.out, p.shapeHint(v), stdout)
 }

@@ -31,6 +31,16 @@ func TestKernelsAcrossFormats(t *testing.T) {
 	}
 }
 
+// The executor and optimizer variants every combination also runs with;
+// all must agree with the first.
+var variants = [][]string{
+	{},
+	{"--exec", "interp"},
+	{"--opt", "none", "--exec", "interp"},
+	{"--opt", "rules", "--dict", "map", "--dps=false"},
+	{"--threads", "2", "--dict", "swiss", "--no-validate"},
+}
+
 func testKernelsAcrossFormats(t *testing.T, cmd string) {
 	dir := t.TempDir()
 	write := func(name, spec string) string {
@@ -82,18 +92,23 @@ func testKernelsAcrossFormats(t *testing.T, cmd string) {
 						args = append(args, "--in", "V2="+v2+":"+vecFormats[(combos+1)%len(vecFormats)])
 					}
 				}
-				code, out, stderr := runCLI(args...)
-				if code != 0 {
-					t.Fatalf("%s with %s/%s: exit %d: %s", name, fa, fb, code, stderr)
-				}
-				got, err := parseLiteral(out)
-				if err != nil {
-					t.Fatalf("%s: output %q: %v", name, out, err)
-				}
-				if want == nil {
-					want, wantText = got, out
-				} else if !sdql.Equal(got, want) {
-					t.Errorf("%s: formats %s/%s give %s, want %s", name, fa, fb, out, wantText)
+				for vi, variant := range variants {
+					if vi > 0 && (combos+vi)%3 != 0 {
+						continue // each variant on a third of the combinations
+					}
+					code, out, stderr := runCLI(append(append([]string(nil), args...), variant...)...)
+					if code != 0 {
+						t.Fatalf("%s with %s/%s %v: exit %d: %s", name, fa, fb, variant, code, stderr)
+					}
+					got, err := parseLiteral(out)
+					if err != nil {
+						t.Fatalf("%s: output %q: %v", name, out, err)
+					}
+					if want == nil {
+						want, wantText = got, out
+					} else if !sdql.Equal(got, want) {
+						t.Errorf("%s: formats %s/%s %v give %s, want %s", name, fa, fb, variant, out, wantText)
+					}
 				}
 				combos++
 			}

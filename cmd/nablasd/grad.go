@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -13,8 +14,10 @@ import (
 func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	var c common
 	var rs runStats
+	var x execFlags
 	fs := newFlagSet("grad", &c, true, true)
 	rs.register(fs)
+	x.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -33,15 +36,13 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	compile := time.Since(compileStart)
-	v, err := rs.measure(func() (sdql.Value, error) {
-		return (&sdql.Interp{File: p.name}).Run(pl.prog, pl.info, pl.values)
-	})
+	optimize := time.Since(compileStart)
+	v, res, kernel, err := x.execute(p, pl, &rs, denseGradShape(p, c.wrt))
 	if err != nil {
 		return err
 	}
-	rs.report(stderr, compile)
-	return writeResult(v, c.out, gradShape(p, c.wrt, v), stdout)
+	rs.report(stderr, optimize+kernel)
+	return x.output(v, res, c.out, gradShape(p, c.wrt, v), stdout)
 }
 
 // gradShape is the shape a written gradient keeps: the result's indices
@@ -55,4 +56,18 @@ func gradShape(p *program, wrt string, v sdql.Value) []int {
 		return append(make([]int, order-len(shape)), shape...)
 	}
 	return shape
+}
+
+// denseGradShape is the result shape the kernel may make dense: the wrt
+// input's shape when the program's result is a scalar and the input is
+// bound in a dense format (its gradient then covers every position).
+func denseGradShape(p *program, wrt string) []int {
+	t := p.inputs[wrt].tensor
+	if t == nil || p.info.Result != sdql.RealType {
+		return nil
+	}
+	if t.Format != formats.Dense && t.Format != formats.DenseCol {
+		return nil
+	}
+	return t.Shape
 }

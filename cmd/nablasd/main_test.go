@@ -66,6 +66,13 @@ func TestEvalCLI(t *testing.T) {
 		{[]string{"grad", "-f", ill2, "--wrt", "n", "--in", "n=3"}, 1, "", ill2 + ":1:1: cannot differentiate a program whose result has type int"},
 		{[]string{"plan", "-e", "sum(<i, a> in V2) V1(i) * a", "--wrt", "V1"}, 0, "*", ""},
 		{[]string{"plan", "-e", "sum(<i, a> in V2) V1(i) * a", "--wrt", "V9"}, 1, "", "V9 is not an input"},
+		{[]string{"eval", "-e", "s * V1", "--in", "V1=" + v1, "--in", "s=2", "--out-format", "csr"}, 1, "", "--out-format csr: formats: csr has no variant of order 1"},
+		{[]string{"eval", "-e", "s * V1", "--in", "V1=" + v1, "--in", "s=2", "--out-format", "coo"}, 0, "format: coo\nshape: [4]\npos1: [0 2]\nidx1: [0 2]\nval: [4 1]\n", ""},
+		{[]string{"eval", "-e", "2.0", "--out-format", "coo"}, 1, "", "the result is the scalar 2"},
+		{[]string{"eval", "-e", "1", "--exec", "jit"}, 2, "", "--exec \"jit\""},
+		{[]string{"eval", "-e", "1", "--dict", "btree"}, 2, "", "--dict \"btree\""},
+		{[]string{"eval", "-e", "1", "--threads", "0"}, 2, "", "--threads 0"},
+		{[]string{"eval", "-e", "1", "--opt", "max"}, 2, "", "--opt \"max\""},
 	} {
 		code, stdout, stderr := runCLI(c.args...)
 		if code != c.code || stdout != c.out && c.code == 0 && c.out != "*" || !strings.Contains(stderr, c.inErr) {
