@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"time"
-
 )
 
 // cmdEval: nablasd eval (-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]
