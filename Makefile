@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 60s
 
 # Packages cheap enough to run again under the race detector (-short).
-RACE_PKGS = ./sdql/... ./internal/... ./formats/... ./ad/... ./cmd/...
+RACE_PKGS = ./sdql/... ./internal/... ./formats/... ./ad/... ./exec/... ./cmd/...
 
 .PHONY: all build test demo bench fuzz vet clean
 
@@ -26,8 +26,10 @@ test: vet
 demo:
 	$(GO) run ./cmd/nablasd demo
 
-## bench: the Go benchmarks (kernels against hand-written loops, loaders).
+## bench: the table of the six gradient kernels against hand-written Go
+## (time, ratio, allocations, memory), then every Go benchmark.
 bench:
+	$(GO) run ./bench/cmd/report
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## fuzz: every fuzz target for FUZZTIME (default 60s) each.
