@@ -91,7 +91,8 @@ func TestEvalCLI(t *testing.T) {
 
 func TestDemo(t *testing.T) {
 	code, out, stderr := runCLI("demo")
-	if code != 0 || !strings.Contains(out, "{0 -> 41.5, 1 -> 9, 2 -> 54.5}") {
+	if code != 0 || !strings.Contains(out, "= {0 -> 41.5, 1 -> 9, 2 -> 54.5}") ||
+		!strings.Contains(out, "= {0 -> {0 -> 8.5, 2 -> 11}, 1 -> {1 -> 4.5}, 2 -> {0 -> 11, 2 -> 14.5}}") {
 		t.Errorf("demo: exit %d\n%s%s", code, out, stderr)
 	}
 }
