@@ -3,8 +3,10 @@
 // synthetic matrices, compiled by exec, next to hand-written Go loops
 // computing the same closed-form gradients (the practical lower bound).
 //
-// The compiled programs are in kernels/*.sdql: optimized physical programs
-// in the shape ∇SD produces, written by hand until fuse delivers them.
+// The compiled programs are what the real pipeline produces (Pipeline:
+// ad.Grad and fuse.Optimize over the inputs' storage definitions, as
+// cmd/nablasd does). kernels/*.sdql are hand-written physical programs,
+// kept only as extra test programs for exec.
 package bench
 
 import (
@@ -17,6 +19,7 @@ import (
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -32,8 +35,8 @@ func Program(name string) (sdql.Expr, error) {
 	return sdql.Parse(name+".sdql", string(src))
 }
 
-// Kernels lists the six gradient kernels with the format of the program
-// used for benchmarks (kernels/KERNEL_FORMAT.sdql).
+// Kernels lists the six gradient kernels with the format their inputs are
+// bound in for benchmarks (matrices csr, vectors dense).
 var Kernels = []struct{ Name, Format string }{
 	{"batax", "csr"}, {"smmm", "csr"}, {"smvm", "csr"},
 	{"vva", "dense"}, {"vvd", "dense"}, {"vsm", "dense"},
@@ -73,32 +76,28 @@ type Case struct {
 	Hand func()
 	// HandValue returns the hand-written result as an sdql value.
 	HandValue func() sdql.Value
+	// Fuse is the pipeline's result (its stages, for printing).
+	Fuse *fuse.Result
 	// InputBytes and HandOutBytes size the inputs and the hand-written
 	// output, for the peak-memory comparison.
 	InputBytes, HandOutBytes int64
 }
 
-// NewCase builds the case of a kernel over a matrix given as coordinates.
+// NewCase builds the case of a kernel over a matrix given as coordinates:
+// the kernel's program is what the real pipeline (Pipeline) produces for
+// the inputs bound in their formats. Matrices are bound in CSR; vectors in
+// format (dense, or coo for V2 of vvd).
 func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
-	prog, err := Program(kernel + "_" + format)
-	if err != nil {
-		return nil, err
-	}
-	cs := &Case{Kernel: kernel, Format: format, Input: input, Prog: prog, Bindings: map[string]sdql.Value{}}
+	cs := &Case{Kernel: kernel, Format: format, Input: input}
 	csr, err := formats.FromCoords(m.Shape, m.Idx, m.Val, formats.CSR)
 	if err != nil {
 		return nil, err
 	}
-	bind := func(t *formats.Tensor, name string) error {
-		b, err := formats.Bind(t, name)
-		if err != nil {
-			return err
-		}
-		for k, v := range b {
-			cs.Bindings[k] = v
-		}
+	tensors := map[string]*formats.Tensor{}
+	scalars := map[string]float64{}
+	bind := func(t *formats.Tensor, name string) {
+		tensors[name] = t
 		cs.InputBytes += tensorBytes(t)
-		return nil
 	}
 	vec := func(vals []float64, f formats.Format) (*formats.Tensor, error) {
 		idx := make([]int, len(vals))
@@ -107,23 +106,42 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		}
 		return formats.FromCoords([]int{len(vals)}, [][]int{idx}, vals, f)
 	}
+	vecFormat := formats.Dense
+	if format != "csr" && format != "dense" {
+		if vecFormat, err = formats.ByName(format); err != nil {
+			return nil, err
+		}
+	}
+	ones := func(n int) (*formats.Tensor, error) {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = 1
+		}
+		return vec(x, formats.Dense)
+	}
 	rows, cols := m.Shape[0], m.Shape[1]
 	pos, idx, val := csr.Pos[1], csr.Idx[1], csr.Val
 	switch kernel {
 	case "smvm":
-		if err := bind(csr, "A"); err != nil {
+		bind(csr, "A")
+		x, err := ones(cols)
+		if err != nil {
 			return nil, err
 		}
+		bind(x, "x")
 		cs.Shape = []int{cols}
 		g := make([]float64, cols)
 		cs.Hand = func() { handSMVM(idx, val, g) }
 		cs.HandValue = func() sdql.Value { return vecValue(g) }
 		cs.HandOutBytes = int64(8 * cols)
 	case "batax":
-		if err := bind(csr, "A"); err != nil {
+		bind(csr, "A")
+		x, err := ones(cols)
+		if err != nil {
 			return nil, err
 		}
-		cs.Bindings["beta"] = sdql.Real(0.7)
+		bind(x, "x")
+		scalars["beta"] = 0.7
 		cs.Shape = []int{cols}
 		csc, err := formats.Convert(csr, formats.CSC)
 		if err != nil {
@@ -135,12 +153,11 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		cs.Hand()
 		cs.HandOutBytes = int64(8*(cols+1) + 16*len(h.val))
 	case "smmm":
-		if err := bind(csr, "A"); err != nil {
-			return nil, err
+		if rows != cols {
+			return nil, fmt.Errorf("bench: smmm multiplies the matrix by itself: want a square matrix, have %dx%d", rows, cols)
 		}
-		if err := bind(csr, "B"); err != nil {
-			return nil, err
-		}
+		bind(csr, "A")
+		bind(csr, "B")
 		s := make([]float64, cols)
 		out := make([]float64, len(val))
 		cs.Hand = func() { handSMMM(idx, val, pos, s, out) }
@@ -155,44 +172,39 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		for i, x := range val {
 			rev[len(val)-1-i] = x
 		}
-		v2, err := vec(rev, formats.Dense)
+		v2, err := vec(rev, vecFormat)
 		if err != nil {
 			return nil, err
 		}
 		n := len(val)
 		out := make([]float64, n)
 		cs.HandOutBytes = int64(8 * n)
+		cs.Shape = []int{n}
 		switch kernel {
 		case "vva":
-			if err := bind(v1, "V1"); err != nil {
-				return nil, err
-			}
-			cs.Shape = []int{n}
+			bind(v1, "V1")
+			bind(v2, "V2")
 			cs.Hand = func() { handVVA(out) }
 			cs.HandValue = func() sdql.Value { return diagValue(out) }
 		case "vvd":
-			if err := bind(v1, "V1"); err != nil {
-				return nil, err
-			}
-			if err := bind(v2, "V2"); err != nil {
-				return nil, err
-			}
-			cs.Shape = []int{n}
+			bind(v1, "V1")
+			bind(v2, "V2")
 			cs.Hand = func() { copy(out, rev) }
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
 		case "vsm":
-			if err := bind(v1, "V"); err != nil {
-				return nil, err
-			}
-			cs.Bindings["s"] = sdql.Real(1.5)
-			cs.Shape = []int{n}
+			bind(v1, "V1")
+			scalars["s"] = 1.5
 			cs.Hand = func() { handVSM(1.5, val, out) }
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
 		}
 	default:
 		return nil, fmt.Errorf("bench: unknown kernel %q", kernel)
 	}
-	_ = rows
+	res, phys, err := Pipeline(kernel, tensors, scalars)
+	if err != nil {
+		return nil, err
+	}
+	cs.Prog, cs.Bindings, cs.Fuse = res.Program, phys, res
 	return cs, nil
 }
 
