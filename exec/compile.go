@@ -628,6 +628,17 @@ func (c *compiler) dict(e sdql.Expr, env *scope) dexpr {
 		body := c.dict(e.Body, inner)
 		return func(fr *frame) dv { bind(fr); return body(fr) }
 	}
+	if !c.opts.NoFast {
+		if v := c.arrayView(e, env); v != nil {
+			return v
+		}
+	}
+	return c.generalDict(e, env)
+}
+
+// generalDict compiles e to a function materializing its value into a
+// per-frame scratch dictionary.
+func (c *compiler) generalDict(e sdql.Expr, env *scope) dexpr {
 	site := c.newScratch(c.typeOf(e))
 	into := c.into(e, env, true)
 	return func(fr *frame) dv {

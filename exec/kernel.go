@@ -66,6 +66,18 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 	if err != nil {
 		return nil, err
 	}
+	if !opts.NoFast {
+		if marked := markRangeKeys(prog); marked != prog {
+			if info, err = sdql.Check(marked, &sdql.CheckConfig{Inputs: inputs, Strict: true}); err != nil {
+				return nil, err
+			}
+			k, err = compileChecked(marked, info, opts)
+			if k != nil {
+				k.prog = prog
+			}
+			return k, err
+		}
+	}
 	return compileChecked(prog, info, opts)
 }
 

@@ -208,6 +208,16 @@ func (c *compiler) sumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 	if f := c.fastSumInto(e, env, fresh); f != nil {
 		return f
 	}
+	if !c.opts.NoFast {
+		if f := c.rangeGather(e, env, fresh); f != nil {
+			return f
+		}
+	}
+	return c.sumIntoGeneral(e, env, fresh)
+}
+
+// sumIntoGeneral compiles a sum into a destination with the general loop.
+func (c *compiler) sumIntoGeneral(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 	loop, inner := c.loop(e, env)
 	bodyFresh := fresh && uniqueKeyed(e.Body)
 	if !c.dps {

@@ -132,6 +132,9 @@ func addDV(dst *hdict, v dv, s float64) {
 		dst.addDict(h, s)
 		return
 	}
+	if a, ok := v.(realArr); ok && addArr(dst, a, s) {
+		return
+	}
 	n := dvLen(v)
 	for i := 0; i < n; i++ {
 		k, x, _ := dvEntry(v, i)
