@@ -5,10 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
+	"github.com/nablasd/nablasd/bench/gen"
 	nexec "github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -43,9 +43,121 @@ func goLiteral(v sdql.Value) string {
 	return b.String()
 }
 
-// TestGeneratedGo generates Go for every benchmark kernel, builds and runs
-// it (one go run of one generated main) and compares each result with
-// the reference interpreter.
+// genCase is a program to generate Go for, with its bindings.
+type genCase struct {
+	name     string
+	prog     sdql.Expr
+	bindings map[string]sdql.Value
+	shape    []int
+}
+
+// genCases are the benchmark kernels (the pipeline's programs), each with
+// and without the result's shape, and the paper's examples of section 5.5.
+func genCases(t *testing.T) []genCase {
+	m := small(t)
+	var cases []genCase
+	var batax *Case
+	for _, kf := range Kernels {
+		cs, err := NewCase(kf.Name, kf.Format, "small", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kf.Name == "batax" {
+			batax = cs
+		}
+		cases = append(cases, genCase{kf.Name + "_shaped", cs.Prog, cs.Bindings, cs.Shape})
+		cases = append(cases, genCase{kf.Name, cs.Prog, cs.Bindings, nil})
+	}
+	paper := map[string]string{
+		// Example 1: VVD w.r.t. V1, V2 a sparse vector (section 5.3)
+		"paper_vvd_coo": "sum(<_, i> in (0:V2_len)) { V2_row(i) -> V2_val(i) }",
+		// Example 4: BATAx w.r.t. x before and after multiplication normalization
+		"paper_batax_none": "beta * sum(<_, i> in (0:A_len)) let r = sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) { j -> A_val(p) } in r * r",
+		"paper_batax":      "sum(<_, i> in (0:A_len)) let r = sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) { j -> A_val(p) } in sum(<i1, v1> in r) { i1 -> sum(<i2, v2> in r) { i2 -> beta * v1 * v2 } }",
+		// SMMM w.r.t. B on B's positions, in the shape of section 7
+		"paper_smmm": "let s = sum(<_, i> in (0:A_len)) sum(<p, k> in A_idx(A_pos(i):A_pos(i+1))) { k -> A_val(p) } in sum(<_, k> in (0:A_len)) { unique(k) -> sum(<q, j> in A_idx(A_pos(k):A_pos(k+1))) { unique(j) -> s(k) } }",
+		"paper_dot":  "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) A_val(p) * A_val(p) + beta",
+	}
+	coo := map[string]sdql.Value{"V2_len": sdql.Int(4), "V2_row": sdql.IntArray{3, 0, 7, 3}, "V2_val": sdql.RealArray{1.5, 2, -1, 0.25}}
+	for _, name := range []string{"paper_vvd_coo", "paper_batax_none", "paper_batax", "paper_smmm", "paper_dot"} {
+		prog, err := sdql.Parse(name, paper[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := batax.Bindings
+		if name == "paper_vvd_coo" {
+			b = coo
+			cases = append(cases, genCase{name + "_shaped", prog, b, []int{8}})
+		} else if name != "paper_smmm" && name != "paper_dot" {
+			cases = append(cases, genCase{name + "_shaped", prog, b, batax.Shape})
+		}
+		cases = append(cases, genCase{name, prog, b, nil})
+	}
+	return cases
+}
+
+// expectError lists the cases the generator must refuse (with an error),
+// and why.
+var expectError = map[string]string{
+	"batax":            "a matrix result off the inputs' positions needs the shape",
+	"paper_batax":      "a matrix result off the inputs' positions needs the shape",
+	"paper_batax_none": "a matrix result off the inputs' positions needs the shape",
+	"smmm_shaped":      "nested dictionaries looked up by key: not generated yet",
+	"smmm":             "nested dictionaries looked up by key: not generated yet",
+}
+
+const printers = `
+func pr(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func printMap(keys []int, vals []float64) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(k) + " -> " + pr(vals[i]))
+	}
+	return b.String() + "}"
+}
+
+func printDense(d []float64) string {
+	keys := make([]int, len(d))
+	for i := range keys {
+		keys[i] = i
+	}
+	return printMap(keys, d)
+}
+
+func printDiag(d []float64) string {
+	var parts []string
+	for i, x := range d {
+		parts = append(parts, strconv.Itoa(i)+" -> {"+strconv.Itoa(i)+" -> "+pr(x)+"}")
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func printPos(pos, idx []int, d []float64) string {
+	var parts []string
+	for k := 0; k+1 < len(pos); k++ {
+		parts = append(parts, strconv.Itoa(k)+" -> "+printMap(idx[pos[k]:pos[k+1]], d[pos[k]:pos[k+1]]))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func printRows(n int, row func(int) ([]int, []float64)) string {
+	var parts []string
+	for k := 0; k < n; k++ {
+		keys, vals := row(k)
+		parts = append(parts, strconv.Itoa(k)+" -> "+printMap(keys, vals))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+`
+
+// TestGeneratedGo generates Go for every benchmark kernel and the paper's
+// examples, builds and runs it (one go run of one generated main) and
+// compares each result with the reference interpreter.
 func TestGeneratedGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs generated Go")
@@ -54,53 +166,61 @@ func TestGeneratedGo(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	m := small(t)
 	dir := t.TempDir()
 	var main strings.Builder
-	main.WriteString("package main\n\nimport \"fmt\"\n\nfunc main() {\n")
+	main.WriteString("package main\n\nimport (\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\nfunc main() {\n")
 	var wants []sdql.Value
 	var names []string
-	for i, kf := range append(Kernels, struct{ Name, Format string }{"vvd", "coo"}) {
-		if kf.Format == "coo" {
-			continue // needs a sparse vector input; covered by exec's tests
-		}
-		cs, err := NewCase(kf.Name, kf.Format, "small", m)
+	for i, c := range genCases(t) {
+		want, err := sdql.Eval(c.prog, c.bindings)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := sdql.Eval(cs.Prog, cs.Bindings)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fn := fmt.Sprintf("%s%d", kf.Name, i)
-		src, err := nexec.GenerateGo(cs.Prog, nil, cs.Bindings, fn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src = []byte(strings.Replace(string(src), "package kernels", "package main", 1))
-		if err := os.WriteFile(filepath.Join(dir, fn+".go"), src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var args []string
-		var ins []string
-		for n := range cs.Bindings {
-			ins = append(ins, n)
-		}
-		sort.Strings(ins)
-		for _, n := range ins {
-			args = append(args, goLiteral(cs.Bindings[n]))
-		}
-		if sdql.Order(sdql.TypeOfValue(want)) == 0 && want != nil {
-			if _, ok := want.(sdql.Real); ok {
-				fmt.Fprintf(&main, "\tfmt.Println(%s(%s))\n", fn, strings.Join(args, ", "))
-				wants, names = append(wants, want), append(names, fn)
-				continue
+		fn := fmt.Sprintf("%s%d", strings.ReplaceAll(c.name, "_", ""), i)
+		k, err := nexec.GenerateGoKernel(c.prog, nil, c.bindings, fn, nexec.GoOptions{ResultShape: c.shape, Package: "main"})
+		if why, ok := expectError[c.name]; ok {
+			if err == nil {
+				t.Errorf("%s: generated, expected an error (%s)", c.name, why)
+			} else {
+				t.Logf("%s: %v", c.name, err)
 			}
+			continue
 		}
-		fmt.Fprintf(&main, "\t{\n\t\td := new%sDict()\n\t\t%s(%s, d)\n\t\tfmt.Println(d)\n\t}\n", fn, fn, strings.Join(args, ", "))
-		wants, names = append(wants, want), append(names, fn)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if strings.Contains(string(k.Source), "interface") || strings.Contains(string(k.Source), "any") {
+			t.Errorf("%s: interface values in generated code", c.name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fn+".go"), k.Source, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		main.WriteString("\t{\n")
+		for _, n := range k.Params {
+			fmt.Fprintf(&main, "\t\t%s := %s\n", n, goLiteral(c.bindings[n]))
+		}
+		args := strings.Join(k.Params, ", ")
+		ext := k.Extent
+		if ext == "" && len(c.shape) > 0 {
+			ext = fmt.Sprint(c.shape[0])
+		}
+		switch k.Layout {
+		case nexec.GoScalar:
+			fmt.Fprintf(&main, "\t\tfmt.Println(%s(%s))\n", fn, args)
+		case nexec.GoDense, nexec.GoDiag, nexec.GoPositions:
+			pr := map[nexec.GoLayout]string{nexec.GoDense: "printDense(d)", nexec.GoDiag: "printDiag(d)",
+				nexec.GoPositions: fmt.Sprintf("printPos(%s, %s, d)", k.Pos, k.Idx)}[k.Layout]
+			fmt.Fprintf(&main, "\t\td := make([]float64, %s)\n\t\t%s(%s, d)\n\t\tfmt.Println(%s)\n", ext, fn, args, pr)
+		case nexec.GoMap:
+			fmt.Fprintf(&main, "\t\td := &%s{}\n\t\t%s(%s, d)\n\t\tfmt.Println(printMap(d.Keys, d.Vals))\n", k.MapType, fn, args)
+		case nexec.GoRows:
+			fmt.Fprintf(&main, "\t\td := make([]%s, %s)\n\t\t%s(%s, d)\n\t\tfmt.Println(printRows(len(d), func(k int) ([]int, []float64) { return d[k].Keys, d[k].Vals }))\n", k.MapType, ext, fn, args)
+		}
+		main.WriteString("\t\t_ = []any{" + args + "}\n\t}\n")
+		wants, names = append(wants, want), append(names, c.name)
 	}
-	main.WriteString("}\n")
+	main.WriteString("}\n" + printers)
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(main.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +248,109 @@ func TestGeneratedGo(t *testing.T) {
 			t.Fatalf("%s: %v", names[i], err)
 		}
 		if !sdql.Equal(got, wants[i]) {
-			t.Errorf("%s: generated Go disagrees with the interpreter", names[i])
+			t.Errorf("%s: generated Go disagrees with the interpreter:\n got %s\nwant %s", names[i], sdql.FormatValue(got), sdql.FormatValue(wants[i]))
+		}
+	}
+}
+
+// TestCheckedInGenerated runs the checked-in kernels of bench/gen against
+// the reference interpreter.
+func TestCheckedInGenerated(t *testing.T) {
+	m := small(t)
+	for _, kf := range Kernels {
+		name := kf.Name + "_" + kf.Format
+		mk := gen.Shaped[name]
+		if mk == nil {
+			t.Logf("%s: not generated", name)
+			continue
+		}
+		cs, err := NewCase(kf.Name, kf.Format, "small", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sdql.Eval(cs.Prog, cs.Bindings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, value := mk(cs.Bindings, cs.Shape)
+		run()
+		run() // a second run into the reused destination
+		if got := value(); !sdql.Equal(got, want) {
+			t.Errorf("%s: checked-in generated Go disagrees with the interpreter", name)
+		}
+	}
+}
+
+// TestGeneratedUpToDate fails when bench/gen differs from what
+// go run ./bench/cmd/gengo writes.
+func TestGeneratedUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs gengo")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"value.go"} {
+		src, err := os.ReadFile(filepath.Join("gen", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(gobin, "run", "./cmd/gengo", "-out", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gengo: %v\n%s", err, out)
+	}
+	want, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	have, _ := filepath.Glob(filepath.Join("gen", "*.go"))
+	if len(want) != len(have) {
+		t.Errorf("bench/gen has %d files, gengo writes %d: run go run ./bench/cmd/gengo", len(have), len(want))
+	}
+	for _, w := range want {
+		a, _ := os.ReadFile(w)
+		b, err := os.ReadFile(filepath.Join("gen", filepath.Base(w)))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("bench/gen/%s is stale: run go run ./bench/cmd/gengo", filepath.Base(w))
+		}
+	}
+}
+
+// BenchmarkGenerated runs the checked-in generated kernels and the
+// hand-written loops side by side over the benchmark inputs.
+func BenchmarkGenerated(b *testing.B) {
+	for _, in := range Inputs {
+		m, why, err := LoadInput(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if m == nil {
+			b.Logf("skipping input %s: %s", in, why)
+			continue
+		}
+		for _, kf := range Kernels {
+			mk := gen.Shaped[kf.Name+"_"+kf.Format]
+			if mk == nil {
+				continue
+			}
+			cs, err := NewCase(kf.Name, kf.Format, in, m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			run, _ := mk(cs.Bindings, cs.Shape)
+			b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
+				for b.Loop() {
+					run()
+				}
+			})
+			b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
+				for b.Loop() {
+					cs.Hand()
+				}
+			})
 		}
 	}
 }

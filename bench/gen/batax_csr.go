@@ -2,200 +2,106 @@
 
 package gen
 
-import (
-	"math"
-	"sort"
-	"strconv"
-	"strings"
-)
-
-var _ = math.Exp
-
 // batax_csr is the kernel of
 //
 //	sum(<_, i> in (0:A_len))
 //	  let r = sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in
-//	  sum(<i1, v1> in r) { i1 -> sum(<i2, v2> in r) { i2 -> beta * v1 * v2 } }
-func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, dst *batax_csrDict) {
-	scratch2 := newbatax_csrDict()
-	for i1, i1_hi := 0, A_len; i1 < i1_hi; i1++ {
-		{
-			scratch2.Reset()
-			for p3, p3_hi := A_pos[i1], A_pos[(i1+1)]; p3 < p3_hi; p3++ {
-				v4 := A_idx[p3]
-				_ = v4
-				scratch2.Add(v4, A_val[p3])
-			}
-			for _, k5 := range scratch2.Keys {
-				v6 := scratch2.Get(k5)
-				_ = v6
-				child7 := dst.Child(k5)
-				for _, k8 := range scratch2.Keys {
-					v9 := scratch2.Get(k8)
-					_ = v9
-					child7.Add(k8, ((beta * v6) * v9))
-				}
+//	  sum(<i1, v> in r) { i1 -> sum(<i2, v1> in r) { i2 -> beta * v * v1 } }
+//
+// dst (one empty map per row, len the result's extent) receives the result: row k is dst[k].
+func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, x_len int, x_val []float64, dst []batax_csrMap) {
+	for i := 0; i < A_len; i++ {
+		for p, p_end := A_pos[i], A_pos[i+1]; p < p_end; p++ {
+			row := &dst[A_idx[p]]
+			for p1, p1_end := A_pos[i], A_pos[i+1]; p1 < p1_end; p1++ {
+				row.Add(A_idx[p1], (beta*A_val[p])*A_val[p1])
 			}
 		}
 	}
 }
 
-// batax_csrDict is a semi-ring dictionary with int keys: Keys lists the stored keys
-// in insertion order; values are reals (Vals) or child dictionaries (Kids).
-type batax_csrDict struct {
+// batax_csrMap is an int-keyed map of reals: entries Keys[i] -> Vals[i], in
+// insertion order. The zero value is empty.
+type batax_csrMap struct {
 	Keys  []int
-	vals  []float64
-	kids  []*batax_csrDict
-	pres  []bool
-	index map[int]int
-	extra []float64
-	xkids []*batax_csrDict
-	// sparse keeps a child dictionary hashed: rows of a matrix must not
-	// each grow to the matrix's width
-	sparse bool
+	Vals  []float64
+	slots []int32 // 1 + the entry in each slot, 0 when free; len a power of two
+	shift uint
 }
 
-func newbatax_csrDict() *batax_csrDict { return &batax_csrDict{} }
-
-// Newbatax_csrDict returns an empty dictionary whose keys 0..n-1 are stored densely.
-func Newbatax_csrDict(n int) *batax_csrDict {
-	return &batax_csrDict{vals: make([]float64, n), kids: make([]*batax_csrDict, n), pres: make([]bool, n)}
-}
-
-// Reset empties the dictionary, keeping its storage.
-func (d *batax_csrDict) Reset() {
-	for _, k := range d.Keys {
-		if uint(k) < uint(len(d.pres)) {
-			d.pres[k] = false
-			d.vals[k] = 0
-			if c := d.kids[k]; c != nil {
-				c.Reset()
-			}
-		}
-	}
-	d.Keys = d.Keys[:0]
-	d.index = nil
-	d.extra, d.xkids = d.extra[:0], d.xkids[:0]
-}
-
-func (d *batax_csrDict) slot(k int) (int, bool) {
-	if uint(k) < uint(len(d.pres)) {
-		if !d.pres[k] {
-			d.pres[k] = true
-			d.Keys = append(d.Keys, k)
-		}
-		return k, true
-	}
-	if !d.sparse && (k >= 0 && k < 1<<16 || k >= 0 && k < 8*len(d.Keys)+64) {
-		n := max(2*len(d.pres), k+1, 64)
-		d.vals = append(d.vals, make([]float64, n-len(d.vals))...)
-		d.kids = append(d.kids, make([]*batax_csrDict, n-len(d.kids))...)
-		d.pres = append(d.pres, make([]bool, n-len(d.pres))...)
-		return d.slot(k)
-	}
-	if d.index == nil {
-		d.index = map[int]int{}
-	}
-	i, ok := d.index[k]
-	if !ok {
-		i = len(d.extra)
-		d.index[k] = i
-		d.extra = append(d.extra, 0)
-		d.xkids = append(d.xkids, nil)
-		d.Keys = append(d.Keys, k)
-	}
-	return i, false
+func (m *batax_csrMap) slot(k int) int {
+	return int(uint64(k) * 0x9E3779B97F4A7C15 >> m.shift)
 }
 
 // Add adds v at k.
-func (d *batax_csrDict) Add(k int, v float64) {
-	if uint(k) < uint(len(d.pres)) && d.pres[k] {
-		d.vals[k] += v
-		return
+func (m *batax_csrMap) Add(k int, v float64) {
+	if len(m.slots) == 0 {
+		m.slots, m.shift = make([]int32, 8), 61
 	}
-	i, dense := d.slot(k)
-	if dense {
-		d.vals[i] += v
+	mask := len(m.slots) - 1
+	h := m.slot(k)
+	for {
+		e := m.slots[h]
+		if e == 0 {
+			break
+		}
+		if m.Keys[e-1] == k {
+			m.Vals[e-1] += v
+			return
+		}
+		h = (h + 1) & mask
+	}
+	m.Keys = append(m.Keys, k)
+	m.Vals = append(m.Vals, v)
+	m.slots[h] = int32(len(m.Keys))
+	if 2*len(m.Keys) > len(m.slots) {
+		m.grow()
+	}
+}
+
+func (m *batax_csrMap) grow() {
+	m.slots = make([]int32, 2*len(m.slots))
+	m.shift--
+	mask := len(m.slots) - 1
+	for i, k := range m.Keys {
+		h := m.slot(k)
+		for m.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		m.slots[h] = int32(i + 1)
+	}
+}
+
+// Get returns the value at k (0 when absent).
+func (m *batax_csrMap) Get(k int) float64 {
+	if len(m.slots) == 0 {
+		return 0
+	}
+	mask := len(m.slots) - 1
+	for h := m.slot(k); ; h = (h + 1) & mask {
+		e := m.slots[h]
+		if e == 0 {
+			return 0
+		}
+		if m.Keys[e-1] == k {
+			return m.Vals[e-1]
+		}
+	}
+}
+
+// Reset empties the map, keeping its storage.
+func (m *batax_csrMap) Reset() {
+	if 4*len(m.Keys) < len(m.slots) {
+		mask := len(m.slots) - 1
+		for _, k := range m.Keys {
+			h := m.slot(k)
+			for m.slots[h] == 0 || m.Keys[m.slots[h]-1] != k {
+				h = (h + 1) & mask
+			}
+			m.slots[h] = 0
+		}
 	} else {
-		d.extra[i] += v
+		clear(m.slots)
 	}
+	m.Keys, m.Vals = m.Keys[:0], m.Vals[:0]
 }
-
-// Child returns the child dictionary at k, creating it.
-func (d *batax_csrDict) Child(k int) *batax_csrDict {
-	i, dense := d.slot(k)
-	kids := d.xkids
-	if dense {
-		kids = d.kids
-	}
-	if kids[i] == nil {
-		kids[i] = &batax_csrDict{sparse: true}
-	}
-	return kids[i]
-}
-
-// Get returns the value at k (0 when missing).
-func (d *batax_csrDict) Get(k int) float64 {
-	if uint(k) < uint(len(d.pres)) {
-		return d.vals[k]
-	}
-	if i, ok := d.index[k]; ok {
-		return d.extra[i]
-	}
-	return 0
-}
-
-// Kid returns the child at k (nil when missing).
-func (d *batax_csrDict) Kid(k int) *batax_csrDict {
-	if uint(k) < uint(len(d.pres)) {
-		return d.kids[k]
-	}
-	if i, ok := d.index[k]; ok {
-		return d.xkids[i]
-	}
-	return nil
-}
-
-// AddDict adds s * src into d.
-func (d *batax_csrDict) AddDict(src *batax_csrDict, s float64) {
-	if src == nil {
-		return
-	}
-	for _, k := range src.Keys {
-		if c := src.Kid(k); c != nil {
-			d.Child(k).AddDict(c, s)
-		} else {
-			d.Add(k, s*src.Get(k))
-		}
-	}
-}
-
-// String prints the dictionary as an SDQL literal, keys ascending.
-func (d *batax_csrDict) String() string {
-	var b strings.Builder
-	keys := append([]int(nil), d.Keys...)
-	sort.Ints(keys)
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(k) + " -> ")
-		if c := d.Kid(k); c != nil {
-			b.WriteString(c.String())
-		} else {
-			b.WriteString(strconv.FormatFloat(d.Get(k), 'g', -1, 64))
-		}
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func batax_csrDictb2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-var _ = batax_csrDictb2f

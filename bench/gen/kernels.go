@@ -4,57 +4,75 @@ package gen
 
 import "github.com/nablasd/nablasd/sdql"
 
+// Shaped maps KERNEL_FORMAT to a function that binds the generated kernel
+// to bindings and the result's shape (bench.Case.Shape): run runs it into
+// its destination (cleared first), value returns the destination's result.
+var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(), val_ func() sdql.Value){
+	"batax_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		beta := float64(in_["beta"].(sdql.Real))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := make([]batax_csrMap, sh_[0])
+		return func() {
+				for i := range d_ {
+					d_[i].Reset()
+				}
+				batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_)
+			}, func() sdql.Value {
+				return RowsValue(len(d_), func(k int) ([]int, []float64) { return d_[k].Keys, d_[k].Vals })
+			}
+	},
+	"smvm_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := make([]float64, sh_[0])
+		return func() { clear(d_); smvm_csr(A_idx, A_len, A_pos, A_val, x_len, x_val, d_) }, func() sdql.Value { return DenseValue(d_) }
+	},
+	"vva_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+		V1_len := int(in_["V1_len"].(sdql.Int))
+		V1_val := []float64(in_["V1_val"].(sdql.RealArray))
+		V2_len := int(in_["V2_len"].(sdql.Int))
+		V2_val := []float64(in_["V2_val"].(sdql.RealArray))
+		d_ := make([]float64, V1_len)
+		return func() { clear(d_); vva_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DiagValue(d_) }
+	},
+	"vvd_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+		V1_len := int(in_["V1_len"].(sdql.Int))
+		V1_val := []float64(in_["V1_val"].(sdql.RealArray))
+		V2_len := int(in_["V2_len"].(sdql.Int))
+		V2_val := []float64(in_["V2_val"].(sdql.RealArray))
+		d_ := make([]float64, sh_[0])
+		return func() { clear(d_); vvd_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DenseValue(d_) }
+	},
+	"vsm_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+		V1_len := int(in_["V1_len"].(sdql.Int))
+		V1_val := []float64(in_["V1_val"].(sdql.RealArray))
+		s := float64(in_["s"].(sdql.Real))
+		d_ := make([]float64, sh_[0])
+		return func() { clear(d_); vsm_dense(V1_len, V1_val, s, d_) }, func() sdql.Value { return DenseValue(d_) }
+	},
+}
+
+// Not generated (exec.GenerateGo's errors):
+// smmm_csr: exec: GenerateGo: not a positions result (a matrix result not on an input's positions needs GoOptions.ResultShape)
+
 // Kernels maps KERNEL_FORMAT to a function that binds the generated kernel
-// to bindings and returns one run of it.
-var Kernels = map[string]func(b map[string]sdql.Value) func(){
-	"batax_csr": func(b map[string]sdql.Value) func() {
-		a0 := []int(b["A_idx"].(sdql.IntArray))
-		a1 := int(b["A_len"].(sdql.Int))
-		a2 := []int(b["A_pos"].(sdql.IntArray))
-		a3 := []float64(b["A_val"].(sdql.RealArray))
-		a4 := float64(b["beta"].(sdql.Real))
-		d := newbatax_csrDict()
-		return func() { d.Reset(); batax_csr(a0, a1, a2, a3, a4, d) }
-	},
-	"smmm_csr": func(b map[string]sdql.Value) func() {
-		a0 := []int(b["A_idx"].(sdql.IntArray))
-		a1 := int(b["A_len"].(sdql.Int))
-		a2 := []int(b["A_pos"].(sdql.IntArray))
-		a3 := []float64(b["A_val"].(sdql.RealArray))
-		a4 := []int(b["B_idx"].(sdql.IntArray))
-		a5 := int(b["B_len"].(sdql.Int))
-		a6 := []int(b["B_pos"].(sdql.IntArray))
-		a7 := []float64(b["B_val"].(sdql.RealArray))
-		d := newsmmm_csrDict()
-		return func() { d.Reset(); smmm_csr(a0, a1, a2, a3, a4, a5, a6, a7, d) }
-	},
-	"smvm_csr": func(b map[string]sdql.Value) func() {
-		a0 := []int(b["A_idx"].(sdql.IntArray))
-		a1 := int(b["A_len"].(sdql.Int))
-		a2 := []int(b["A_pos"].(sdql.IntArray))
-		a3 := []float64(b["A_val"].(sdql.RealArray))
-		d := newsmvm_csrDict()
-		return func() { d.Reset(); smvm_csr(a0, a1, a2, a3, d) }
-	},
-	"vva_dense": func(b map[string]sdql.Value) func() {
-		a0 := int(b["V1_len"].(sdql.Int))
-		a1 := []float64(b["V1_val"].(sdql.RealArray))
-		d := newvva_denseDict()
-		return func() { d.Reset(); vva_dense(a0, a1, d) }
-	},
-	"vvd_dense": func(b map[string]sdql.Value) func() {
-		a0 := int(b["V1_len"].(sdql.Int))
-		a1 := []float64(b["V1_val"].(sdql.RealArray))
-		a2 := int(b["V2_len"].(sdql.Int))
-		a3 := []float64(b["V2_val"].(sdql.RealArray))
-		d := newvvd_denseDict()
-		return func() { d.Reset(); vvd_dense(a0, a1, a2, a3, d) }
-	},
-	"vsm_dense": func(b map[string]sdql.Value) func() {
-		a0 := int(b["V_len"].(sdql.Int))
-		a1 := []float64(b["V_val"].(sdql.RealArray))
-		a2 := float64(b["s"].(sdql.Real))
-		d := newvsm_denseDict()
-		return func() { d.Reset(); vsm_dense(a0, a1, a2, d) }
-	},
+// to bindings (the result's extent derived from them) and returns one run.
+var Kernels = map[string]func(b map[string]sdql.Value) func(){}
+
+func init() {
+	for name, mk := range Shaped {
+		Kernels[name] = func(b map[string]sdql.Value) func() {
+			run, _ := mk(b, DeriveShape(b))
+			return run
+		}
+	}
 }
