@@ -84,7 +84,8 @@ func checkExpect(t *testing.T, d *datadriven.TestData, fired map[string]int) {
 }
 
 // goPasses are the named Go passes that expect= may name.
-var goPasses = map[string]bool{"InlineLet": true, "InlineIfCheaper": true, "ANF": true}
+var goPasses = map[string]bool{"InlineLet": true, "InlineIfCheaper": true, "ANF": true,
+	"ResolveMembership": true, "GroupByKey": true}
 
 // checkSame evaluates the input and an output over the bindings and
 // fails when they differ.
@@ -285,6 +286,11 @@ func TestEveryRuleExpected(t *testing.T) {
 	for _, r := range Rules() {
 		if !expected[r.Name] {
 			missing = append(missing, r.Name)
+		}
+	}
+	for name := range goPasses {
+		if !expected[name] {
+			missing = append(missing, name)
 		}
 	}
 	sort.Strings(missing)

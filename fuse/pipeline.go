@@ -72,7 +72,7 @@ const (
 // (the .rules groups) or a named Go pass:
 //
 //	sparsity   = normalize(sparsity rules <+ InlineLet)                       (Fig. 9, first group)
-//	simplify   = normalize(sparsity <+ algebra <+ fusion rules <+ InlineLet)  (then InlineIfCheaper)
+//	simplify   = normalize(sparsity <+ algebra <+ fusion rules <+ InlineLet)  (after ResolveMembership; GroupByKey; then InlineIfCheaper)
 //	saturate   = equality saturation with SaturationRules, cost-based extraction
 //	compose    = Compose(defs) ; simplify ; saturate over the physical inputs
 //	mulnorm    = normalizeInnermost(sparsity <+ mulnorm <+ algebra minus hoisting <+ InlineLet)   (Fig. 9, second group)
@@ -152,7 +152,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		sparsity, simplify, _, _ := strategies()
 		prog = run(prog, cfg.Inputs, dense, sparsity)
 		stage(StageSparsity, prog)
-		prog = run(prog, cfg.Inputs, dense, Seq(simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
+		prog = run(prog, cfg.Inputs, dense, Seq(Try(ResolveMembership), simplify, Try(GroupByKey), simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
 		if opt != "rules" {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled

@@ -8,7 +8,7 @@ import (
 // ParseStrategy parses a strategy written as text:
 //
 //	s    := step { ("<+" | ";") step }     left choice and sequence, left to right
-//	step := NAME "(" s { "," s } ")" | RuleName | group:NAME | id | fail | InlineLet | ANF
+//	step := NAME "(" s { "," s } ")" | RuleName | group:NAME | id | fail | InlineLet | ANF | ResolveMembership | GroupByKey
 //
 // with NAME one of try, repeat, one, all, topDown, bottomUp, everywhere,
 // innermost, normalize, normalizeInnermost, seq, choice; group:NAME is the
@@ -141,6 +141,10 @@ func (p *stratParser) step() (Strategy, error) {
 		return InlineLet, nil
 	case name == "ANF":
 		return ANF, nil
+	case name == "ResolveMembership":
+		return ResolveMembership, nil
+	case name == "GroupByKey":
+		return GroupByKey, nil
 	case strings.HasPrefix(name, "group:"):
 		rs := RulesOf(strings.TrimPrefix(name, "group:"), TagNormalize)
 		if len(rs) == 0 {

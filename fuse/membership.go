@@ -1,0 +1,240 @@
+package fuse
+
+import "github.com/nablasd/nablasd/sdql"
+
+// ResolveMembership is a whole-program pass for lookups at keys known to be
+// stored. Inside sum(<k, v> in D), a lookup X(k) where X is, or is let-bound
+// (possibly through lookups) to, a dictionary built by
+//
+//	sum(<k2, v2> in D) { k2 -> E }
+//
+// over the same D is E[k2 := k, v2 := v]: the dictionary's keys are D's keys,
+// each once, and k is one of them. This is what removes the onehot tensors of
+// gradients with respect to sparse inputs without knowing them dense:
+// onehot[tensor 2] B looked up at B's own row k and column j is {k -> {j -> 1}}.
+//
+// A lookup Y(x) of a let-bound sum(<k2, v2> in D) { k2 -> sum(<a, b> in v2) F }
+// resolves on the way to sum(<a, b> in D(x)) F[k2 := x]: when x is not stored
+// both are zero, since the body is a sum over v2.
+//
+// Every fact (a let, an enclosing sum) is used only where the names it
+// mentions still mean what they meant where it was recorded.
+var ResolveMembership = Named("ResolveMembership", func(c *Ctx, e sdql.Expr) (sdql.Expr, bool) {
+	m := &membership{bind: map[string]int{}, lets: map[string]letFact{}}
+	out := m.walk(e)
+	return out, m.changed
+})
+
+type letFact struct {
+	id    int // the binding the name refers to
+	value sdql.Expr
+	snap  map[string]int // bindings of value's free variables
+}
+
+type iterFact struct {
+	keyID, valID int
+	key, val     string
+	src          sdql.Expr
+	snap         map[string]int
+}
+
+type membership struct {
+	next    int
+	bind    map[string]int // current binding of each name (0: free)
+	lets    map[string]letFact
+	iters   []iterFact
+	changed bool
+}
+
+func (m *membership) snapshot(e sdql.Expr) map[string]int {
+	s := map[string]int{}
+	for _, v := range sdql.FreeVars(e) {
+		s[v] = m.bind[v]
+	}
+	return s
+}
+
+func (m *membership) valid(s map[string]int) bool {
+	for v, id := range s {
+		if m.bind[v] != id {
+			return false
+		}
+	}
+	return true
+}
+
+// enter binds a name and returns a function that restores the outer binding.
+func (m *membership) enter(name string) (int, func()) {
+	if name == "_" {
+		return 0, func() {}
+	}
+	old := m.bind[name]
+	oldLet, hadLet := m.lets[name]
+	m.next++
+	m.bind[name] = m.next
+	delete(m.lets, name)
+	return m.next, func() {
+		m.bind[name] = old
+		if hadLet {
+			m.lets[name] = oldLet
+		} else {
+			delete(m.lets, name)
+		}
+	}
+}
+
+func (m *membership) walk(e sdql.Expr) sdql.Expr {
+	switch x := e.(type) {
+	case *sdql.SumExpr:
+		src := m.walk(x.Src)
+		snap := m.snapshot(src)
+		kid, leaveK := m.enter(x.Key.Name)
+		vid, leaveV := m.enter(x.Val.Name)
+		m.iters = append(m.iters, iterFact{keyID: kid, valID: vid, key: x.Key.Name, val: x.Val.Name, src: src, snap: snap})
+		body := m.walk(x.Body)
+		m.iters = m.iters[:len(m.iters)-1]
+		leaveV()
+		leaveK()
+		if src == x.Src && body == x.Body {
+			return x
+		}
+		return &sdql.SumExpr{Sum: x.Sum, Key: x.Key, Val: x.Val, Src: src, Body: body}
+	case *sdql.LetExpr:
+		var leaves []func()
+		vals := make([]sdql.Expr, len(x.Values))
+		changed := false
+		for i, b := range x.Names {
+			vals[i] = m.walk(x.Values[i])
+			changed = changed || vals[i] != x.Values[i]
+			snap := m.snapshot(vals[i])
+			id, leave := m.enter(b.Name)
+			leaves = append(leaves, leave)
+			if b.Name != "_" {
+				m.lets[b.Name] = letFact{id: id, value: vals[i], snap: snap}
+			}
+		}
+		body := m.walk(x.Body)
+		for i := len(leaves) - 1; i >= 0; i-- {
+			leaves[i]()
+		}
+		if !changed && body == x.Body {
+			return x
+		}
+		return &sdql.LetExpr{Let: x.Let, Names: x.Names, Values: vals, Body: body}
+	case *sdql.LookupExpr:
+		if r := m.member(x); r != nil {
+			m.changed = true
+			return m.walk(r)
+		}
+	}
+	kids := sdql.Children(e)
+	if len(kids) == 0 {
+		return e
+	}
+	nk := make([]sdql.Expr, len(kids))
+	changed := false
+	for i, k := range kids {
+		nk[i] = m.walk(k)
+		changed = changed || nk[i] != k
+	}
+	if !changed {
+		return e
+	}
+	return sdql.WithChildren(e, nk)
+}
+
+// member rewrites X(k) for k the key of an enclosing sum over the source X
+// is built from; nil when it does not apply.
+func (m *membership) member(l *sdql.LookupExpr) sdql.Expr {
+	k, ok := l.Key.(*sdql.Ident)
+	if !ok {
+		return nil
+	}
+	var it *iterFact
+	for i := len(m.iters) - 1; i >= 0; i-- {
+		if m.iters[i].key == k.Name {
+			it = &m.iters[i]
+			break
+		}
+	}
+	if it == nil || m.bind[k.Name] != it.keyID || !m.valid(it.snap) {
+		return nil
+	}
+	s, body := keyedSum(m.resolve(l.X, 8))
+	if s == nil || !sdql.AlphaEqual(s.Src, it.src) || hasUnique(body) {
+		return nil
+	}
+	sub := map[string]sdql.Expr{s.Key.Name: &sdql.Ident{Name: k.Name}}
+	if s.Val.Name != "_" {
+		if it.val != "_" && m.bind[it.val] == it.valID {
+			sub[s.Val.Name] = &sdql.Ident{Name: it.val}
+		} else {
+			sub[s.Val.Name] = &sdql.LookupExpr{X: it.src, Key: &sdql.Ident{Name: k.Name}}
+		}
+	}
+	return sdql.Subst(body, sub)
+}
+
+// resolve follows let-bound names (whose facts are still valid) and lookups
+// into keyed sums whose bodies are sums over the value, to an equivalent
+// expression; it returns e itself when nothing resolves.
+func (m *membership) resolve(e sdql.Expr, fuel int) sdql.Expr {
+	if fuel == 0 {
+		return e
+	}
+	switch x := e.(type) {
+	case *sdql.Ident:
+		f, ok := m.lets[x.Name]
+		if ok && m.bind[x.Name] == f.id && m.valid(f.snap) {
+			return m.resolve(f.value, fuel-1)
+		}
+	case *sdql.LookupExpr:
+		s, body := keyedSum(m.resolve(x.X, fuel-1))
+		if s == nil || hasUnique(body) {
+			return e
+		}
+		inner, ok := body.(*sdql.SumExpr)
+		if !ok || s.Val.Name == "_" {
+			return e
+		}
+		if src, isVal := inner.Src.(*sdql.Ident); !isVal || src.Name != s.Val.Name || mentions(inner.Body, s.Val.Name) {
+			return e
+		}
+		// zero when x.Key is not stored, like the lookup
+		return sdql.Subst(body, map[string]sdql.Expr{
+			s.Key.Name: x.Key,
+			s.Val.Name: &sdql.LookupExpr{X: s.Src, Key: x.Key},
+		})
+	}
+	return e
+}
+
+// keyedSum matches sum(<k2, v2> in D) { k2 -> E } (the key possibly
+// unique(k2)) and returns the sum and E.
+func keyedSum(e sdql.Expr) (*sdql.SumExpr, sdql.Expr) {
+	s, ok := e.(*sdql.SumExpr)
+	if !ok || s.Key.Name == "_" {
+		return nil, nil
+	}
+	d, ok := s.Body.(*sdql.DictExpr)
+	if !ok || len(d.Entries) != 1 {
+		return nil, nil
+	}
+	key := d.Entries[0].Key
+	if u, isU := key.(*sdql.UniqueExpr); isU {
+		key = u.X
+	}
+	if id, isID := key.(*sdql.Ident); !isID || id.Name != s.Key.Name {
+		return nil, nil
+	}
+	return s, d.Entries[0].Val
+}
+
+func mentions(e sdql.Expr, name string) bool {
+	for _, v := range sdql.FreeVars(e) {
+		if v == name {
+			return true
+		}
+	}
+	return false
+}
