@@ -29,6 +29,7 @@ Usage:
   nablasd eval  (-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]
   nablasd grad  (-f FILE | -e TEXT) --wrt NAME [--in NAME=VALUE]... [--out FILE]
   nablasd plan  (-f FILE | -e TEXT) [--wrt NAME] [--in NAME=VALUE]...
+  nablasd gen   (-f FILE | -e TEXT) [--wrt NAME] --in NAME=VALUE... [-o kernel.go]
   nablasd demo
   nablasd help
 
@@ -68,13 +69,15 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		err = cmdGrad(args[1:], stdout, stderr)
 	case "plan":
 		err = cmdPlan(args[1:], stdout, stderr)
+	case "gen":
+		err = cmdGen(args[1:], stdout, stderr)
 	case "demo":
 		err = cmdDemo(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q (want eval, grad, plan, demo or help)", args[0])
+		err = usagef("unknown command %q (want eval, grad, plan, gen, demo or help)", args[0])
 	}
 	if err == nil {
 		return 0

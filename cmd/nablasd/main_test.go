@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,26 @@ func TestDataSources(t *testing.T) {
 	code, out, stderr := runCLI("eval", "-e", "sum(<i, r> in A) sum(<j, a> in r) a", "--in", "A=suitesparse:bcspwr10:csc")
 	if code != 0 || out != "21842\n" {
 		t.Errorf("bcspwr10 entry count: exit %d, %q, %s", code, out, stderr)
+	}
+}
+
+func TestGenCLI(t *testing.T) {
+	code, out, stderr := runCLI("gen", "-e", "sum(<i, r> in A) sum(<j, a> in r) a * x(j)", "--wrt", "x",
+		"--in", "A=synthetic:rows=20,cols=20,density=0.2,seed=1", "--in", "x=synthetic:n=20,density=1,seed=2:dense")
+	if code != 0 || !strings.Contains(out, "func Grad_x(A_idx []int, A_len int, A_pos []int, A_val []float64") ||
+		!strings.Contains(out, "dst[A_idx[p]] += A_val[p]") {
+		t.Fatalf("gen: exit %d\n%s%s", code, out, stderr)
+	}
+	if formatted, err := format.Source([]byte(out)); err != nil || string(formatted) != out {
+		t.Errorf("gen output is not gofmt-clean (%v)", err)
+	}
+	file := filepath.Join(t.TempDir(), "k.go")
+	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) a * a", "--in", "V=synthetic:n=20,density=0.5,seed=2", "-o", file, "--func", "Sq")
+	if b, err := os.ReadFile(file); code != 0 || err != nil || !strings.Contains(string(b), "func Sq(") {
+		t.Errorf("gen -o: exit %d, %s, %v", code, stderr, err)
+	}
+	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) a * a", "--wrt", "W", "--in", "V=synthetic:n=20,density=0.5,seed=2")
+	if code != 1 || !strings.Contains(stderr, "--wrt W: W is not an input") {
+		t.Errorf("gen --wrt W: exit %d, %s", code, stderr)
 	}
 }
