@@ -126,6 +126,10 @@ func (m *membership) walk(e sdql.Expr) sdql.Expr {
 			m.changed = true
 			return m.walk(r)
 		}
+		if r := m.rangeView(x); r != nil {
+			m.changed = true
+			return m.walk(r)
+		}
 	}
 	kids := sdql.Children(e)
 	if len(kids) == 0 {
@@ -237,4 +241,93 @@ func mentions(e sdql.Expr, name string) bool {
 		}
 	}
 	return false
+}
+
+// rangeView rewrites a lookup X(x) of a let-bound dictionary built over a
+// range, X = sum(<k, v> in (lo:hi)) { k -> E }, into
+// if lo <= x && x < hi then E[k, v := x] when E is a view of storage arrays
+// (a scalar expression, or one loop over a sub-array building a singleton
+// of scalars): the lookup then reads the arrays instead of a built
+// dictionary, at the cost of the view, which is what looking the row up
+// costs anyway. This is how a CSR row B(k) of a let-bound B becomes a loop
+// over B's arrays.
+func (m *membership) rangeView(l *sdql.LookupExpr) sdql.Expr {
+	if _, isName := l.X.(*sdql.Ident); !isName {
+		return nil
+	}
+	s, ok := m.resolve(l.X, 8).(*sdql.SumExpr)
+	if !ok {
+		return nil
+	}
+	r, ok := s.Src.(*sdql.RangeExpr)
+	d, isDict := s.Body.(*sdql.DictExpr)
+	if !ok || !isDict || len(d.Entries) != 1 {
+		return nil
+	}
+	key := d.Entries[0].Key
+	if u, isU := key.(*sdql.UniqueExpr); isU {
+		key = u.X
+	}
+	// over a range the key and the value are the same int
+	id, isID := key.(*sdql.Ident)
+	if !isID || id.Name == "_" || id.Name != s.Key.Name && id.Name != s.Val.Name {
+		return nil
+	}
+	body := d.Entries[0].Val
+	if hasUnique(stripUnique(body)) || !isView(body) {
+		return nil
+	}
+	sub := map[string]sdql.Expr{}
+	for _, b := range []string{s.Key.Name, s.Val.Name} {
+		if b != "_" {
+			sub[b] = l.Key
+		}
+	}
+	cond := &sdql.BinaryExpr{Op: sdql.LAND,
+		X: &sdql.BinaryExpr{Op: sdql.LEQ, X: r.Lo, Y: l.Key},
+		Y: &sdql.BinaryExpr{Op: sdql.LT, X: l.Key, Y: r.Hi}}
+	return &sdql.IfExpr{Cond: cond, Then: sdql.Subst(body, sub)}
+}
+
+// isView reports whether e reads storage without building much: no sum, or
+// one sum over a sub-array whose body is a singleton without sums.
+func isView(e sdql.Expr) bool {
+	s, ok := e.(*sdql.SumExpr)
+	if !ok {
+		return !hasSum(e)
+	}
+	if _, overSlice := s.Src.(*sdql.SliceExpr); !overSlice || hasSum(s.Src) {
+		return false
+	}
+	d, ok := s.Body.(*sdql.DictExpr)
+	return ok && len(d.Entries) == 1 && !hasSum(d)
+}
+
+func hasSum(e sdql.Expr) bool {
+	found := false
+	sdql.Inspect(e, func(x sdql.Expr) bool {
+		if _, ok := x.(*sdql.SumExpr); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// stripUnique removes unique(...) around keys of singletons directly
+// inside a view's loop: there the claim is relative to that loop, which
+// the rewrite keeps.
+func stripUnique(e sdql.Expr) sdql.Expr {
+	s, ok := e.(*sdql.SumExpr)
+	if !ok {
+		return e
+	}
+	d, ok := s.Body.(*sdql.DictExpr)
+	if !ok || len(d.Entries) != 1 {
+		return e
+	}
+	if u, isU := d.Entries[0].Key.(*sdql.UniqueExpr); isU {
+		return &sdql.SumExpr{Key: s.Key, Val: s.Val, Src: s.Src, Body: &sdql.DictExpr{Entries: []sdql.Entry{{Key: u.X, Val: d.Entries[0].Val}}}}
+	}
+	return e
 }

@@ -74,7 +74,7 @@ const (
 //	sparsity   = normalize(sparsity rules <+ InlineLet)                       (Fig. 9, first group)
 //	simplify   = normalize(sparsity <+ algebra <+ fusion rules <+ InlineLet)  (after ResolveMembership; GroupByKey; then InlineIfCheaper)
 //	saturate   = equality saturation with SaturationRules, cost-based extraction
-//	compose    = Compose(defs) ; simplify ; saturate over the physical inputs
+//	compose    = Compose(defs) ; simplify ; ResolveMembership ; simplify ; saturate over the physical inputs
 //	mulnorm    = normalizeInnermost(sparsity <+ mulnorm <+ algebra minus hoisting <+ InlineLet)   (Fig. 9, second group)
 //	cleanup    = normalize(cleanup rules) ; normalize(ANF)
 func strategies() (sparsity, simplify, mulnorm, cleanup Strategy) {
@@ -181,7 +181,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		prog = Uniquify(SplitLets(Compose(prog, cfg.Defs)))
 		if opt != "none" {
 			_, simplify, _, _ := strategies()
-			prog = run(prog, phys, nil, simplify)
+			prog = run(prog, phys, nil, Seq(simplify, Try(ResolveMembership), simplify))
 			if opt != "rules" {
 				rc := cfg.Runner
 				rc.Disabled = cfg.Disabled
