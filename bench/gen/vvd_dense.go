@@ -4,16 +4,15 @@ package gen
 
 // vvd_dense is the kernel of
 //
-//	let V2 = sum(<_, i1> in (0:V2_len)) { i1 -> V2_val(i1) } in
-//	sum(<_, i> in (0:V1_len)) { i -> V2(i) }
+//	sum(<_, i> in (0:V1_len)) { i -> if 0 <= i && i < V2_len then V2_val(i) }
 //
 // dst (len the result's extent, zero on entry) receives the result: dst[k] is the value at key k.
 func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst []float64) {
 	for i := 0; i < V1_len; i++ {
-		x := 0.0
-		if k := i; 0 <= k && k < V2_len {
-			x = V2_val[k]
+		s := 0.0
+		if (0 <= i) && (i < V2_len) {
+			s += V2_val[i]
 		}
-		dst[i] = x
+		dst[i] = s
 	}
 }
