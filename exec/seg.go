@@ -26,10 +26,16 @@ type segResult struct {
 	start   []int
 	colKeys []int
 	vals    []float64
+	// rowOn, when not nil, marks the rows that hold entries (the others
+	// are absent, their positions unwritten): segDict.
+	rowOn []bool
 }
 
 func (s *segResult) each(f func(row, col int, v float64)) {
 	for r := s.lo; r < s.hi; r++ {
+		if s.rowOn != nil && !s.rowOn[r] {
+			continue
+		}
 		rk := r
 		if s.rowKeys != nil {
 			rk = s.rowKeys[r]
@@ -106,6 +112,9 @@ func (c *compiler) segTop(e sdql.Expr) func(*frame, *Result) {
 	s, ok := body.(*sdql.SumExpr)
 	if !ok {
 		return nil
+	}
+	if _, isRange := s.Src.(*sdql.RangeExpr); !isRange {
+		return c.segDictTop(lets, s)
 	}
 	rng, ok := s.Src.(*sdql.RangeExpr)
 	d, ok2 := s.Body.(*sdql.DictExpr)
@@ -193,7 +202,7 @@ func (c *compiler) segDiag(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdql.Su
 			h = l
 		}
 		sg := r.segBuf()
-		sg.lo, sg.hi, sg.start, sg.rowKeys, sg.colKeys, sg.sameKey = l, h, nil, nil, nil, k1 == k2
+		sg.lo, sg.hi, sg.start, sg.rowKeys, sg.colKeys, sg.sameKey, sg.rowOn = l, h, nil, nil, nil, k1 == k2, nil
 		if k1 >= 0 {
 			sg.rowKeys = fr.ia[k1]
 		}
@@ -254,7 +263,7 @@ func (c *compiler) segRows(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s, in *sdq
 			panic(rtErrorf("%s: range %d:%d out of range of a pos array of length %d", rng.Pos(), l, h, len(ps)))
 		}
 		sg := r.segBuf()
-		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey = l, h, nil, ps, ix, false
+		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey, sg.rowOn = l, h, nil, ps, ix, false, nil
 		sg.vals = grow(sg.vals, len(ix))
 		var a []float64
 		if p.val == "P" {

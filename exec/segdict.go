@@ -1,0 +1,199 @@
+package exec
+
+import (
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// A matrix result written over a CSR input's rows, one row per entry of a
+// dictionary (after any lets):
+//
+//	sum(<k, a> in T) [if 0 <= k && k < N then]
+//	    sum(<q, j> in IDX(POS(k):POS(k+1))) { k -> { j -> V } }
+//
+// (the SMMM gradient: T the column sums of A, written over B's rows). Row
+// k's entries are B's positions POS(k)..POS(k+1)-1, so the result is a
+// flat segResult on B's structure (POS and IDX borrowed) whose values are
+// array stores; the rows of keys T does not hold (or the guard skips) are
+// absent (segResult.rowOn). T's keys are distinct, and B's rows are
+// disjoint position ranges (validated), so every position is written at
+// most once.
+
+// unwrapUnique strips unique(...).
+func unwrapUnique(e sdql.Expr) sdql.Expr {
+	if u, ok := e.(*sdql.UniqueExpr); ok {
+		return u.X
+	}
+	return e
+}
+
+// rangeGuard recognizes 0 <= k && k < N (N not mentioning k) and returns N.
+func rangeGuard(cond sdql.Expr, k string) (sdql.Expr, bool) {
+	and, ok := cond.(*sdql.BinaryExpr)
+	if !ok || and.Op != sdql.LAND {
+		return nil, false
+	}
+	ge, ok1 := and.X.(*sdql.BinaryExpr)
+	lt, ok2 := and.Y.(*sdql.BinaryExpr)
+	if !ok1 || !ok2 || ge.Op != sdql.LEQ || lt.Op != sdql.LT {
+		return nil, false
+	}
+	if z, ok := ge.X.(*sdql.IntLit); !ok || z.Value != 0 || identName(ge.Y) != k {
+		return nil, false
+	}
+	if identName(lt.X) != k || mentions(lt.Y, k) {
+		return nil, false
+	}
+	return lt.Y, true
+}
+
+// segDictTop compiles the shape above, or returns nil.
+func (c *compiler) segDictTop(lets []*sdql.LetExpr, s *sdql.SumExpr) func(*frame, *Result) {
+	kName, aName := s.Key.Name, s.Val.Name
+	if kName == "_" || kName == "" || kName == aName {
+		return nil
+	}
+	if st, ok := c.typeOf(s.Src).(*sdql.DictType); !ok || kindOf(st.Val) != kReal {
+		return nil
+	}
+	for _, l := range lets { // a let shadowing an array would fool physRef
+		for _, n := range l.Names {
+			if _, ok := c.globals.lookup(n.Name); ok {
+				return nil
+			}
+		}
+	}
+	body := s.Body
+	var bound sdql.Expr
+	if ie, ok := body.(*sdql.IfExpr); ok {
+		if ie.Else != nil {
+			return nil
+		}
+		n, ok := rangeGuard(ie.Cond, kName)
+		if !ok || mentions(n, aName) {
+			return nil
+		}
+		bound, body = n, ie.Then
+	}
+	in, ok := body.(*sdql.SumExpr)
+	if !ok {
+		return nil
+	}
+	sl, ok := in.Src.(*sdql.SliceExpr)
+	d1, ok2 := in.Body.(*sdql.DictExpr)
+	if !ok || !ok2 || len(d1.Entries) != 1 || identName(unwrapUnique(d1.Entries[0].Key)) != kName {
+		return nil
+	}
+	d2, ok := d1.Entries[0].Val.(*sdql.DictExpr)
+	if !ok || len(d2.Entries) != 1 || identName(unwrapUnique(d2.Entries[0].Key)) != in.Val.Name {
+		return nil
+	}
+	qName, jName := in.Key.Name, in.Val.Name
+	if qName == kName || qName == aName || jName == kName || jName == aName || jName == "_" {
+		return nil
+	}
+	v := d2.Entries[0].Val
+	if kindOf(c.typeOf(v)) != kReal {
+		return nil
+	}
+	lo, ok1 := sl.Lo.(*sdql.LookupExpr)
+	hi, ok2 := sl.Hi.(*sdql.LookupExpr)
+	if !ok1 || !ok2 || identName(lo.Key) != kName || !isPlusOne(hi.Key, kName) || !sameIdent(lo.X, hi.X) {
+		return nil
+	}
+	pos, ok1 := c.physRef(lo.X, nil)
+	idx, ok2 := c.physRef(sl.X, nil)
+	if !ok1 || !ok2 || pos.cls != vIntArr || idx.cls != vIntArr {
+		return nil
+	}
+
+	binds, env := c.compileLets(lets)
+	src := c.dict(s.Src, env)
+	var nBound iexpr
+	if bound != nil {
+		nBound = c.int(bound, env)
+	}
+	rowEnv, kref := c.bind(env, s.Key, sdql.IntType)
+	rowEnv, aref := c.bind(rowEnv, s.Val, sdql.RealType)
+	ks, as := kref.slot, aref.slot
+	// the value: a row factor (of k and a) times at most one real array at q
+	cs := &counted{arr: idx, pName: qName, jName: jName}
+	p := &plan{}
+	if !c.valPlan(v, cs, rowEnv, p) || (p.val != "C" && p.val != "P") {
+		return nil
+	}
+	justA := identName(v) == aName
+	c.addPosCheck("pos", pos, "idx", idx)
+	c.fast++
+	where := s.Pos()
+	return func(fr *frame, r *Result) {
+		binds(fr)
+		ps, ix := fr.ia[pos.slot], fr.ia[idx.slot]
+		rows := max(len(ps)-1, 0)
+		n := rows
+		if nBound != nil {
+			n = nBound(fr)
+		}
+		sg := r.segBuf()
+		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey = 0, rows, nil, ps, ix, false
+		if cap(sg.rowOn) >= rows {
+			sg.rowOn = sg.rowOn[:rows]
+			clear(sg.rowOn)
+		} else {
+			sg.rowOn = make([]bool, rows)
+		}
+		sg.vals = grow(sg.vals, len(ix))
+		var arr []float64
+		if p.val == "P" {
+			arr = fr.ra[p.aSlot]
+		}
+		vals, on := sg.vals, sg.rowOn
+		row := func(k int, a float64) {
+			if nBound != nil && (k < 0 || k >= n) {
+				return
+			}
+			if uint(k) >= uint(rows) {
+				panic(rtErrorf("%s: row %d out of range of a pos array of length %d", where, k, len(ps)))
+			}
+			x := a
+			if !justA {
+				fr.i[ks], fr.f[as] = k, a
+				x = p.scale(fr, 1)
+			}
+			on[k] = true
+			b, e := ps[k], ps[k+1]
+			vs := vals[b:e]
+			if arr == nil {
+				for q := range vs {
+					vs[q] = x
+				}
+			} else {
+				a := arr[b:e]
+				for q := range vs {
+					vs[q] = x * a[q]
+				}
+			}
+		}
+		t := src(fr)
+		if h, ok := t.(*hdict); ok && h.t.isLeaf() {
+			switch h.mode {
+			case modeFull:
+				for k, a := range h.f {
+					row(k, a)
+				}
+			case modeDense:
+				for _, k := range h.keys {
+					row(k, h.f[k])
+				}
+			default:
+				for i, k := range h.keys {
+					row(k, h.f[i])
+				}
+			}
+			return
+		}
+		for i, m := 0, dvLen(t); i < m; i++ {
+			k, a, _ := dvEntry(t, i)
+			row(k, a)
+		}
+	}
+}
