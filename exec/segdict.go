@@ -181,6 +181,35 @@ func (c *compiler) segDictTop(lets []*sdql.LetExpr, s *sdql.SumExpr) func(*frame
 					row(k, a)
 				}
 			case modeDense:
+				// rows in order (B's positions sequentially) when the
+				// keys are not much sparser than B's rows
+				if m := min(len(h.f), rows); 4*len(h.keys) >= m {
+					f, pres := h.f[:m], h.pres[:m]
+					if justA && arr == nil {
+						for k, a := range f {
+							if !pres[k] || nBound != nil && k >= n {
+								continue
+							}
+							on[k] = true
+							vs := vals[ps[k]:ps[k+1]]
+							for q := range vs {
+								vs[q] = a
+							}
+						}
+					} else {
+						for k, a := range f {
+							if pres[k] {
+								row(k, a)
+							}
+						}
+					}
+					for _, k := range h.keys { // keys past B's rows
+						if k >= m {
+							row(k, h.f[k])
+						}
+					}
+					break
+				}
 				for _, k := range h.keys {
 					row(k, h.f[k])
 				}

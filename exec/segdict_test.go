@@ -49,6 +49,11 @@ func TestSegDict(t *testing.T) {
 		empty[k] = v
 	}
 	empty["A_len"] = sdql.Int(0)
+	sparse := map[string]sdql.Value{ // few keys against B's rows: T's keys in order
+		"A_len": sdql.Int(1), "A_pos": sdql.IntArray{0, 1}, "A_idx": sdql.IntArray{6}, "A_val": sdql.RealArray{2},
+		"B_len": sdql.Int(8), "B_pos": sdql.IntArray{0, 1, 2, 3, 4, 5, 6, 8, 9}, "B_idx": sdql.IntArray{0, 1, 2, 3, 4, 5, 6, 0, 7}, "B_val": sdql.RealArray{1, 2, 3, 4, 5, 6, 7, 8, 9},
+		"s": sdql.Real(1.5),
+	}
 	bodies := []string{
 		"sum(<k, a> in t) if 0 <= k && k < B_len then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> a } }",
 		"sum(<k, a> in t) if 0 <= k && k < B_len then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> 2.0 * a * s } }",
@@ -56,7 +61,7 @@ func TestSegDict(t *testing.T) {
 		"sum(<k, a> in t) if 0 <= k && k < B_len then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> a * k } }",
 	}
 	for bi, body := range bodies {
-		for ii, b := range []map[string]sdql.Value{base, short, empty} {
+		for ii, b := range []map[string]sdql.Value{base, short, empty, sparse} {
 			src := colsum + body
 			e, err := sdql.Parse("", src)
 			if err != nil {
