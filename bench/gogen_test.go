@@ -211,7 +211,11 @@ func TestGeneratedGo(t *testing.T) {
 		case nexec.GoDense, nexec.GoDiag, nexec.GoPositions:
 			pr := map[nexec.GoLayout]string{nexec.GoDense: "printDense(d)", nexec.GoDiag: "printDiag(d)",
 				nexec.GoPositions: fmt.Sprintf("printPos(%s, %s, d)", k.Pos, k.Idx)}[k.Layout]
-			fmt.Fprintf(&main, "\t\td := make([]float64, %s)\n\t\t%s(%s, d)\n\t\tfmt.Println(%s)\n", ext, fn, args, pr)
+			again := ""
+			if k.Overwrites { // a rerun into the same dst, uncleared
+				again = fmt.Sprintf("\t\t%s(%s, d)\n", fn, args)
+			}
+			fmt.Fprintf(&main, "\t\td := make([]float64, %s)\n\t\t%s(%s, d)\n%s\t\tfmt.Println(%s)\n", ext, fn, args, again, pr)
 		case nexec.GoMap:
 			fmt.Fprintf(&main, "\t\td := &%s{}\n\t\t%s(%s, d)\n\t\tfmt.Println(printMap(d.Keys, d.Vals))\n", k.MapType, fn, args)
 		case nexec.GoRows:

@@ -62,6 +62,11 @@ type GoKernel struct {
 	Extent string
 	// Pos and Idx name the inputs holding the structure (GoPositions).
 	Pos, Idx string
+	// Overwrites: the kernel only stores into dst (=), never adds, so dst
+	// need not be zero on entry: positions it does not store stay as
+	// they are (zero when dst was allocated for these inputs), and a
+	// rerun over the same inputs into the same dst needs no clear.
+	Overwrites bool
 }
 
 // GenerateGo writes a self-contained, gofmt-clean Go source file (package
@@ -296,7 +301,9 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 		g.scalarStmt(prog, acc)
 		g.p("return %s", acc)
 	case GoDense, GoMap, GoRows:
-		g.into(prog, &gdest{lvl: 0})
+		if !g.copyPattern(prog) {
+			g.into(prog, &gdest{lvl: 0})
+		}
 		if g.layout == GoDense && !g.shaped {
 			if g.extent == "" || g.extent == "?" {
 				return nil, fmt.Errorf("exec: GenerateGo: the result's keys are not indices of a range over the inputs")
@@ -322,6 +329,10 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 	body := g.b.String()
 	if g.writes == 1 && g.setOK {
 		body = strings.ReplaceAll(body, " +=: ", " = ")
+		k.Overwrites = g.layout == GoDense
+	}
+	if g.layout == GoDiag || g.layout == GoPositions {
+		k.Overwrites = true // pattern stores every value
 	}
 	body = strings.ReplaceAll(body, " +=: ", " += ")
 	var f bytes.Buffer
@@ -346,7 +357,11 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 		if k.Extent != "" {
 			ext = k.Extent
 		}
-		fmt.Fprintf(&f, "// dst (len %s, zero on entry) receives the result: dst[k] is the value at key k.\n", ext)
+		zero := "zero on entry"
+		if k.Overwrites {
+			zero = "stored, not added into"
+		}
+		fmt.Fprintf(&f, "// dst (len %s, %s) receives the result: dst[k] is the value at key k.\n", ext, zero)
 	case GoMap:
 		f.WriteString("// dst (empty on entry) receives the result.\n")
 	case GoDiag:

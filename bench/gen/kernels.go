@@ -6,7 +6,7 @@ import "github.com/nablasd/nablasd/sdql"
 
 // Shaped maps KERNEL_FORMAT to a function that binds the generated kernel
 // to bindings and the result's shape (bench.Case.Shape): run runs it into
-// its destination (cleared first), value returns the destination's result.
+// its destination (cleared first unless the kernel only stores), value returns the destination's result.
 var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(), val_ func() sdql.Value){
 	"batax_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
 		A_idx := []int(in_["A_idx"].(sdql.IntArray))
@@ -42,7 +42,7 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		V2_len := int(in_["V2_len"].(sdql.Int))
 		V2_val := []float64(in_["V2_val"].(sdql.RealArray))
 		d_ := make([]float64, V1_len)
-		return func() { clear(d_); vva_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DiagValue(d_) }
+		return func() { vva_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DiagValue(d_) }
 	},
 	"vvd_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
 		V1_len := int(in_["V1_len"].(sdql.Int))
@@ -50,14 +50,14 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		V2_len := int(in_["V2_len"].(sdql.Int))
 		V2_val := []float64(in_["V2_val"].(sdql.RealArray))
 		d_ := make([]float64, sh_[0])
-		return func() { clear(d_); vvd_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DenseValue(d_) }
+		return func() { vvd_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DenseValue(d_) }
 	},
 	"vsm_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
 		V1_len := int(in_["V1_len"].(sdql.Int))
 		V1_val := []float64(in_["V1_val"].(sdql.RealArray))
 		s := float64(in_["s"].(sdql.Real))
 		d_ := make([]float64, sh_[0])
-		return func() { clear(d_); vsm_dense(V1_len, V1_val, s, d_) }, func() sdql.Value { return DenseValue(d_) }
+		return func() { vsm_dense(V1_len, V1_val, s, d_) }, func() sdql.Value { return DenseValue(d_) }
 	},
 }
 

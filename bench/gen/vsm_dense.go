@@ -6,7 +6,7 @@ package gen
 //
 //	let t = sum(<_, i> in (0:V1_len)) { i -> V1_val(i) } in (s + s) * t
 //
-// dst (len the result's extent, zero on entry) receives the result: dst[k] is the value at key k.
+// dst (len the result's extent, stored, not added into) receives the result: dst[k] is the value at key k.
 func vsm_dense(V1_len int, V1_val []float64, s float64, dst []float64) {
 	c := s + s
 	for i := 0; i < V1_len; i++ {

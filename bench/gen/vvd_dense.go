@@ -6,13 +6,11 @@ package gen
 //
 //	sum(<_, i> in (0:V1_len)) { i -> if 0 <= i && i < V2_len then V2_val(i) }
 //
-// dst (len the result's extent, zero on entry) receives the result: dst[k] is the value at key k.
+// dst (len the result's extent, stored, not added into) receives the result: dst[k] is the value at key k.
 func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst []float64) {
-	for i := 0; i < V1_len; i++ {
-		s := 0.0
-		if (0 <= i) && (i < V2_len) {
-			s += V2_val[i]
-		}
-		dst[i] = s
+	n := max(0, min(V1_len, V2_len))
+	copy(dst[:n], V2_val[:n])
+	if n < V1_len {
+		clear(dst[n:V1_len])
 	}
 }

@@ -35,7 +35,7 @@ import "github.com/nablasd/nablasd/sdql"
 
 // Shaped maps KERNEL_FORMAT to a function that binds the generated kernel
 // to bindings and the result's shape (bench.Case.Shape): run runs it into
-// its destination (cleared first), value returns the destination's result.
+// its destination (cleared first unless the kernel only stores), value returns the destination's result.
 var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(), val_ func() sdql.Value){
 `)
 	var skipped []string
@@ -115,7 +115,11 @@ func Binding(k *exec.GoKernel, b map[string]sdql.Value, in, shape string) string
 	case exec.GoDense, exec.GoDiag, exec.GoPositions:
 		val := map[exec.GoLayout]string{exec.GoDense: "DenseValue(d_)", exec.GoDiag: "DiagValue(d_)",
 			exec.GoPositions: fmt.Sprintf("PositionsValue(%s, %s, d_)", k.Pos, k.Idx)}[k.Layout]
-		fmt.Fprintf(&s, "\t\td_ := make([]float64, %s)\n\t\treturn func() { clear(d_); %s(%s, d_) }, func() sdql.Value { return %s }\n", ext, k.Func, args, val)
+		clr := "clear(d_); "
+		if k.Overwrites {
+			clr = "" // the kernel stores every value it writes
+		}
+		fmt.Fprintf(&s, "\t\td_ := make([]float64, %s)\n\t\treturn func() { %s%s(%s, d_) }, func() sdql.Value { return %s }\n", ext, clr, k.Func, args, val)
 	case exec.GoMap:
 		fmt.Fprintf(&s, "\t\td_ := &%s{}\n\t\treturn func() { d_.Reset(); %s(%s, d_) }, func() sdql.Value { return MapValue(d_.Keys, d_.Vals) }\n", k.MapType, k.Func, args)
 	case exec.GoRows:
