@@ -367,11 +367,24 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 		}
 		return nil
 	}
+	// a value guarded by the range of its iteration, if 0 <= i && i < N
+	// then V: the loop splits into the guarded part (the fast loop of V)
+	// and the rest (zeros, keys kept)
+	val := d.Entries[0].Val
+	var guard iexpr
+	if ie, ok := val.(*sdql.IfExpr); ok && ie.Else == nil && cs.isRange && !cs.flat && cs.jName != "_" {
+		if n, ok := rangeGuard(ie.Cond, cs.jName); ok && !mentions(n, cs.pName, cs.jName) {
+			guard, val = c.int(n, env), ie.Then
+		}
+	}
 	p := &plan{}
-	if !c.keyPlan(d.Entries[0].Key, cs, env, p) || !c.valPlan(d.Entries[0].Val, cs, env, p) {
+	if !c.keyPlan(d.Entries[0].Key, cs, env, p) || !c.valPlan(val, cs, env, p) {
 		if cs.flat {
 			return c.flatInto(e, cs, env, fresh)
 		}
+		return nil
+	}
+	if guard != nil && p.key != 'P' {
 		return nil
 	}
 	_, unique := d.Entries[0].Key.(*sdql.UniqueExpr)
@@ -381,10 +394,7 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 	}
 	loop := denseLoops[[3]string{op, string(p.key), p.val}]
 	c.fast++
-	return func(fr *frame, dst *hdict, s float64) {
-		lo, hi := cs.bounds(fr)
-		cc := p.scale(fr, s)
-		idx, ka, a, b := p.arrays(fr, cs)
+	run := func(dst *hdict, lo, hi int, idx, ka []int, a, b []float64, cc float64) {
 		for lo < hi {
 			if dst.mode != modeHash {
 				q := loop(dst, lo, hi, idx, ka, a, b, cc)
@@ -401,6 +411,44 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 			}
 			lo++
 		}
+	}
+	if guard == nil {
+		return func(fr *frame, dst *hdict, s float64) {
+			lo, hi := cs.bounds(fr)
+			cc := p.scale(fr, s)
+			idx, ka, a, b := p.arrays(fr, cs)
+			run(dst, lo, hi, idx, ka, a, b, cc)
+		}
+	}
+	zeros := func(fr *frame, dst *hdict, lo, hi int) {
+		var ka []int
+		if p.key == 'A' {
+			ka = fr.ia[p.kaSlot]
+		}
+		for q := lo; q < hi; q++ {
+			k := q
+			if ka != nil {
+				k = ka[q]
+			}
+			if op == "set" {
+				dst.setF(k, 0)
+			} else {
+				dst.addF(k, 0)
+			}
+		}
+	}
+	return func(fr *frame, dst *hdict, s float64) {
+		lo, hi := cs.bounds(fr)
+		n := guard(fr)
+		gl := min(max(lo, 0), hi)
+		gh := max(min(hi, n), gl)
+		zeros(fr, dst, lo, gl)
+		if gl < gh {
+			cc := p.scale(fr, s)
+			idx, ka, a, b := p.arrays(fr, cs)
+			run(dst, gl, gh, idx, ka, a, b, cc)
+		}
+		zeros(fr, dst, gh, hi)
 	}
 }
 
