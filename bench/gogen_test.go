@@ -102,8 +102,6 @@ var expectError = map[string]string{
 	"batax":            "a matrix result off the inputs' positions needs the shape",
 	"paper_batax":      "a matrix result off the inputs' positions needs the shape",
 	"paper_batax_none": "a matrix result off the inputs' positions needs the shape",
-	"smmm_shaped":      "nested dictionaries looked up by key: not generated yet",
-	"smmm":             "nested dictionaries looked up by key: not generated yet",
 }
 
 const printers = `

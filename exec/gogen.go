@@ -311,7 +311,7 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 			k.Extent = g.extent
 		}
 	case GoPositions, GoDiag:
-		if !g.pattern(prog, k) {
+		if !g.denseLetPositions(prog, k) && !g.pattern(prog, k) {
 			return nil, fmt.Errorf("exec: GenerateGo: not a %s result", g.layout)
 		}
 	}
@@ -1192,6 +1192,9 @@ type gdest struct {
 	local string
 	vec   bool
 	mapv  bool
+	// bounded: local is a dense []float64 of a fixed len; keys outside
+	// it are dropped (never read)
+	bounded bool
 }
 
 // into emits statements adding s * e into d (s is "" for 1).
@@ -1348,6 +1351,16 @@ func (g *gogen) write(d *gdest, key sdql.Expr, v string) {
 		return
 	case d.mapv:
 		g.p("%s.Add(%s, %s)", d.local, k, v)
+		return
+	case d.bounded:
+		if !isSimple(k) {
+			kk := g.name("j")
+			g.p("%s := %s", kk, k)
+			k = kk
+		}
+		g.p("if uint(%s) < uint(len(%s)) {", k, d.local)
+		g.p("%s[%s] += %s", d.local, k, v)
+		g.p("}")
 		return
 	}
 	g.writes++

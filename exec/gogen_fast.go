@@ -117,3 +117,129 @@ func goIsZero(e sdql.Expr) bool {
 	l, ok := e.(*sdql.IntLit)
 	return ok && l.Value == 0
 }
+
+// denseLetPositions generates a positions result iterating a let-bound
+// vector guarded by a bound,
+//
+//	let t = D in
+//	sum(<k, a> in t) if 0 <= k && k < N then
+//	  sum(<q, j> in IDX(POS(k):POS(k+1))) { k -> { j -> V } }
+//
+// (or { k -> sum(<q, j> in ...) { j -> V } } under the guard), with V
+// additive in a: t is built into a dense local of len N (keys outside
+// 0:N dropped, never read), iterated densely (an absent key's a is 0 and
+// adds nothing), and the result stored on the positions of IDX.
+func (g *gogen) denseLetPositions(prog sdql.Expr, k *GoKernel) bool {
+	let, ok := prog.(*sdql.LetExpr)
+	if !ok || len(let.Names) != 1 || g.layout != GoPositions {
+		return false
+	}
+	tn, def := let.Names[0].Name, let.Values[0]
+	if tn == "_" || sdql.Order(g.typeOf(def)) != 1 || kindOf(g.typeOf(def)) != kDict {
+		return false
+	}
+	s, ok := let.Body.(*sdql.SumExpr)
+	if !ok || !isName(s.Src, tn) || s.Key.Name == "_" || s.Val.Name == "_" || s.Key.Name == s.Val.Name {
+		return false
+	}
+	kn, an := s.Key.Name, s.Val.Name
+	c, ok := s.Body.(*sdql.IfExpr)
+	if !ok || c.Else != nil {
+		return false
+	}
+	bound := goUpperBound(c.Cond, kn)
+	if bound == nil || mentions(bound, tn) || mentions(bound, an) {
+		return false
+	}
+	// the shape under the guard
+	var in *sdql.SumExpr
+	var j, v sdql.Expr
+	if in, ok = c.Then.(*sdql.SumExpr); ok {
+		k1, v1, ok := single(in.Body)
+		if !ok {
+			return false
+		}
+		if k1, _ = stripUnique(k1); !isName(k1, kn) {
+			return false
+		}
+		if j, v, ok = single(v1); !ok {
+			return false
+		}
+	} else {
+		k1, v1, ok := single(c.Then)
+		if !ok {
+			return false
+		}
+		if k1, _ = stripUnique(k1); !isName(k1, kn) {
+			return false
+		}
+		if in, ok = v1.(*sdql.SumExpr); !ok {
+			return false
+		}
+		if j, v, ok = single(in.Body); !ok {
+			return false
+		}
+	}
+	if j, _ = stripUnique(j); !isName(j, in.Val.Name) || in.Key.Name == "_" || kindOf(g.typeOf(v)) == kDict {
+		return false
+	}
+	if mentions(v, tn) || !linear(v, an) {
+		return false
+	}
+	sl, ok := in.Src.(*sdql.SliceExpr)
+	if !ok {
+		return false
+	}
+	idx, ok1 := sl.X.(*sdql.Ident)
+	lo, ok2 := sl.Lo.(*sdql.LookupExpr)
+	hi, ok3 := sl.Hi.(*sdql.LookupExpr)
+	if !ok1 || !ok2 || !ok3 || !isName(lo.Key, kn) || !isPlusOne(hi.Key, kn) || !sameIdent(lo.X, hi.X) {
+		return false
+	}
+	pos, _ := lo.X.(*sdql.Ident)
+	if pos == nil || !g.params[pos.Name] || !g.params[idx.Name] || g.vars[pos.Name].kind != "arrI" || g.vars[idx.Name].kind != "arrI" {
+		return false
+	}
+	nb := g.inputExpr(bound)
+	if nb == "" {
+		return false
+	}
+	// t: a dense local of len max(0, N)
+	t := g.name(tn)
+	g.p("%s := make([]float64, max(0, %s))", t, nb)
+	saveLoops, saveW, saveSet, saveExt := g.loops, g.writes, g.setOK, g.extent
+	g.loops = nil
+	g.into(def, &gdest{local: t, bounded: true})
+	g.loops, g.writes, g.setOK, g.extent = saveLoops, saveW, saveSet, saveExt
+	// the result, over every key of t
+	save := g.clone()
+	kg := g.name(kn)
+	g.p("for %s := range %s {", kg, t)
+	g.vars[kn] = &gvar{kind: "int", g: kg}
+	if uses(in, an) > 0 {
+		ag := g.name(an)
+		g.p("%s := %s[%s]", ag, t, kg)
+		g.vars[an] = &gvar{kind: "real", g: ag}
+	}
+	g.nest++
+	if !mentions(v, in.Key.Name) && !mentions(v, in.Val.Name) {
+		// one value for the row: a store over the row's slice of dst
+		x := g.real(v)
+		row := g.name("row")
+		g.p("%s := dst[%s:%s]", row, g.int(sl.Lo), g.int(sl.Hi))
+		q := g.name("q")
+		g.p("for %s := range %s {", q, row)
+		g.p("%s[%s] = %s", row, q, x)
+		g.p("}")
+	} else {
+		g.loop(in, func() {
+			g.p("dst[%s] = %s", g.vars[in.Key.Name].g, g.real(v))
+		})
+	}
+	g.nest--
+	g.p("}")
+	g.vars = save
+	g.writes++
+	k.Pos, k.Idx, k.Extent = pos.Name, idx.Name, "len("+idx.Name+")"
+	return true
+}

@@ -26,6 +26,18 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 				return RowsValue(len(d_), func(k int) ([]int, []float64) { return d_[k].Keys, d_[k].Vals })
 			}
 	},
+	"smmm_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		B_idx := []int(in_["B_idx"].(sdql.IntArray))
+		B_len := int(in_["B_len"].(sdql.Int))
+		B_pos := []int(in_["B_pos"].(sdql.IntArray))
+		B_val := []float64(in_["B_val"].(sdql.RealArray))
+		d_ := make([]float64, len(B_idx))
+		return func() { smmm_csr(A_idx, A_len, A_pos, A_val, B_idx, B_len, B_pos, B_val, d_) }, func() sdql.Value { return PositionsValue(B_pos, B_idx, d_) }
+	},
 	"smvm_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
 		A_idx := []int(in_["A_idx"].(sdql.IntArray))
 		A_len := int(in_["A_len"].(sdql.Int))
@@ -60,9 +72,6 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		return func() { vsm_dense(V1_len, V1_val, s, d_) }, func() sdql.Value { return DenseValue(d_) }
 	},
 }
-
-// Not generated (exec.GenerateGo's errors):
-// smmm_csr: exec: GenerateGo: not a positions result (a matrix result not on an input's positions needs GoOptions.ResultShape)
 
 // Kernels maps KERNEL_FORMAT to a function that binds the generated kernel
 // to bindings (the result's extent derived from them) and returns one run.
