@@ -106,6 +106,11 @@ type compiler struct {
 	fast    int // number of fast loops compiled (for tests)
 	// splitRange is the range source the parallel executor splits
 	splitRange *sdql.RangeExpr
+	// topSum is the program when it is a sum into the result; overwrite is
+	// set when its fast loop stores every key of its range (no clearing
+	// needed there: Kernel.noClear)
+	topSum    sdql.Expr
+	overwrite *counted
 }
 
 func (c *compiler) fail(e sdql.Expr, format string, args ...any) {

@@ -393,6 +393,9 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 		op = "set"
 	}
 	loop := denseLoops[[3]string{op, string(p.key), p.val}]
+	if sdql.Expr(e) == c.topSum && op == "set" && p.key == 'P' && cs.isRange {
+		c.overwrite = cs
+	}
 	c.fast++
 	run := func(dst *hdict, lo, hi int, idx, ka []int, a, b []float64, cc float64) {
 		for lo < hi {

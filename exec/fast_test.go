@@ -58,3 +58,41 @@ func TestGuardedStore(t *testing.T) {
 		}
 	}
 }
+
+// TestNoClear: a dense result the program overwrites on its range is not
+// cleared before a run, only outside the range: reruns into the same
+// destination with shorter ranges agree with the interpreter.
+func TestNoClear(t *testing.T) {
+	for _, src := range []string{
+		"sum(<_, i> in (0:V1_len)) { i -> if 0 <= i && i < V2_len then V2_val(i) }",
+		"sum(<_, i> in (1:V1_len)) { unique(i) -> s * V2_val(i) }",
+	} {
+		e, err := sdql.Parse("", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mk := func(n1, n2 int) map[string]sdql.Value {
+			return map[string]sdql.Value{"V1_len": sdql.Int(n1), "V2_len": sdql.Int(n2), "V2_val": sdql.RealArray{1, 2, 3, 4, 5}, "s": sdql.Real(2)}
+		}
+		k, err := CompileFor(e, mk(5, 5), Options{ResultShape: []int{5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !k.noClear {
+			t.Errorf("clears: %s", src)
+		}
+		r := k.NewResult()
+		for _, b := range []map[string]sdql.Value{mk(5, 5), mk(3, 5), mk(5, 2), mk(0, 0), mk(4, 4)} {
+			want, err := sdql.Eval(e, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := k.RunInto(r, b); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Value(); !sdql.Equal(got, want) {
+				t.Errorf("got %s, want %s\n%s", sdql.FormatValue(got), sdql.FormatValue(want), src)
+			}
+		}
+	}
+}

@@ -56,6 +56,10 @@ type Kernel struct {
 	checks  []check
 	nframes int
 	segOnly bool // the result is always a flat matrix (seg.go)
+	// noClear: the result is dense of extent ResultShape[0] and the
+	// program stores every key of its range, so prepare keeps the old
+	// values and top clears only the keys outside the range
+	noClear bool
 }
 
 // Compile compiles a physical SDQL program whose free variables have the
@@ -145,7 +149,23 @@ func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
 			k.par = p
 		}
 	}
+	c.topSum = e
 	into := c.into(e, nil, true)
+	if cs := c.overwrite; cs != nil && k.par == nil && len(c.opts.ResultShape) > 0 && c.opts.ResultShape[0] > 0 &&
+		sdql.Order(c.typeOf(e)) == 1 && !c.opts.NoDense {
+		k.noClear = true
+		return func(fr *frame, r *Result) {
+			if d := r.dict; d.mode == modeFull {
+				lo, hi := cs.bounds(fr)
+				n := len(d.f)
+				lo = min(max(lo, 0), n)
+				hi = min(max(hi, lo), n)
+				clear(d.f[:lo])
+				clear(d.f[hi:])
+			}
+			into(fr, r.dict, 1)
+		}
+	}
 	return func(fr *frame, r *Result) { into(fr, r.dict, 1) }
 }
 
@@ -249,7 +269,9 @@ func (k *Kernel) prepare(r *Result, fr *frame) {
 	if len(k.opts.ResultShape) > 0 {
 		n = k.opts.ResultShape[0]
 	}
-	if n > 0 {
+	if n > 0 && k.noClear && d.mode == modeFull && len(d.f) == n {
+		// top stores or clears every key
+	} else if n > 0 {
 		d.initDense(n, true, false)
 	} else if !k.opts.NoDense {
 		if d.mode == modeDense && d.grow {
