@@ -618,6 +618,12 @@ func (g *gogen) scalarStmt(e sdql.Expr, acc string) {
 	asInt := kindOf(g.typeOf(e)) == kInt
 	switch e := e.(type) {
 	case *sdql.SumExpr:
+		if f, cond := g.flatten(e); f != nil {
+			g.p("if %s {", cond)
+			g.loop(f, func() { g.scalarStmt(f.Body, acc) })
+			g.p("}")
+			return
+		}
 		g.loop(e, func() { g.scalarStmt(e.Body, acc) })
 	case *sdql.IfExpr:
 		g.p("if %s {", g.boolean(e.Cond))
@@ -1211,6 +1217,12 @@ func (g *gogen) intoScaled(e sdql.Expr, d *gdest, s string) {
 			g.descend(d, en.Key, en.Val, s)
 		}
 	case *sdql.SumExpr:
+		if f, cond := g.flatten(e); f != nil {
+			g.p("if %s {", cond)
+			g.loop(f, func() { g.intoScaled(f.Body, d, s) })
+			g.p("}")
+			return
+		}
 		g.loop(e, func() { g.intoScaled(e.Body, d, s) })
 	case *sdql.LetExpr:
 		save := g.clone()

@@ -1,6 +1,10 @@
 package exec
 
-import "github.com/nablasd/nablasd/sdql"
+import (
+	"strings"
+
+	"github.com/nablasd/nablasd/sdql"
+)
 
 // Shortcuts of the Go generator: whole-kernel shapes written as bulk
 // operations instead of element loops.
@@ -242,4 +246,52 @@ func (g *gogen) denseLetPositions(prog sdql.Expr, k *GoKernel) bool {
 	g.writes++
 	k.Pos, k.Idx, k.Extent = pos.Name, idx.Name, "len("+idx.Name+")"
 	return true
+}
+
+// flatten rewrites a sum over the rows of a compressed level,
+//
+//	sum(<_, i> in (L:H)) sum(<q, j> in X(P(i):P(i+1))) B      (B without i)
+//
+// as the one loop sum(<q, j> in X(P(L):P(H))) B, P being a position
+// array of the inputs (NAME_pos, non-decreasing: the rows' segments are
+// consecutive). It returns nil when e is not of that shape, else the loop
+// and the condition L < H under which it runs.
+func (g *gogen) flatten(e *sdql.SumExpr) (*sdql.SumExpr, string) {
+	rg, ok := e.Src.(*sdql.RangeExpr)
+	if !ok || e.Key.Name != "_" {
+		return nil, ""
+	}
+	i := e.Val.Name
+	in, ok := e.Body.(*sdql.SumExpr)
+	if !ok || i == "_" || mentions(in.Body, i) || in.Key.Name == i || in.Val.Name == i {
+		return nil, ""
+	}
+	sl, ok := in.Src.(*sdql.SliceExpr)
+	if !ok {
+		return nil, ""
+	}
+	x, ok1 := sl.X.(*sdql.Ident)
+	lo, ok2 := sl.Lo.(*sdql.LookupExpr)
+	hi, ok3 := sl.Hi.(*sdql.LookupExpr)
+	if !ok1 || !ok2 || !ok3 || !isName(lo.Key, i) || !isPlusOne(hi.Key, i) || !sameIdent(lo.X, hi.X) {
+		return nil, ""
+	}
+	p, _ := lo.X.(*sdql.Ident)
+	if p == nil || !g.params[p.Name] || !g.params[x.Name] || g.vars[p.Name].kind != "arrI" || !strings.HasSuffix(p.Name, "_pos") {
+		return nil, ""
+	}
+	if k := g.vars[x.Name].kind; k != "arrI" && k != "arrR" {
+		return nil, ""
+	}
+	if mentions(rg.Lo, i) || mentions(rg.Hi, i) {
+		return nil, ""
+	}
+	nlo := &sdql.LookupExpr{X: p, Key: rg.Lo}
+	nhi := &sdql.LookupExpr{X: p, Key: rg.Hi}
+	src := &sdql.SliceExpr{X: x, Lo: nlo, Hi: nhi}
+	f := &sdql.SumExpr{Key: in.Key, Val: in.Val, Src: src, Body: in.Body}
+	g.extra[nlo], g.extra[nhi] = sdql.IntType, sdql.IntType
+	g.extra[src] = g.typeOf(sl)
+	g.extra[f] = g.typeOf(in)
+	return f, g.int(rg.Lo) + " < " + g.int(rg.Hi)
 }
