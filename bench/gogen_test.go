@@ -175,7 +175,7 @@ func TestGeneratedGo(t *testing.T) {
 			t.Fatal(err)
 		}
 		fn := fmt.Sprintf("%s%d", strings.ReplaceAll(c.name, "_", ""), i)
-		k, err := nexec.GenerateGoKernel(c.prog, nil, c.bindings, fn, nexec.GoOptions{ResultShape: c.shape, Package: "main"})
+		k, err := nexec.GenerateGoKernel(c.prog, nil, c.bindings, fn, nexec.GoOptions{ResultShape: c.shape, Package: "main", Workspace: i%2 == 0})
 		if why, ok := expectError[c.name]; ok {
 			if err == nil {
 				t.Errorf("%s: generated, expected an error (%s)", c.name, why)
@@ -199,25 +199,30 @@ func TestGeneratedGo(t *testing.T) {
 			fmt.Fprintf(&main, "\t\t%s := %s\n", n, goLiteral(c.bindings[n]))
 		}
 		args := strings.Join(k.Params, ", ")
+		dargs, sargs := "d", args
+		if k.WorkType != "" { // a workspace (reused by reruns)
+			fmt.Fprintf(&main, "\t\tws := &%s{}\n", k.WorkType)
+			dargs, sargs = "d, ws", args+", ws"
+		}
 		ext := k.Extent
 		if ext == "" && len(c.shape) > 0 {
 			ext = fmt.Sprint(c.shape[0])
 		}
 		switch k.Layout {
 		case nexec.GoScalar:
-			fmt.Fprintf(&main, "\t\tfmt.Println(%s(%s))\n", fn, args)
+			fmt.Fprintf(&main, "\t\tfmt.Println(%s(%s))\n", fn, sargs)
 		case nexec.GoDense, nexec.GoDiag, nexec.GoPositions:
 			pr := map[nexec.GoLayout]string{nexec.GoDense: "printDense(d)", nexec.GoDiag: "printDiag(d)",
 				nexec.GoPositions: fmt.Sprintf("printPos(%s, %s, d)", k.Pos, k.Idx)}[k.Layout]
 			again := ""
 			if k.Overwrites { // a rerun into the same dst, uncleared
-				again = fmt.Sprintf("\t\t%s(%s, d)\n", fn, args)
+				again = fmt.Sprintf("\t\t%s(%s, %s)\n", fn, args, dargs)
 			}
-			fmt.Fprintf(&main, "\t\td := make([]float64, %s)\n\t\t%s(%s, d)\n%s\t\tfmt.Println(%s)\n", ext, fn, args, again, pr)
+			fmt.Fprintf(&main, "\t\td := make([]float64, %s)\n\t\t%s(%s, %s)\n%s\t\tfmt.Println(%s)\n", ext, fn, args, dargs, again, pr)
 		case nexec.GoMap:
-			fmt.Fprintf(&main, "\t\td := &%s{}\n\t\t%s(%s, d)\n\t\tfmt.Println(printMap(d.Keys, d.Vals))\n", k.MapType, fn, args)
+			fmt.Fprintf(&main, "\t\td := &%s{}\n\t\t%s(%s, %s)\n\t\tfmt.Println(printMap(d.Keys, d.Vals))\n", k.MapType, fn, args, dargs)
 		case nexec.GoRows:
-			fmt.Fprintf(&main, "\t\td := make([]%s, %s)\n\t\t%s(%s, d)\n\t\tfmt.Println(printRows(len(d), func(k int) ([]int, []float64) { return d[k].Keys, d[k].Vals }))\n", k.MapType, ext, fn, args)
+			fmt.Fprintf(&main, "\t\td := make([]%s, %s)\n\t\t%s(%s, %s)\n\t\tfmt.Println(printRows(len(d), func(k int) ([]int, []float64) { return d[k].Keys, d[k].Vals }))\n", k.MapType, ext, fn, args, dargs)
 		}
 		main.WriteString("\t\t_ = []any{" + args + "}\n\t}\n")
 		wants, names = append(wants, want), append(names, c.name)

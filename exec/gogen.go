@@ -42,6 +42,11 @@ type GoOptions struct {
 	ResultShape []int
 	// Package is the generated file's package (default "kernels").
 	Package string
+	// Workspace makes the kernel take its scratch vectors from a
+	// workspace, the parameter ws *FUNCWork after dst (a zero FUNCWork
+	// is ready; reused across runs it saves their allocation), when it
+	// needs any (GoKernel.WorkType); else it allocates them per run.
+	Workspace bool
 }
 
 // GoKernel is generated Go source and its calling convention.
@@ -62,6 +67,9 @@ type GoKernel struct {
 	Extent string
 	// Pos and Idx name the inputs holding the structure (GoPositions).
 	Pos, Idx string
+	// WorkType names the generated workspace type when the kernel takes
+	// ws *WorkType as its last parameter (GoOptions.Workspace).
+	WorkType string
 	// Overwrites: the kernel only stores into dst (=), never adds, so dst
 	// need not be zero on entry: positions it does not store stay as
 	// they are (zero when dst was allocated for these inputs), and a
@@ -139,7 +147,7 @@ func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.
 	}
 	var firstErr error
 	for _, l := range layouts {
-		g := &gogen{info: info, fn: funcName, layout: l, shaped: shape(0), extra: map[sdql.Expr]sdql.Type{}}
+		g := &gogen{info: info, fn: funcName, layout: l, shaped: shape(0), extra: map[sdql.Expr]sdql.Type{}, wsOK: opts.Workspace}
 		k, err := g.file(prog, opts)
 		if err == nil {
 			return k, nil
@@ -193,6 +201,8 @@ type gogen struct {
 	needMap bool
 	needVec bool
 	nest    int
+	wsOK    bool     // GoOptions.Workspace
+	work    []string // the workspace's fields
 }
 
 func (g *gogen) failf(e sdql.Expr, format string, args ...any) string {
@@ -265,6 +275,9 @@ func (g *gogen) clone() map[string]*gvar {
 
 func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 	g.vars, g.used, g.params = map[string]*gvar{}, map[string]bool{}, map[string]bool{}
+	if g.wsOK {
+		g.used["ws"] = true
+	}
 	g.setOK = true
 	k := &GoKernel{Func: g.fn, Layout: g.layout}
 	var params []string
@@ -377,6 +390,13 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 	} else {
 		params = append(params, "dst "+k.DstType)
 	}
+	if len(g.work) > 0 && g.params["ws"] {
+		return nil, fmt.Errorf("exec: GenerateGo: an input named ws and a workspace")
+	}
+	if len(g.work) > 0 {
+		k.WorkType = g.fn + "Work"
+		params = append(params, "ws *"+k.WorkType)
+	}
 	fmt.Fprintf(&f, "func %s(%s)%s {\n", g.fn, strings.Join(params, ", "), ret)
 	for _, d := range g.decls {
 		f.WriteString(d + "\n")
@@ -385,6 +405,13 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 	f.WriteString("}\n")
 	if g.needMap {
 		f.WriteString(strings.ReplaceAll(goMapRuntime, "MAP", mapT))
+	}
+	if len(g.work) > 0 {
+		fmt.Fprintf(&f, "\n// %sWork holds %s's scratch vectors across runs (the zero value is ready).\ntype %sWork struct {\n", g.fn, g.fn, g.fn)
+		for _, w := range g.work {
+			fmt.Fprintf(&f, "\t%s []float64\n", w)
+		}
+		f.WriteString("}\n")
 	}
 	if g.needVec {
 		f.WriteString(strings.ReplaceAll(goVecRuntime, "FN", g.fn))

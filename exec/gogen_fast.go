@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/nablasd/nablasd/sdql"
@@ -209,8 +210,7 @@ func (g *gogen) denseLetPositions(prog sdql.Expr, k *GoKernel) bool {
 		return false
 	}
 	// t: a dense local of len max(0, N)
-	t := g.name(tn)
-	g.p("%s := make([]float64, max(0, %s))", t, nb)
+	t := g.zeros(tn, "max(0, "+nb+")")
 	saveLoops, saveW, saveSet, saveExt := g.loops, g.writes, g.setOK, g.extent
 	g.loops = nil
 	g.into(def, &gdest{local: t, bounded: true})
@@ -294,4 +294,27 @@ func (g *gogen) flatten(e *sdql.SumExpr) (*sdql.SumExpr, string) {
 	g.extra[src] = g.typeOf(sl)
 	g.extra[f] = g.typeOf(in)
 	return f, g.int(rg.Lo) + " < " + g.int(rg.Hi)
+}
+
+// zeros declares a local named close to base holding n zeros: a slice
+// of the workspace when the kernel takes one, else a new slice.
+func (g *gogen) zeros(base, n string) string {
+	t := g.name(base)
+	if !g.wsOK {
+		g.p("%s := make([]float64, %s)", t, n)
+		return t
+	}
+	f := "f" + strconv.Itoa(len(g.work))
+	g.work = append(g.work, f)
+	if !isSimple(n) {
+		m := g.name("n")
+		g.p("%s := %s", m, n)
+		n = m
+	}
+	g.p("if cap(ws.%s) < %s {", f, n)
+	g.p("ws.%s = make([]float64, %s)", f, n)
+	g.p("}")
+	g.p("%s := ws.%s[:%s]", t, f, n)
+	g.p("clear(%s)", t)
+	return t
 }

@@ -35,8 +35,9 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		B_len := int(in_["B_len"].(sdql.Int))
 		B_pos := []int(in_["B_pos"].(sdql.IntArray))
 		B_val := []float64(in_["B_val"].(sdql.RealArray))
+		w_ := &smmm_csrWork{}
 		d_ := make([]float64, len(B_idx))
-		return func() { smmm_csr(A_idx, A_len, A_pos, A_val, B_idx, B_len, B_pos, B_val, d_) }, func() sdql.Value { return PositionsValue(B_pos, B_idx, d_) }
+		return func() { smmm_csr(A_idx, A_len, A_pos, A_val, B_idx, B_len, B_pos, B_val, d_, w_) }, func() sdql.Value { return PositionsValue(B_pos, B_idx, d_) }
 	},
 	"smvm_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
 		A_idx := []int(in_["A_idx"].(sdql.IntArray))

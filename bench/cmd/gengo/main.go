@@ -45,7 +45,7 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 			fail(err)
 		}
 		fn := kf.Name + "_" + kf.Format
-		k, err := exec.GenerateGoKernel(cs.Prog, nil, cs.Bindings, fn, exec.GoOptions{ResultShape: cs.Shape, Package: "gen"})
+		k, err := exec.GenerateGoKernel(cs.Prog, nil, cs.Bindings, fn, exec.GoOptions{ResultShape: cs.Shape, Package: "gen", Workspace: true})
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("// %s: %v", fn, strings.ReplaceAll(err.Error(), "\n", " ")))
 			os.Remove(filepath.Join(*out, fn+".go"))
@@ -105,6 +105,12 @@ func Binding(k *exec.GoKernel, b map[string]sdql.Value, in, shape string) string
 		fmt.Fprintf(&s, "\t\t%s := "+conv+"\n", n, in, n)
 	}
 	args := strings.Join(k.Params, ", ")
+	dargs := "d_"
+	if k.WorkType != "" {
+		fmt.Fprintf(&s, "\t\tw_ := &%s{}\n", k.WorkType)
+		args += ", w_"
+		dargs += ", w_"
+	}
 	ext := k.Extent
 	if ext == "" {
 		ext = shape + "[0]"
@@ -119,11 +125,11 @@ func Binding(k *exec.GoKernel, b map[string]sdql.Value, in, shape string) string
 		if k.Overwrites {
 			clr = "" // the kernel stores every value it writes
 		}
-		fmt.Fprintf(&s, "\t\td_ := make([]float64, %s)\n\t\treturn func() { %s%s(%s, d_) }, func() sdql.Value { return %s }\n", ext, clr, k.Func, args, val)
+		fmt.Fprintf(&s, "\t\td_ := make([]float64, %s)\n\t\treturn func() { %s%s(%s, %s) }, func() sdql.Value { return %s }\n", ext, clr, k.Func, strings.Join(k.Params, ", "), dargs, val)
 	case exec.GoMap:
-		fmt.Fprintf(&s, "\t\td_ := &%s{}\n\t\treturn func() { d_.Reset(); %s(%s, d_) }, func() sdql.Value { return MapValue(d_.Keys, d_.Vals) }\n", k.MapType, k.Func, args)
+		fmt.Fprintf(&s, "\t\td_ := &%s{}\n\t\treturn func() { d_.Reset(); %s(%s, %s) }, func() sdql.Value { return MapValue(d_.Keys, d_.Vals) }\n", k.MapType, k.Func, strings.Join(k.Params, ", "), dargs)
 	case exec.GoRows:
-		fmt.Fprintf(&s, "\t\td_ := make([]%s, %s)\n\t\treturn func() {\n\t\t\tfor i := range d_ {\n\t\t\t\td_[i].Reset()\n\t\t\t}\n\t\t\t%s(%s, d_)\n\t\t}, func() sdql.Value {\n\t\t\treturn RowsValue(len(d_), func(k int) ([]int, []float64) { return d_[k].Keys, d_[k].Vals })\n\t\t}\n", k.MapType, ext, k.Func, args)
+		fmt.Fprintf(&s, "\t\td_ := make([]%s, %s)\n\t\treturn func() {\n\t\t\tfor i := range d_ {\n\t\t\t\td_[i].Reset()\n\t\t\t}\n\t\t\t%s(%s, %s)\n\t\t}, func() sdql.Value {\n\t\t\treturn RowsValue(len(d_), func(k int) ([]int, []float64) { return d_[k].Keys, d_[k].Vals })\n\t\t}\n", k.MapType, ext, k.Func, strings.Join(k.Params, ", "), dargs)
 	}
 	return s.String()
 }
