@@ -29,6 +29,7 @@ type segResult struct {
 	// rowOn, when not nil, marks the rows that hold entries (the others
 	// are absent, their positions unwritten): segDict.
 	rowOn []bool
+	outer *outerWork // segOuterTop's scratch
 }
 
 func (s *segResult) each(f func(row, col int, v float64)) {
@@ -117,6 +118,16 @@ func (c *compiler) segTop(e sdql.Expr) func(*frame, *Result) {
 		return c.segDictTop(lets, s)
 	}
 	rng, ok := s.Src.(*sdql.RangeExpr)
+	if _, isLet := s.Body.(*sdql.LetExpr); ok && isLet {
+		for _, l := range lets { // a let shadowing an array would fool physRef
+			for _, n := range l.Names {
+				if _, ok := c.globals.lookup(n.Name); ok {
+					return nil
+				}
+			}
+		}
+		return c.segOuterTop(lets, rng, s)
+	}
 	d, ok2 := s.Body.(*sdql.DictExpr)
 	if !ok || !ok2 || len(d.Entries) != 1 || s.Val.Name == "_" || mentions(s.Body, s.Key.Name) {
 		return nil
