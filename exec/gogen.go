@@ -1244,6 +1244,7 @@ func (g *gogen) intoScaled(e sdql.Expr, d *gdest, s string) {
 			g.descend(d, en.Key, en.Val, s)
 		}
 	case *sdql.SumExpr:
+		e = g.hoist(e)
 		if f, cond := g.flatten(e); f != nil {
 			g.p("if %s {", cond)
 			g.loop(f, func() { g.intoScaled(f.Body, d, s) })

@@ -318,3 +318,87 @@ func (g *gogen) zeros(base, n string) string {
 	g.p("clear(%s)", t)
 	return t
 }
+
+// hoist moves the factors of a sum's single scalar entry that do not
+// depend on the sum's variables out of its loop:
+//
+//	sum(<k, v> in S) { K -> X * Y }  ->  c := X; sum(<k, v> in S) { K -> c * Y }
+//
+// (X of scalar variables, literals and arithmetic only, so evaluating it
+// before a loop that may not run is harmless). It returns e when nothing
+// moves.
+func (g *gogen) hoist(e *sdql.SumExpr) *sdql.SumExpr {
+	key, val, ok := single(e.Body)
+	if !ok || kindOf(g.typeOf(val)) != kReal {
+		return e
+	}
+	var inv, vary []sdql.Expr
+	var factors func(x sdql.Expr)
+	factors = func(x sdql.Expr) {
+		if b, ok := x.(*sdql.BinaryExpr); ok && b.Op == sdql.MUL && kindOf(g.typeOf(b.X)) == kReal && kindOf(g.typeOf(b.Y)) == kReal {
+			factors(b.X)
+			factors(b.Y)
+			return
+		}
+		if !mentions(x, e.Key.Name, e.Val.Name) && g.pureScalar(x) {
+			inv = append(inv, x)
+		} else {
+			vary = append(vary, x)
+		}
+	}
+	factors(val)
+	if len(inv) == 0 || len(vary) == 0 || len(inv) == 1 && isSimple(g.realNoEmit(inv[0])) {
+		return e
+	}
+	c := inv[0]
+	for _, x := range inv[1:] {
+		m := &sdql.BinaryExpr{X: c, Op: sdql.MUL, Y: x}
+		g.extra[m] = sdql.RealType
+		c = m
+	}
+	n := g.name("c")
+	g.p("%s := %s", n, g.real(c))
+	id := &sdql.Ident{Name: n + "·"}
+	g.extra[id] = sdql.RealType
+	g.vars[id.Name] = &gvar{kind: "real", g: n}
+	var prod sdql.Expr = id
+	for _, x := range vary {
+		m := &sdql.BinaryExpr{X: prod, Op: sdql.MUL, Y: x}
+		g.extra[m] = sdql.RealType
+		prod = m
+	}
+	d := &sdql.DictExpr{Entries: []sdql.Entry{{Key: key, Val: prod}}}
+	g.extra[d] = g.typeOf(e.Body)
+	f := &sdql.SumExpr{Key: e.Key, Val: e.Val, Src: e.Src, Body: d}
+	g.extra[f] = g.typeOf(e)
+	return f
+}
+
+// pureScalar reports whether x is scalar variables, literals and
+// arithmetic only (no lookups, loops or branches).
+func (g *gogen) pureScalar(x sdql.Expr) bool {
+	ok := true
+	sdql.Inspect(x, func(y sdql.Expr) bool {
+		switch y := y.(type) {
+		case *sdql.Ident:
+			if v := g.vars[y.Name]; v == nil || v.kind != "real" && v.kind != "int" {
+				ok = false
+			}
+		case *sdql.IntLit, *sdql.RealLit, *sdql.BinaryExpr, *sdql.UnaryExpr, *sdql.CallExpr:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// realNoEmit is the Go of a pure scalar without emitting statements.
+func (g *gogen) realNoEmit(x sdql.Expr) string {
+	if id, ok := x.(*sdql.Ident); ok {
+		if v := g.vars[id.Name]; v != nil {
+			return v.g
+		}
+	}
+	return "?"
+}

@@ -13,8 +13,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	for i := 0; i < A_len; i++ {
 		for p, p_end := A_pos[i], A_pos[i+1]; p < p_end; p++ {
 			row := &dst[A_idx[p]]
+			c := beta * A_val[p]
 			for p1, p1_end := A_pos[i], A_pos[i+1]; p1 < p1_end; p1++ {
-				row.Add(A_idx[p1], (beta*A_val[p])*A_val[p1])
+				row.Add(A_idx[p1], c*A_val[p1])
 			}
 		}
 	}
