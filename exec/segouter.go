@@ -28,6 +28,7 @@ type outerWork struct {
 	tpos, trow []int
 	tval       []float64
 	opos, oidx []int
+	counted    int // the bound of the last exact count of the result's size
 }
 
 func growInt(s []int, n int) []int {
@@ -241,6 +242,39 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 		}
 		copy(tpos[1:], tpos[:ncols])
 		tpos[0] = 0
+		// the result's size: when the buffers may be short of the bound
+		// sum of squared row lengths, count it exactly (a symbolic pass),
+		// so that the buffers are allocated once at their size
+		bound := 0
+		for k := 0; k < nr; k++ {
+			n := mpos[k+1] - mpos[k]
+			bound += n * n
+		}
+		if (cap(wk.oidx) < bound || cap(sg.vals) < bound) && wk.counted != bound {
+			wk.counted = bound // the same inputs again: the buffers fit
+			for q := range mark {
+				mark[q] = -1
+			}
+			total := 0
+			for i1 := 0; i1 < ncols; i1++ {
+				m := int32(i1)
+				for q := tpos[i1]; q < tpos[i1+1]; q++ {
+					k := trow[q]
+					for _, j := range midx[mpos[k]:mpos[k+1]] {
+						if mark[j] != m {
+							mark[j] = m
+							total++
+						}
+					}
+				}
+			}
+			if cap(wk.oidx) < total {
+				wk.oidx = make([]int, 0, total)
+			}
+			if cap(sg.vals) < total {
+				sg.vals = make([]float64, 0, total)
+			}
+		}
 		// Gustavson: result row i1 = sum over rows k with column i1 of
 		// cc * A(k, i1) * row k
 		for q := range mark {

@@ -62,6 +62,22 @@ func TestSegOuter(t *testing.T) {
 			}
 		}
 	}
+	// one destination over inputs of different sizes, in both orders
+	e0, _ := sdql.Parse("", "sum(<_, i> in (0:A_len)) "+row+"sum(<i1, v> in r) { i1 -> sum(<i2, v1> in r) { i2 -> v * v1 } }")
+	k0, err := CompileFor(e0, inputs[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0 := k0.NewResult()
+	for _, ii := range []int{3, 0, 1, 0, 2, 1, 1} {
+		want, _ := sdql.Eval(e0, inputs[ii])
+		if err := k0.RunInto(r0, inputs[ii]); err != nil {
+			t.Fatal(err)
+		}
+		if got := r0.Value(); !sameEntries(got, want) {
+			t.Errorf("input %d: got %s, want %s", ii, sdql.FormatValue(got), sdql.FormatValue(want))
+		}
+	}
 	// a negative column is an error, not a panic
 	e, _ := sdql.Parse("", "sum(<_, i> in (0:A_len)) "+row+"sum(<i1, v> in r) { i1 -> sum(<i2, v1> in r) { i2 -> v * v1 } }")
 	b := mk(1, []int{0, 2}, []int{0, -1}, []float64{1, 2})
