@@ -314,7 +314,7 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 		g.scalarStmt(prog, acc)
 		g.p("return %s", acc)
 	case GoDense, GoMap, GoRows:
-		if !g.copyPattern(prog) {
+		if !g.copyPattern(prog) && !g.gram(prog) {
 			g.into(prog, &gdest{lvl: 0})
 		}
 		if g.layout == GoDense && !g.shaped {
@@ -409,7 +409,7 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 	if len(g.work) > 0 {
 		fmt.Fprintf(&f, "\n// %sWork holds %s's scratch vectors across runs (the zero value is ready).\ntype %sWork struct {\n", g.fn, g.fn, g.fn)
 		for _, w := range g.work {
-			fmt.Fprintf(&f, "\t%s []float64\n", w)
+			fmt.Fprintf(&f, "\t%s\n", w)
 		}
 		f.WriteString("}\n")
 	}
@@ -1522,7 +1522,7 @@ func (m *MAP) slot(k int) int {
 // Add adds v at k.
 func (m *MAP) Add(k int, v float64) {
 	if len(m.slots) == 0 {
-		m.slots, m.shift = make([]int32, 8), 61
+		m.index()
 	}
 	mask := len(m.slots) - 1
 	h := m.slot(k)
@@ -1558,10 +1558,44 @@ func (m *MAP) grow() {
 	}
 }
 
+// Append adds the entry k -> v for a key k not in m; the entries are
+// indexed by the next Add or Get.
+func (m *MAP) Append(k int, v float64) {
+	m.Keys = append(m.Keys, k)
+	m.Vals = append(m.Vals, v)
+	m.slots = m.slots[:0]
+}
+
+// index sizes the slots for the entries (and one more) and fills them.
+func (m *MAP) index() {
+	n, shift := 8, uint(61)
+	for n < 2*len(m.Keys)+2 {
+		n, shift = 2*n, shift-1
+	}
+	if cap(m.slots) >= n {
+		m.slots = m.slots[:n]
+		clear(m.slots)
+	} else {
+		m.slots = make([]int32, n)
+	}
+	m.shift = shift
+	mask := n - 1
+	for i, k := range m.Keys {
+		h := m.slot(k)
+		for m.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		m.slots[h] = int32(i + 1)
+	}
+}
+
 // Get returns the value at k (0 when absent).
 func (m *MAP) Get(k int) float64 {
 	if len(m.slots) == 0 {
-		return 0
+		if len(m.Keys) == 0 {
+			return 0
+		}
+		m.index()
 	}
 	mask := len(m.slots) - 1
 	for h := m.slot(k); ; h = (h + 1) & mask {

@@ -9,16 +9,87 @@ package gen
 //	  sum(<i1, v> in r) { i1 -> sum(<i2, v1> in r) { i2 -> beta * v * v1 } }
 //
 // dst (one empty map per row, len the result's extent) receives the result: row k is dst[k].
-func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, x_len int, x_val []float64, dst []batax_csrMap) {
+func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, x_len int, x_val []float64, dst []batax_csrMap, ws *batax_csrWork) {
+	n := len(dst)
+	n1 := n + 1
+	if cap(ws.f0) < n1 {
+		ws.f0 = make([]int, n1)
+	}
+	cnt := ws.f0[:n1]
+	clear(cnt)
 	for i := 0; i < A_len; i++ {
-		for p, p_end := A_pos[i], A_pos[i+1]; p < p_end; p++ {
-			row := &dst[A_idx[p]]
-			c := beta * A_val[p]
+		for p := A_pos[i]; p < A_pos[i+1]; p++ {
+			cnt[A_idx[p]+1]++
+		}
+	}
+	for j := 0; j < n; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	n2 := cnt[n]
+	if cap(ws.f1) < n2 {
+		ws.f1 = make([]int, n2)
+	}
+	rows := ws.f1[:n2]
+	clear(rows)
+	n3 := cnt[n]
+	if cap(ws.f2) < n3 {
+		ws.f2 = make([]int, n3)
+	}
+	at := ws.f2[:n3]
+	clear(at)
+	if cap(ws.f3) < n {
+		ws.f3 = make([]int, n)
+	}
+	next := ws.f3[:n]
+	clear(next)
+	copy(next, cnt)
+	for i := 0; i < A_len; i++ {
+		for p := A_pos[i]; p < A_pos[i+1]; p++ {
+			q := next[A_idx[p]]
+			next[A_idx[p]]++
+			rows[q], at[q] = i, p
+		}
+	}
+	if cap(ws.f4) < n {
+		ws.f4 = make([]float64, n)
+	}
+	w := ws.f4[:n]
+	clear(w)
+	if cap(ws.f5) < n {
+		ws.f5 = make([]int, n)
+	}
+	mark := ws.f5[:n]
+	clear(mark)
+	keys := ws.keys[:0]
+	for i1 := 0; i1 < n; i1++ {
+		keys = keys[:0]
+		for q := cnt[i1]; q < cnt[i1+1]; q++ {
+			i, p := rows[q], at[q]
+			v := A_val[p]
+			c := beta * v
 			for p1, p1_end := A_pos[i], A_pos[i+1]; p1 < p1_end; p1++ {
-				row.Add(A_idx[p1], c*A_val[p1])
+				k := A_idx[p1]
+				v1 := A_val[p1]
+				if mark[k] != i1+1 {
+					mark[k] = i1 + 1
+					w[k] = 0
+					keys = append(keys, k)
+				}
+				w[k] += c * v1
+			}
+		}
+		row := &dst[i1]
+		if len(row.Keys) == 0 {
+			for _, k := range keys {
+				row.Append(k, w[k])
+			}
+		} else {
+			for _, k := range keys {
+				row.Add(k, w[k])
 			}
 		}
 	}
+	ws.keys = keys
 }
 
 // batax_csrMap is an int-keyed map of reals: entries Keys[i] -> Vals[i], in
@@ -37,7 +108,7 @@ func (m *batax_csrMap) slot(k int) int {
 // Add adds v at k.
 func (m *batax_csrMap) Add(k int, v float64) {
 	if len(m.slots) == 0 {
-		m.slots, m.shift = make([]int32, 8), 61
+		m.index()
 	}
 	mask := len(m.slots) - 1
 	h := m.slot(k)
@@ -73,10 +144,44 @@ func (m *batax_csrMap) grow() {
 	}
 }
 
+// Append adds the entry k -> v for a key k not in m; the entries are
+// indexed by the next Add or Get.
+func (m *batax_csrMap) Append(k int, v float64) {
+	m.Keys = append(m.Keys, k)
+	m.Vals = append(m.Vals, v)
+	m.slots = m.slots[:0]
+}
+
+// index sizes the slots for the entries (and one more) and fills them.
+func (m *batax_csrMap) index() {
+	n, shift := 8, uint(61)
+	for n < 2*len(m.Keys)+2 {
+		n, shift = 2*n, shift-1
+	}
+	if cap(m.slots) >= n {
+		m.slots = m.slots[:n]
+		clear(m.slots)
+	} else {
+		m.slots = make([]int32, n)
+	}
+	m.shift = shift
+	mask := n - 1
+	for i, k := range m.Keys {
+		h := m.slot(k)
+		for m.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		m.slots[h] = int32(i + 1)
+	}
+}
+
 // Get returns the value at k (0 when absent).
 func (m *batax_csrMap) Get(k int) float64 {
 	if len(m.slots) == 0 {
-		return 0
+		if len(m.Keys) == 0 {
+			return 0
+		}
+		m.index()
 	}
 	mask := len(m.slots) - 1
 	for h := m.slot(k); ; h = (h + 1) & mask {
@@ -105,4 +210,15 @@ func (m *batax_csrMap) Reset() {
 		clear(m.slots)
 	}
 	m.Keys, m.Vals = m.Keys[:0], m.Vals[:0]
+}
+
+// batax_csrWork holds batax_csr's scratch vectors across runs (the zero value is ready).
+type batax_csrWork struct {
+	f0   []int
+	f1   []int
+	f2   []int
+	f3   []int
+	f4   []float64
+	f5   []int
+	keys []int
 }

@@ -16,12 +16,13 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		beta := float64(in_["beta"].(sdql.Real))
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		w_ := &batax_csrWork{}
 		d_ := make([]batax_csrMap, sh_[0])
 		return func() {
 				for i := range d_ {
 					d_[i].Reset()
 				}
-				batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_)
+				batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_, w_)
 			}, func() sdql.Value {
 				return RowsValue(len(d_), func(k int) ([]int, []float64) { return d_[k].Keys, d_[k].Vals })
 			}
