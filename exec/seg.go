@@ -30,6 +30,7 @@ type segResult struct {
 	// are absent, their positions unwritten): segDict.
 	rowOn []bool
 	outer *outerWork // segOuterTop's scratch
+	ws    []float64  // segColSum's column sums
 }
 
 func (s *segResult) each(f func(row, col int, v float64)) {

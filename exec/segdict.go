@@ -106,6 +106,16 @@ func (c *compiler) segDictTop(lets []*sdql.LetExpr, s *sdql.SumExpr) func(*frame
 		return nil
 	}
 
+	// T a let-bound sum of a CSR input's entries by column (SMMM's column
+	// sums): fused, summed into a dense workspace over B's rows
+	if id, ok := s.Src.(*sdql.Ident); ok && len(lets) > 0 && !mentions(s.Body, id.Name) {
+		last := lets[len(lets)-1]
+		if len(last.Names) == 1 && last.Names[0].Name == id.Name {
+			if f := c.segColSum(lets[:len(lets)-1], last.Values[0], s, bound, v, pos, idx, qName, jName); f != nil {
+				return f
+			}
+		}
+	}
 	binds, env := c.compileLets(lets)
 	src := c.dict(s.Src, env)
 	var nBound iexpr
@@ -223,6 +233,138 @@ func (c *compiler) segDictTop(lets []*sdql.LetExpr, s *sdql.SumExpr) func(*frame
 		for i, m := 0, dvLen(t); i < m; i++ {
 			k, a, _ := dvEntry(t, i)
 			row(k, a)
+		}
+	}
+}
+
+// segColSum compiles segDictTop's shape when T is
+//
+//	sum(<_, i> in (L:H)) sum(<p, j> in IDX(POS(i):POS(i+1))) { j -> VAL(p) }
+//
+// summing VAL by column straight into a dense workspace over B's rows
+// (the rows present marked in rowOn), or returns nil.
+func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr, bound, v sdql.Expr, pos, idx varRef, qName, jName string) func(*frame, *Result) {
+	ts, ok := t.(*sdql.SumExpr)
+	if !ok {
+		return nil
+	}
+	rng, ok := ts.Src.(*sdql.RangeExpr)
+	in, ok2 := ts.Body.(*sdql.SumExpr)
+	i := ts.Val.Name
+	if !ok || !ok2 || i == "_" || ts.Key.Name != "_" && ts.Key.Name != i {
+		return nil
+	}
+	sl, ok := in.Src.(*sdql.SliceExpr)
+	d, ok2 := in.Body.(*sdql.DictExpr)
+	if !ok || !ok2 || len(d.Entries) != 1 || identName(unwrapUnique(d.Entries[0].Key)) != in.Val.Name {
+		return nil
+	}
+	lv, ok := d.Entries[0].Val.(*sdql.LookupExpr)
+	if !ok || identName(lv.Key) != in.Key.Name || in.Key.Name == i || in.Val.Name == i || in.Key.Name == in.Val.Name || in.Key.Name == "_" {
+		return nil
+	}
+	lo, ok1 := sl.Lo.(*sdql.LookupExpr)
+	hi, ok2 := sl.Hi.(*sdql.LookupExpr)
+	if !ok1 || !ok2 || identName(lo.Key) != i || !isPlusOne(hi.Key, i) || !sameIdent(lo.X, hi.X) {
+		return nil
+	}
+	apos, ok1 := c.physRef(lo.X, nil)
+	aidx, ok2 := c.physRef(sl.X, nil)
+	aval, ok3 := c.physRef(lv.X, nil)
+	if !ok1 || !ok2 || !ok3 || apos.cls != vIntArr || aidx.cls != vIntArr || aval.cls != vRealArr {
+		return nil
+	}
+	binds, env := c.compileLets(lets)
+	rlo, rhi := c.int(rng.Lo, env), c.int(rng.Hi, env)
+	var nBound iexpr
+	if bound != nil {
+		nBound = c.int(bound, env)
+	}
+	rowEnv, kref := c.bind(env, s.Key, sdql.IntType)
+	rowEnv, aref := c.bind(rowEnv, s.Val, sdql.RealType)
+	ks, as := kref.slot, aref.slot
+	cs := &counted{arr: idx, pName: qName, jName: jName}
+	p := &plan{}
+	if !c.valPlan(v, cs, rowEnv, p) || (p.val != "C" && p.val != "P") {
+		return nil
+	}
+	justA := identName(v) == s.Val.Name
+	c.addPosCheck("pos", apos, "idx", aidx)
+	c.addPosCheck("pos", pos, "idx", idx)
+	c.fast++
+	where := s.Pos()
+	return func(fr *frame, r *Result) {
+		binds(fr)
+		ps, ix := fr.ia[pos.slot], fr.ia[idx.slot]
+		rows := max(len(ps)-1, 0)
+		n := rows
+		if nBound != nil {
+			n = nBound(fr)
+		}
+		sg := r.segBuf()
+		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey = 0, rows, nil, ps, ix, false
+		if cap(sg.rowOn) >= rows {
+			sg.rowOn = sg.rowOn[:rows]
+			clear(sg.rowOn)
+		} else {
+			sg.rowOn = make([]bool, rows)
+		}
+		sg.ws = grow(sg.ws, rows)
+		clear(sg.ws)
+		sg.vals = grow(sg.vals, len(ix))
+		on, ws, vals := sg.rowOn, sg.ws, sg.vals
+		// the column sums
+		l, h := rlo(fr), rhi(fr)
+		if l < h {
+			aps, aix, ava := fr.ia[apos.slot], fr.ia[aidx.slot], fr.ra[aval.slot]
+			if l < 0 || h >= len(aps) {
+				panic(rtErrorf("%s: range %d:%d out of range of a pos array of length %d", rng.Pos(), l, h, len(aps)))
+			}
+			b, e := aps[l], aps[h]
+			if b > e || e > len(aix) || e > len(ava) {
+				panic(rtErrorf("%s: positions %d:%d out of range of arrays of lengths %d, %d", rng.Pos(), b, e, len(aix), len(ava)))
+			}
+			vs := ava[b:e]
+			for q, j := range aix[b:e] {
+				if uint(j) >= uint(rows) {
+					if nBound != nil && (j < 0 || j >= n) {
+						continue // skipped by the guard
+					}
+					panic(rtErrorf("%s: row %d out of range of a pos array of length %d", where, j, len(ps)))
+				}
+				ws[j] += vs[q]
+				on[j] = true
+			}
+		}
+		if n < rows {
+			clear(on[max(n, 0):])
+		}
+		// the rows
+		var arr []float64
+		if p.val == "P" {
+			arr = fr.ra[p.aSlot]
+		}
+		for k, a := range ws {
+			if !on[k] {
+				continue
+			}
+			x := a
+			if !justA {
+				fr.i[ks], fr.f[as] = k, a
+				x = p.scale(fr, 1)
+			}
+			b, e := ps[k], ps[k+1]
+			out := vals[b:e]
+			if arr == nil {
+				for q := range out {
+					out[q] = x
+				}
+			} else {
+				src := arr[b:e]
+				for q := range out {
+					out[q] = x * src[q]
+				}
+			}
 		}
 	}
 }

@@ -32,6 +32,8 @@ func sameEntries(a, b sdql.Value) bool {
 // skips, duplicate columns in a row, an empty dictionary.
 func TestSegDict(t *testing.T) {
 	colsum := "let t = sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in "
+	// T another dictionary (not the fused column sums)
+	scaled := "let t = sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> 2.0 * A_val(p) } in "
 	base := map[string]sdql.Value{
 		// column 1 sums to 0 (an explicit zero); column 4 is past B_len
 		"A_len": sdql.Int(3), "A_pos": sdql.IntArray{0, 2, 4, 6}, "A_idx": sdql.IntArray{0, 1, 1, 4, 3, 0}, "A_val": sdql.RealArray{1, 2, -2, 5, 7, 3},
@@ -54,6 +56,11 @@ func TestSegDict(t *testing.T) {
 		"B_len": sdql.Int(8), "B_pos": sdql.IntArray{0, 1, 2, 3, 4, 5, 6, 8, 9}, "B_idx": sdql.IntArray{0, 1, 2, 3, 4, 5, 6, 0, 7}, "B_val": sdql.RealArray{1, 2, 3, 4, 5, 6, 7, 8, 9},
 		"s": sdql.Real(1.5),
 	}
+	negative := map[string]sdql.Value{} // a negative column, skipped by the guard
+	for k, v := range base {
+		negative[k] = v
+	}
+	negative["A_idx"] = sdql.IntArray{0, -1, 1, 4, 3, 0}
 	bodies := []string{
 		"sum(<k, a> in t) if 0 <= k && k < B_len then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> a } }",
 		"sum(<k, a> in t) if 0 <= k && k < B_len then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> 2.0 * a * s } }",
@@ -61,36 +68,38 @@ func TestSegDict(t *testing.T) {
 		"sum(<k, a> in t) if 0 <= k && k < B_len then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> a * k } }",
 	}
 	for bi, body := range bodies {
-		for ii, b := range []map[string]sdql.Value{base, short, empty, sparse} {
-			src := colsum + body
-			e, err := sdql.Parse("", src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := sdql.Eval(e, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range append(optionSets, Options{NoValidate: true}) {
-				name := fmt.Sprintf("body %d input %d %+v", bi, ii, o)
-				agree(t, src, b, o)
-				k, err := CompileFor(e, b, o)
+		for _, pre := range []string{colsum, scaled} {
+			for ii, b := range []map[string]sdql.Value{base, short, empty, sparse, negative} {
+				src := pre + body
+				e, err := sdql.Parse("", src)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if o.NoFast || o.Threads > 1 || o.Opt == "none" {
-					continue
+				want, err := sdql.Eval(e, b)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if !k.segOnly {
-					t.Errorf("%s: not a flat result", name)
-				}
-				r := k.NewResult()
-				for range 2 {
-					if err := k.RunInto(r, b); err != nil {
+				for _, o := range append(optionSets, Options{NoValidate: true}) {
+					name := fmt.Sprintf("body %d input %d %+v %s", bi, ii, o, pre[len(pre)-30:])
+					agree(t, src, b, o)
+					k, err := CompileFor(e, b, o)
+					if err != nil {
 						t.Fatal(err)
 					}
-					if got := r.Value(); !sameEntries(got, want) {
-						t.Errorf("%s: got %s, want %s", name, sdql.FormatValue(got), sdql.FormatValue(want))
+					if o.NoFast || o.Threads > 1 || o.Opt == "none" {
+						continue
+					}
+					if !k.segOnly {
+						t.Errorf("%s: not a flat result", name)
+					}
+					r := k.NewResult()
+					for range 2 {
+						if err := k.RunInto(r, b); err != nil {
+							t.Fatal(err)
+						}
+						if got := r.Value(); !sameEntries(got, want) {
+							t.Errorf("%s: got %s, want %s", name, sdql.FormatValue(got), sdql.FormatValue(want))
+						}
 					}
 				}
 			}
