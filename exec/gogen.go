@@ -1566,6 +1566,18 @@ func (m *MAP) Append(k int, v float64) {
 	m.slots = m.slots[:0]
 }
 
+// AppendDense adds the entries k -> w[k] for the distinct keys, none in m;
+// they are indexed by the next Add or Get.
+func (m *MAP) AppendDense(keys []int, w []float64) {
+	m.Keys = append(m.Keys, keys...)
+	vals := m.Vals
+	for _, k := range keys {
+		vals = append(vals, w[k])
+	}
+	m.Vals = vals
+	m.slots = m.slots[:0]
+}
+
 // index sizes the slots for the entries (and one more) and fills them.
 func (m *MAP) index() {
 	n, shift := 8, uint(61)

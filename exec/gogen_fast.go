@@ -302,6 +302,12 @@ func (g *gogen) zeros(base, n string) string { return g.scratch(base, n, "float6
 
 // scratch is zeros of element type typ (float64 or int).
 func (g *gogen) scratch(base, n, typ string) string {
+	return g.scratchC(base, n, typ, true)
+}
+
+// scratchC is scratch, the workspace's slice cleared when clr (else its
+// contents are stale: the kernel overwrites them).
+func (g *gogen) scratchC(base, n, typ string, clr bool) string {
 	t := g.name(base)
 	if !g.wsOK {
 		g.p("%s := make([]%s, %s)", t, typ, n)
@@ -318,7 +324,9 @@ func (g *gogen) scratch(base, n, typ string) string {
 	g.p("ws.%s = make([]%s, %s)", f, typ, n)
 	g.p("}")
 	g.p("%s := ws.%s[:%s]", t, f, n)
-	g.p("clear(%s)", t)
+	if clr {
+		g.p("clear(%s)", t)
+	}
 	return t
 }
 
@@ -513,9 +521,11 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	g.p("for %s := 0; %s < %s; %s++ {", j, j, n, j)
 	g.p("%s[%s+1] += %s[%s]", cnt, j, cnt, j)
 	g.p("}")
-	ti := g.scratch("rows", cnt+"["+n+"]", "int")
-	tp := g.scratch("at", cnt+"["+n+"]", "int")
-	next := g.scratch("next", n, "int")
+	nz := g.name("nz")
+	g.p("%s := %s[%s]", nz, cnt, n)
+	ti := g.scratchC("rows", nz, "int", false)
+	tp := g.scratchC("at", nz, "int", false)
+	next := g.scratchC("next", n, "int", false)
 	g.p("copy(%s, %s)", next, cnt)
 	g.p("for %s := %s; %s < %s; %s++ {", ig, L, ig, H, ig)
 	g.p("for %s := %s[%s]; %s < %s[%s+1]; %s++ {", pg, P, ig, pg, P, ig, pg)
@@ -576,9 +586,7 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	row := g.name("row")
 	g.p("%s := &dst[%s]", row, j1)
 	g.p("if len(%s.Keys) == 0 {", row)
-	g.p("for _, %s := range %s {", k, keys)
-	g.p("%s.Append(%s, %s[%s])", row, k, w, k)
-	g.p("}")
+	g.p("%s.AppendDense(%s, %s)", row, keys, w)
 	g.p("} else {")
 	g.p("for _, %s := range %s {", k, keys)
 	g.p("%s.Add(%s, %s[%s])", row, k, w, k)

@@ -25,23 +25,19 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	for j := 0; j < n; j++ {
 		cnt[j+1] += cnt[j]
 	}
-	n2 := cnt[n]
-	if cap(ws.f1) < n2 {
-		ws.f1 = make([]int, n2)
+	nz := cnt[n]
+	if cap(ws.f1) < nz {
+		ws.f1 = make([]int, nz)
 	}
-	rows := ws.f1[:n2]
-	clear(rows)
-	n3 := cnt[n]
-	if cap(ws.f2) < n3 {
-		ws.f2 = make([]int, n3)
+	rows := ws.f1[:nz]
+	if cap(ws.f2) < nz {
+		ws.f2 = make([]int, nz)
 	}
-	at := ws.f2[:n3]
-	clear(at)
+	at := ws.f2[:nz]
 	if cap(ws.f3) < n {
 		ws.f3 = make([]int, n)
 	}
 	next := ws.f3[:n]
-	clear(next)
 	copy(next, cnt)
 	for i := 0; i < A_len; i++ {
 		for p := A_pos[i]; p < A_pos[i+1]; p++ {
@@ -80,9 +76,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 		}
 		row := &dst[i1]
 		if len(row.Keys) == 0 {
-			for _, k := range keys {
-				row.Append(k, w[k])
-			}
+			row.AppendDense(keys, w)
 		} else {
 			for _, k := range keys {
 				row.Add(k, w[k])
@@ -149,6 +143,18 @@ func (m *batax_csrMap) grow() {
 func (m *batax_csrMap) Append(k int, v float64) {
 	m.Keys = append(m.Keys, k)
 	m.Vals = append(m.Vals, v)
+	m.slots = m.slots[:0]
+}
+
+// AppendDense adds the entries k -> w[k] for the distinct keys, none in m;
+// they are indexed by the next Add or Get.
+func (m *batax_csrMap) AppendDense(keys []int, w []float64) {
+	m.Keys = append(m.Keys, keys...)
+	vals := m.Vals
+	for _, k := range keys {
+		vals = append(vals, w[k])
+	}
+	m.Vals = vals
 	m.slots = m.slots[:0]
 }
 
