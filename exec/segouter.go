@@ -174,7 +174,7 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 			}
 			ncols = max(ncols, j+1)
 		}
-		if ncols > max(denseMin, 8*(e-b)) {
+		if ncols > max(maxOuterColumns, 8*(e-b)) {
 			panic(rtErrorf("%s: column index %d too large for a dense workspace", rng.Pos(), ncols-1))
 		}
 		// merged rows (a column repeated in a row is summed): ms..me in mpos
@@ -313,3 +313,7 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 		sg.vals = ovals
 	}
 }
+
+// maxOuterColumns bounds the dense workspace of segOuterTop (two int32 per
+// column: 256 MiB at the bound) for matrices with few entries per column.
+const maxOuterColumns = 1 << 25
