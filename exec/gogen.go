@@ -1061,6 +1061,7 @@ func (g *gogen) loopOver(src sdql.Expr, key, val string, lin bool, bodyExpr sdql
 			base = key
 		}
 		i := g.name(base)
+		start := g.b.Len()
 		g.p("for %s := %s; %s < %s; %s++ {", i, lo, i, hi, i)
 		ext := "?"
 		if lo == "0" {
@@ -1077,6 +1078,9 @@ func (g *gogen) loopOver(src sdql.Expr, key, val string, lin bool, bodyExpr sdql
 		}
 		body()
 		g.p("}")
+		if lo == "0" && ext != "?" && isSimple(hi) {
+			g.bce(start, i, hi)
+		}
 		return
 	case *sdql.SliceExpr:
 		if id, ok := s.X.(*sdql.Ident); ok {

@@ -9,7 +9,10 @@ package gen
 // dst (len the result's extent, stored, not added into) receives the result: dst[k] is the value at key k.
 func vsm_dense(V1_len int, V1_val []float64, s float64, dst []float64) {
 	c := s + s
-	for i := 0; i < V1_len; i++ {
-		dst[i] = c * V1_val[i]
+	n := max(V1_len, 0)
+	V1vals := V1_val[:n]
+	dsts := dst[:n]
+	for i := 0; i < n; i++ {
+		dsts[i] = c * V1vals[i]
 	}
 }

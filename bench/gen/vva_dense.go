@@ -8,7 +8,9 @@ package gen
 //
 // dst (len V1_len, zero on entry) receives the result {k -> {k -> dst[k]}}.
 func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst []float64) {
-	for i := 0; i < V1_len; i++ {
-		dst[i] = 1
+	n := max(V1_len, 0)
+	dsts := dst[:n]
+	for i := 0; i < n; i++ {
+		dsts[i] = 1
 	}
 }
