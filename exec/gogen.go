@@ -1088,11 +1088,13 @@ func (g *gogen) loopOver(src sdql.Expr, key, val string, lin bool, bodyExpr sdql
 			if a.kind == "arrI" || a.kind == "arrR" {
 				lo, hi := g.int(s.Lo), g.int(s.Hi)
 				p := g.name(nonBlank(key, "p"))
+				start := g.b.Len()
 				g.p("for %s, %s_end := %s, %s; %s < %s_end; %s++ {", p, p, lo, hi, p, p, p)
 				bindInt(key, p, "?")
 				bindVal(val, map[string]string{"arrI": "int", "arrR": "real"}[a.kind], a.g+"["+p+"]")
 				body()
 				g.p("}")
+				g.bceSlice(start, p, lo, hi)
 				return
 			}
 		}

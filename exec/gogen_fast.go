@@ -677,3 +677,78 @@ func (g *gogen) bce(start int, i, hi string) {
 	g.b.WriteString(text[:first+1])
 	g.b.WriteString(body)
 }
+
+// bceSlice rewrites the loop just emitted (from byte start),
+// for p, p_end := lo, hi; p < p_end; p++ { ... }, as a range over
+// sub-slices of the slices it indexes by p unconditionally in every
+// iteration (as bce), dropping their bounds checks:
+//
+//	if lo < hi { xs := X[lo:hi]; for q := range xs { p := lo + q; ... xs[q] ... } }
+func (g *gogen) bceSlice(start int, p, lo, hi string) {
+	text := g.b.String()[start:]
+	first := strings.IndexByte(text, '\n')
+	if first < 0 || !isSimple(p) {
+		return
+	}
+	body := text[first+1:]
+	cands := []string{"dst"}
+	for n := range g.params {
+		if k := g.vars[n]; k != nil && k.g == n && (k.kind == "arrI" || k.kind == "arrR") {
+			cands = append(cands, n)
+		}
+	}
+	sort.Strings(cands)
+	type hit struct{ x, loc string }
+	var hits []hit
+	q := g.name("q")
+	for _, x := range cands {
+		re := regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(x) + `\[`)
+		all := re.FindAllStringIndex(body, -1)
+		if len(all) == 0 || !unconditional(body, all, x, p) {
+			continue
+		}
+		loc := g.name(strings.ReplaceAll(x, "_", "") + "s")
+		hits = append(hits, hit{x, loc})
+		body = re.ReplaceAllString(body, "${1}"+loc+"[")
+		body = strings.ReplaceAll(body, loc+"["+p+"]", loc+"["+q+"]")
+	}
+	if len(hits) == 0 {
+		return
+	}
+	l, h := g.name("lo"), g.name("hi")
+	var b strings.Builder
+	fmt.Fprintf(&b, "if %s, %s := %s, %s; %s < %s {\n", l, h, lo, hi, l, h)
+	for _, x := range hits {
+		fmt.Fprintf(&b, "%s := %s[%s:%s]\n", x.loc, x.x, l, h)
+	}
+	fmt.Fprintf(&b, "for %s := range %s {\n", q, hits[0].loc)
+	if regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(p) + `\b`).MatchString(body) {
+		fmt.Fprintf(&b, "%s := %s + %s\n", p, l, q)
+	}
+	b.WriteString(body)
+	b.WriteString("}\n")
+	g.b.Truncate(start)
+	g.b.WriteString(b.String())
+}
+
+// unconditional reports whether every match (of x[) in body is x[p],
+// at the body's top level and outside conditions.
+func unconditional(body string, all [][]int, x, p string) bool {
+	for _, m := range all {
+		at := m[1] - len(x) - 1
+		if !strings.HasPrefix(body[at+len(x):], "["+p+"]") {
+			return false
+		}
+		depth := strings.Count(body[:at], "{") - strings.Count(body[:at], "}")
+		ls := strings.LastIndexByte(body[:at], '\n') + 1
+		le := strings.IndexByte(body[at:], '\n')
+		line := body[ls:]
+		if le >= 0 {
+			line = body[ls : at+le]
+		}
+		if depth != 0 || strings.HasPrefix(strings.TrimSpace(line), "if ") || strings.Contains(line, "&&") || strings.Contains(line, "||") {
+			return false
+		}
+	}
+	return true
+}

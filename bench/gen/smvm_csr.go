@@ -10,8 +10,12 @@ package gen
 // dst (len the result's extent, zero on entry) receives the result: dst[k] is the value at key k.
 func smvm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst []float64) {
 	if 0 < A_len {
-		for p, p_end := A_pos[0], A_pos[A_len]; p < p_end; p++ {
-			dst[A_idx[p]] += A_val[p]
+		if lo, hi := A_pos[0], A_pos[A_len]; lo < hi {
+			Aidxs := A_idx[lo:hi]
+			Avals := A_val[lo:hi]
+			for q := range Aidxs {
+				dst[Aidxs[q]] += Avals[q]
+			}
 		}
 	}
 }
