@@ -1404,6 +1404,11 @@ func (g *gogen) write(d *gdest, key sdql.Expr, v string) {
 			g.p("%s := %s", kk, k)
 			k = kk
 		}
+		if !isSimple(v) { // evaluated for every key, as the dictionary is
+			x := g.name("x")
+			g.p("%s := %s", x, v)
+			v = x
+		}
 		g.p("if uint(%s) < uint(len(%s)) {", k, d.local)
 		g.p("%s[%s] += %s", d.local, k, v)
 		g.p("}")

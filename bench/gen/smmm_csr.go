@@ -22,11 +22,12 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	if 0 < A_len {
 		if lo, hi := A_pos[0], A_pos[A_len]; lo < hi {
 			Aidxs := A_idx[lo:hi]
+			Avals := A_val[lo:hi]
 			for q := range Aidxs {
-				p := lo + q
 				j := Aidxs[q]
+				x := Avals[q]
 				if uint(j) < uint(len(t)) {
-					t[j] += A_val[p]
+					t[j] += x
 				}
 			}
 		}
