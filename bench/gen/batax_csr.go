@@ -63,15 +63,19 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 			i, p := rows[q], at[q]
 			v := A_val[p]
 			c := beta * v
-			for p1, p1_end := A_pos[i], A_pos[i+1]; p1 < p1_end; p1++ {
-				k := A_idx[p1]
-				v1 := A_val[p1]
-				if mark[k] != i1+1 {
-					mark[k] = i1 + 1
-					w[k] = 0
-					keys = append(keys, k)
+			if lo, hi := A_pos[i], A_pos[i+1]; lo < hi {
+				Aidxs := A_idx[lo:hi]
+				Avals := A_val[lo:hi]
+				for q1 := range Aidxs {
+					k := Aidxs[q1]
+					v1 := Avals[q1]
+					if mark[k] != i1+1 {
+						mark[k] = i1 + 1
+						w[k] = 0
+						keys = append(keys, k)
+					}
+					w[k] += c * v1
 				}
-				w[k] += c * v1
 			}
 		}
 		row := &dst[i1]
