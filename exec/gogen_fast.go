@@ -700,32 +700,41 @@ func (g *gogen) bceSlice(start int, p, lo, hi string) {
 		}
 	}
 	sort.Strings(cands)
-	type hit struct{ x, loc string }
-	var hits []hit
-	q := g.name("q")
+	var hits []string
 	for _, x := range cands {
 		re := regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(x) + `\[`)
 		all := re.FindAllStringIndex(body, -1)
-		if len(all) == 0 || !unconditional(body, all, x, p) {
+		word := regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(x) + `\b`)
+		if len(all) == 0 || len(word.FindAllStringIndex(body, -1)) != len(all) || !unconditional(body, all, x, p) {
 			continue
 		}
-		loc := g.name(strings.ReplaceAll(x, "_", "") + "s")
-		hits = append(hits, hit{x, loc})
-		body = re.ReplaceAllString(body, "${1}"+loc+"[")
-		body = strings.ReplaceAll(body, loc+"["+p+"]", loc+"["+q+"]")
+		hits = append(hits, x) // x is shadowed by its sub-slice
 	}
 	if len(hits) == 0 {
 		return
+	}
+	// the range's variable: p itself unless p is used otherwise
+	r := p
+	rest := body
+	for _, x := range hits {
+		rest = strings.ReplaceAll(rest, x+"["+p+"]", "")
+	}
+	pUsed := regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(p) + `\b`).MatchString(rest)
+	if pUsed {
+		r = g.name("q")
+		for _, x := range hits {
+			body = strings.ReplaceAll(body, x+"["+p+"]", x+"["+r+"]")
+		}
 	}
 	l, h := g.name("lo"), g.name("hi")
 	var b strings.Builder
 	fmt.Fprintf(&b, "if %s, %s := %s, %s; %s < %s {\n", l, h, lo, hi, l, h)
 	for _, x := range hits {
-		fmt.Fprintf(&b, "%s := %s[%s:%s]\n", x.loc, x.x, l, h)
+		fmt.Fprintf(&b, "%s := %s[%s:%s]\n", x, x, l, h)
 	}
-	fmt.Fprintf(&b, "for %s := range %s {\n", q, hits[0].loc)
-	if regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(p) + `\b`).MatchString(body) {
-		fmt.Fprintf(&b, "%s := %s + %s\n", p, l, q)
+	fmt.Fprintf(&b, "for %s := range %s {\n", r, hits[0])
+	if pUsed {
+		fmt.Fprintf(&b, "%s := %s + %s\n", p, l, r)
 	}
 	b.WriteString(body)
 	b.WriteString("}\n")

@@ -64,11 +64,11 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 			v := A_val[p]
 			c := beta * v
 			if lo, hi := A_pos[i], A_pos[i+1]; lo < hi {
-				Aidxs := A_idx[lo:hi]
-				Avals := A_val[lo:hi]
-				for q1 := range Aidxs {
-					k := Aidxs[q1]
-					v1 := Avals[q1]
+				A_idx := A_idx[lo:hi]
+				A_val := A_val[lo:hi]
+				for p1 := range A_idx {
+					k := A_idx[p1]
+					v1 := A_val[p1]
 					if mark[k] != i1+1 {
 						mark[k] = i1 + 1
 						w[k] = 0

@@ -21,11 +21,11 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	clear(t)
 	if 0 < A_len {
 		if lo, hi := A_pos[0], A_pos[A_len]; lo < hi {
-			Aidxs := A_idx[lo:hi]
-			Avals := A_val[lo:hi]
-			for q := range Aidxs {
-				j := Aidxs[q]
-				x := Avals[q]
+			A_idx := A_idx[lo:hi]
+			A_val := A_val[lo:hi]
+			for p := range A_idx {
+				j := A_idx[p]
+				x := A_val[p]
 				if uint(j) < uint(len(t)) {
 					t[j] += x
 				}
@@ -35,8 +35,8 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	for k := range t {
 		a := t[k]
 		row := dst[B_pos[k]:B_pos[k+1]]
-		for q1 := range row {
-			row[q1] = a
+		for q := range row {
+			row[q] = a
 		}
 	}
 }

@@ -11,10 +11,10 @@ package gen
 func smvm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst []float64) {
 	if 0 < A_len {
 		if lo, hi := A_pos[0], A_pos[A_len]; lo < hi {
-			Aidxs := A_idx[lo:hi]
-			Avals := A_val[lo:hi]
-			for q := range Aidxs {
-				dst[Aidxs[q]] += Avals[q]
+			A_idx := A_idx[lo:hi]
+			A_val := A_val[lo:hi]
+			for p := range A_idx {
+				dst[A_idx[p]] += A_val[p]
 			}
 		}
 	}
