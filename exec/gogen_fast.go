@@ -527,7 +527,7 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	nz := g.name("nz")
 	g.p("%s := %s[%s]", nz, cnt, n)
 	ti := g.scratchC("rows", nz, "int", false)
-	tp := g.scratchC("at", nz, "int", false)
+	tv := g.scratchC("vals", nz, "float64", false)
 	next := g.scratchC("next", n, "int", false)
 	g.p("copy(%s, %s)", next, cnt)
 	g.p("for %s := %s; %s < %s; %s++ {", ig, L, ig, H, ig)
@@ -535,7 +535,11 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	q := g.name("q")
 	g.p("%s := %s[%s[%s]]", q, next, X, pg)
 	g.p("%s[%s[%s]]++", next, X, pg)
-	g.p("%s[%s], %s[%s] = %s, %s", ti, q, tp, q, ig, pg)
+	// the value W of each position, computed in the level's order
+	g.vars[i] = &gvar{kind: "int", g: ig}
+	g.vars[pn] = &gvar{kind: "int", g: pg}
+	g.vars[jn] = &gvar{kind: "int", g: X + "[" + pg + "]"}
+	g.p("%s[%s], %s[%s] = %s, %s", ti, q, tv, q, ig, g.real(W))
 	g.p("}")
 	g.p("}")
 	// row by row
@@ -552,14 +556,12 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	g.p("for %s := 0; %s < %s; %s++ {", j1, j1, n, j1)
 	g.p("%s = %s[:0]", keys, keys)
 	g.p("for %s := %s[%s]; %s < %s[%s+1]; %s++ {", q, cnt, j1, q, cnt, j1, q)
-	g.p("%s, %s := %s[%s], %s[%s]", ig, pg, ti, q, tp, q)
+	g.p("%s := %s[%s]", ig, ti, q)
 	g.vars[i] = &gvar{kind: "int", g: ig}
-	g.vars[pn] = &gvar{kind: "int", g: pg}
-	g.vars[jn] = &gvar{kind: "int", g: j1}
 	g.vars[o.Key.Name] = &gvar{kind: "int", g: j1}
 	if o.Val.Name != "_" {
 		v := g.name(o.Val.Name)
-		g.p("%s := %s", v, g.real(W))
+		g.p("%s := %s[%s]", v, tv, q)
 		g.vars[o.Val.Name] = &gvar{kind: "real", g: v}
 	}
 	// the entries of row i, E's factors not of them computed once

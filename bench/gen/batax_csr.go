@@ -31,9 +31,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	}
 	rows := ws.f1[:nz]
 	if cap(ws.f2) < nz {
-		ws.f2 = make([]int, nz)
+		ws.f2 = make([]float64, nz)
 	}
-	at := ws.f2[:nz]
+	vals := ws.f2[:nz]
 	if cap(ws.f3) < n {
 		ws.f3 = make([]int, n)
 	}
@@ -43,7 +43,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 		for p := A_pos[i]; p < A_pos[i+1]; p++ {
 			q := next[A_idx[p]]
 			next[A_idx[p]]++
-			rows[q], at[q] = i, p
+			rows[q], vals[q] = i, A_val[p]
 		}
 	}
 	if cap(ws.f4) < n {
@@ -60,8 +60,8 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	for i1 := 0; i1 < n; i1++ {
 		keys = keys[:0]
 		for q := cnt[i1]; q < cnt[i1+1]; q++ {
-			i, p := rows[q], at[q]
-			v := A_val[p]
+			i := rows[q]
+			v := vals[q]
 			c := beta * v
 			if lo, hi := A_pos[i], A_pos[i+1]; lo < hi {
 				A_idx := A_idx[lo:hi]
@@ -226,7 +226,7 @@ func (m *batax_csrMap) Reset() {
 type batax_csrWork struct {
 	f0   []int
 	f1   []int
-	f2   []int
+	f2   []float64
 	f3   []int
 	f4   []float64
 	f5   []int
