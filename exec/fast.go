@@ -523,32 +523,8 @@ func (c *compiler) fastOuterSum(e *sdql.SumExpr, env *scope) intoFn {
 		return nil
 	}
 	// the value: invariants times v1 and v2
-	var inv []fexpr
-	n1, n2 := 0, 0
-	var walk func(x sdql.Expr) bool
-	walk = func(x sdql.Expr) bool {
-		if !mentions(x, e.Key.Name, e.Val.Name, in.Key.Name, in.Val.Name) {
-			inv = append(inv, c.real(x, env))
-			return true
-		}
-		switch x := x.(type) {
-		case *sdql.BinaryExpr:
-			if x.Op == sdql.MUL && kindOf(c.typeOf(x.X)) == kReal && kindOf(c.typeOf(x.Y)) == kReal {
-				return walk(x.X) && walk(x.Y)
-			}
-		case *sdql.Ident:
-			switch x.Name {
-			case e.Val.Name:
-				n1++
-				return true
-			case in.Val.Name:
-				n2++
-				return true
-			}
-		}
-		return false
-	}
-	if !walk(d2.Entries[0].Val) || n1 != 1 || n2 != 1 {
+	inv, ok := c.outerProductFactors(d2.Entries[0].Val, env, e.Val.Name, in.Val.Name, e.Key.Name, e.Val.Name, in.Key.Name, in.Val.Name)
+	if !ok {
 		return nil
 	}
 	x, y := c.dict(e.Src, env), c.dict(in.Src, env)

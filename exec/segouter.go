@@ -111,32 +111,8 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 		return nil
 	}
 	binds, env := c.compileLets(lets)
-	var inv []fexpr
-	n1, n2 := 0, 0
-	var walk func(x sdql.Expr) bool
-	walk = func(x sdql.Expr) bool {
-		if !mentions(x, names...) {
-			inv = append(inv, c.real(x, env))
-			return true
-		}
-		switch x := x.(type) {
-		case *sdql.BinaryExpr:
-			if x.Op == sdql.MUL && kindOf(c.typeOf(x.X)) == kReal && kindOf(c.typeOf(x.Y)) == kReal {
-				return walk(x.X) && walk(x.Y)
-			}
-		case *sdql.Ident:
-			switch x.Name {
-			case o1.Val.Name:
-				n1++
-				return true
-			case o2.Val.Name:
-				n2++
-				return true
-			}
-		}
-		return false
-	}
-	if !walk(d2.Entries[0].Val) || n1 != 1 || n2 != 1 {
+	inv, ok := c.outerProductFactors(d2.Entries[0].Val, env, o1.Val.Name, o2.Val.Name, names...)
+	if !ok {
 		return nil
 	}
 	rlo, rhi := c.int(rng.Lo, env), c.int(rng.Hi, env)
@@ -317,3 +293,36 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 // maxOuterColumns bounds the dense workspace of segOuterTop (two int32 per
 // column: 256 MiB at the bound) for matrices with few entries per column.
 const maxOuterColumns = 1 << 25
+
+// outerProductFactors matches a product of reals made of loop-invariant
+// factors (expressions mentioning none of bound), v1 exactly once and v2
+// exactly once, as in an outer product's c * v1 * v2. It compiles the
+// invariant factors and reports whether val has that shape.
+func (c *compiler) outerProductFactors(val sdql.Expr, env *scope, v1, v2 string, bound ...string) ([]fexpr, bool) {
+	var inv []fexpr
+	n1, n2 := 0, 0
+	var walk func(x sdql.Expr) bool
+	walk = func(x sdql.Expr) bool {
+		if !mentions(x, bound...) {
+			inv = append(inv, c.real(x, env))
+			return true
+		}
+		switch x := x.(type) {
+		case *sdql.BinaryExpr:
+			if x.Op == sdql.MUL && kindOf(c.typeOf(x.X)) == kReal && kindOf(c.typeOf(x.Y)) == kReal {
+				return walk(x.X) && walk(x.Y)
+			}
+		case *sdql.Ident:
+			switch x.Name {
+			case v1:
+				n1++
+				return true
+			case v2:
+				n2++
+				return true
+			}
+		}
+		return false
+	}
+	return inv, walk(val) && n1 == 1 && n2 == 1
+}
