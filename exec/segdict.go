@@ -143,14 +143,7 @@ func (c *compiler) segDictTop(lets []*sdql.LetExpr, s *sdql.SumExpr) func(*frame
 		if nBound != nil {
 			n = nBound(fr)
 		}
-		sg := r.segBuf()
-		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey = 0, rows, nil, ps, ix, false
-		if cap(sg.rowOn) >= rows {
-			sg.rowOn = sg.rowOn[:rows]
-			clear(sg.rowOn)
-		} else {
-			sg.rowOn = make([]bool, rows)
-		}
+		sg := r.positionsResult(rows, ps, ix)
 		sg.vals = grow(sg.vals, len(ix))
 		var arr []float64
 		if p.val == "P" {
@@ -301,14 +294,7 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 		if nBound != nil {
 			n = nBound(fr)
 		}
-		sg := r.segBuf()
-		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey = 0, rows, nil, ps, ix, false
-		if cap(sg.rowOn) >= rows {
-			sg.rowOn = sg.rowOn[:rows]
-			clear(sg.rowOn)
-		} else {
-			sg.rowOn = make([]bool, rows)
-		}
+		sg := r.positionsResult(rows, ps, ix)
 		sg.ws = grow(sg.ws, rows)
 		clear(sg.ws)
 		sg.vals = grow(sg.vals, len(ix))
@@ -367,4 +353,18 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 			}
 		}
 	}
+}
+
+// positionsResult prepares r's segment buffer for a result that lives on
+// the positions of a CSR input (pos, idx) with rows rows, none present yet.
+func (r *Result) positionsResult(rows int, pos, idx []int) *segResult {
+	sg := r.segBuf()
+	sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey = 0, rows, nil, pos, idx, false
+	if cap(sg.rowOn) >= rows {
+		sg.rowOn = sg.rowOn[:rows]
+		clear(sg.rowOn)
+	} else {
+		sg.rowOn = make([]bool, rows)
+	}
+	return sg
 }
