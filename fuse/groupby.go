@@ -89,12 +89,5 @@ func linearIn(e sdql.Expr, a string) bool {
 
 // loopsOver reports whether e contains a sum whose source mentions k.
 func loopsOver(e sdql.Expr, k string) bool {
-	found := false
-	sdql.Inspect(e, func(x sdql.Expr) bool {
-		if s, ok := x.(*sdql.SumExpr); ok && mentions(s.Src, k) {
-			found = true
-		}
-		return !found
-	})
-	return found
+	return sdql.Any(e, func(x sdql.Expr) bool { s, ok := x.(*sdql.SumExpr); return ok && mentions(s.Src, k) })
 }

@@ -131,20 +131,7 @@ func (m *membership) walk(e sdql.Expr) sdql.Expr {
 			return m.walk(r)
 		}
 	}
-	kids := sdql.Children(e)
-	if len(kids) == 0 {
-		return e
-	}
-	nk := make([]sdql.Expr, len(kids))
-	changed := false
-	for i, k := range kids {
-		nk[i] = m.walk(k)
-		changed = changed || nk[i] != k
-	}
-	if !changed {
-		return e
-	}
-	return sdql.WithChildren(e, nk)
+	return sdql.MapChildren(e, m.walk)
 }
 
 // member rewrites X(k) for k the key of an enclosing sum over the source X
@@ -304,14 +291,7 @@ func isView(e sdql.Expr) bool {
 }
 
 func hasSum(e sdql.Expr) bool {
-	found := false
-	sdql.Inspect(e, func(x sdql.Expr) bool {
-		if _, ok := x.(*sdql.SumExpr); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
+	return sdql.Any(e, func(x sdql.Expr) bool { _, ok := x.(*sdql.SumExpr); return ok })
 }
 
 // stripUnique removes unique(...) around keys of singletons directly

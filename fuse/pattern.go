@@ -235,14 +235,7 @@ func (m *treeMatch) mayHaveUnique(v string) bool {
 }
 
 func hasUnique(e sdql.Expr) bool {
-	found := false
-	sdql.Inspect(e, func(x sdql.Expr) bool {
-		if _, ok := x.(*sdql.UniqueExpr); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
+	return sdql.Any(e, func(x sdql.Expr) bool { _, ok := x.(*sdql.UniqueExpr); return ok })
 }
 
 func isTrivial(e sdql.Expr) bool {

@@ -110,19 +110,7 @@ func Inspect(e Expr, f func(Expr) bool) {
 // Transform rebuilds e bottom-up, replacing every node n by f(n) after its
 // children have been transformed.
 func Transform(e Expr, f func(Expr) Expr) Expr {
-	kids := Children(e)
-	if len(kids) > 0 {
-		nk := make([]Expr, len(kids))
-		changed := false
-		for i, k := range kids {
-			nk[i] = Transform(k, f)
-			changed = changed || nk[i] != k
-		}
-		if changed {
-			e = WithChildren(e, nk)
-		}
-	}
-	return f(e)
+	return f(MapChildren(e, func(k Expr) Expr { return Transform(k, f) }))
 }
 
 // Binders returns the names e binds in its i-th child (Children order):
@@ -170,4 +158,33 @@ func FreeVars(e Expr) []string {
 	}
 	walk(e, map[string]int{})
 	return out
+}
+
+// MapChildren returns e with every direct sub-expression replaced by f of
+// it; e itself when f changes none.
+func MapChildren(e Expr, f func(Expr) Expr) Expr {
+	kids := Children(e)
+	if len(kids) == 0 {
+		return e
+	}
+	nk := make([]Expr, len(kids))
+	changed := false
+	for i, k := range kids {
+		nk[i] = f(k)
+		changed = changed || nk[i] != k
+	}
+	if !changed {
+		return e
+	}
+	return WithChildren(e, nk)
+}
+
+// Any reports whether e or any of its sub-expressions satisfies pred.
+func Any(e Expr, pred func(Expr) bool) bool {
+	found := false
+	Inspect(e, func(x Expr) bool {
+		found = found || pred(x)
+		return !found
+	})
+	return found
 }
