@@ -34,6 +34,12 @@ type frame struct {
 	// split restricts the outermost range loop to a worker's chunk
 	split            bool
 	splitLo, splitHi int
+	// worker marks a frame running a part of a fork (it does not fork
+	// again); used is the most goroutines a fork of this run used
+	worker bool
+	used   int
+	team   *team
+	jobs   []job // the parallel steps' arguments (team.go)
 }
 
 // vclass is the storage class of a variable.
@@ -103,7 +109,13 @@ type compiler struct {
 	nhints  int
 	types   map[string]*dictType
 	fast    int // number of fast loops compiled (for tests)
-	// splitRange is the range source the parallel executor splits
+	njobs   int // job slots of a frame (team.go)
+	// topFast is set when the program's outermost loop runs as a whole-loop
+	// primitive that splits itself across workers (Options.Threads)
+	topFast bool
+	// split asks for the outermost range loop to be split across workers
+	// (parallel.go); splitRange is that loop's range source
+	split      bool
 	splitRange *sdql.RangeExpr
 	// topSum is the program when it is a sum into the result; overwrite is
 	// set when its fast loop stores every key of its range (no clearing

@@ -130,6 +130,15 @@ func (c *compiler) into(e sdql.Expr, env *scope, fresh bool) intoFn {
 		return func(fr *frame, dst *hdict, s float64) { oneHotInto(dst, x(fr), n, s) }
 	}
 	x := c.dict(e, env)
+	if id := c.parJob(); id >= 0 {
+		return func(fr *frame, dst *hdict, s float64) {
+			v := x(fr)
+			if a, ok := v.(realArr); ok && c.parAddArr(fr, id, dst, a, s) {
+				return
+			}
+			addDV(dst, v, s)
+		}
+	}
 	return func(fr *frame, dst *hdict, s float64) { addDV(dst, x(fr), s) }
 }
 

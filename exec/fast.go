@@ -399,6 +399,16 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 		c.overwrite = cs
 	}
 	c.fast++
+	// keys that are the positions are disjoint across workers; other
+	// keys are added into per-worker accumulators (parloops.go)
+	id := -1
+	if p.key == 'P' || op == "add" {
+		id = c.parJob()
+		if id >= 0 && sdql.Expr(e) == c.topSum {
+			c.topFast = true
+		}
+	}
+	byPos := p.key == 'P'
 	run := func(dst *hdict, lo, hi int, idx, ka []int, a, b []float64, cc float64) {
 		for lo < hi {
 			if dst.mode != modeHash {
@@ -422,7 +432,9 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 			lo, hi := cs.bounds(fr)
 			cc := p.scale(fr, s)
 			idx, ka, a, b := p.arrays(fr, cs)
-			run(dst, lo, hi, idx, ka, a, b, cc)
+			if !c.parScatter(fr, id, run, byPos, dst, lo, hi, idx, ka, a, b, cc) {
+				run(dst, lo, hi, idx, ka, a, b, cc)
+			}
 		}
 	}
 	zeros := func(fr *frame, dst *hdict, lo, hi int) {
@@ -451,7 +463,9 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 		if gl < gh {
 			cc := p.scale(fr, s)
 			idx, ka, a, b := p.arrays(fr, cs)
-			run(dst, gl, gh, idx, ka, a, b, cc)
+			if !c.parScatter(fr, id, run, byPos, dst, gl, gh, idx, ka, a, b, cc) {
+				run(dst, gl, gh, idx, ka, a, b, cc)
+			}
 		}
 		zeros(fr, dst, gh, hi)
 	}
@@ -492,10 +506,18 @@ func (c *compiler) fastSumReal(e *sdql.SumExpr, env *scope) fexpr {
 	}
 	loop := dotLoops[p.val]
 	c.fast++
+	id := c.parJob()
+	if id >= 0 && sdql.Expr(e) == c.topSum {
+		c.topFast = true
+	}
 	return func(fr *frame) float64 {
 		lo, hi := cs.bounds(fr)
 		idx, _, a, b := p.arrays(fr, cs)
-		return loop(lo, hi, idx, a, b, p.scale(fr, 1))
+		cc := p.scale(fr, 1)
+		if x, ok := c.parDot(fr, id, loop, lo, hi, idx, a, b, cc); ok {
+			return x
+		}
+		return loop(lo, hi, idx, a, b, cc)
 	}
 }
 

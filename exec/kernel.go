@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -30,11 +31,16 @@ type Options struct {
 	// a missing entry means unknown. A known extent makes that level a
 	// dense array.
 	ResultShape []int
-	// Threads partitions the outermost loop across goroutines with
-	// per-worker destinations merged by semi-ring +; 0 or 1 runs serially.
-	// A program the whole-loop primitives run serially (the fast loops,
-	// which beat the general loops split across workers by far) ignores
-	// it: Kernel.Threads says how many goroutines a run uses.
+	// Threads is the most goroutines a run may use. The whole-loop
+	// primitives split their loops across them (dense stores by range,
+	// scatter-adds into per-worker accumulators merged after, flat matrix
+	// results by blocks of rows balanced by entries); a program whose
+	// outermost loop they do not run has that loop, a sum over a range,
+	// split across workers with per-worker destinations merged by
+	// semi-ring + (parallel.go). Results equal the serial ones up to
+	// floating-point reassociation. Steps with little work run serially
+	// (team.go): Kernel.Threads tells what a run used. 0 or 1 runs
+	// serially.
 	Threads int
 	// NoValidate skips the up-front checks of the format invariants the
 	// fast loops rely on (monotone pos arrays); bounds are still checked.
@@ -47,18 +53,20 @@ type Options struct {
 // Kernel is a compiled program: call Run or RunInto with the bindings of
 // its inputs. A Kernel may be run by several goroutines at once.
 type Kernel struct {
-	prog    sdql.Expr
-	info    *sdql.Info
-	opts    Options
-	c       *compiler
-	result  sdql.Type
-	top     func(fr *frame, r *Result)
-	par     *parallel
-	pool    sync.Pool
-	inputs  []inputSlot
-	checks  []check
-	nframes int
-	segOnly bool // the result is always a flat matrix (seg.go)
+	prog   sdql.Expr
+	info   *sdql.Info
+	opts   Options
+	c      *compiler
+	result sdql.Type
+	top    func(fr *frame, r *Result)
+	par    *parallel
+	pool   sync.Pool
+	// lastThreads is the goroutines the most recent run used
+	lastThreads atomic.Int32
+	inputs      []inputSlot
+	checks      []check
+	nframes     int
+	segOnly     bool // the result is always a flat matrix (seg.go)
 	// noClear: the result is dense of extent ResultShape[0] and the
 	// program stores every key of its range, so prepare keeps the old
 	// values and top clears only the keys outside the range
@@ -98,31 +106,30 @@ func CompileFor(prog sdql.Expr, bindings map[string]sdql.Value, opts Options) (*
 }
 
 func compileChecked(prog sdql.Expr, info *sdql.Info, opts Options) (*Kernel, error) {
-	if opts.Threads <= 1 || opts.NoFast {
-		return compileWith(prog, info, opts)
+	if opts.Threads <= 1 {
+		return compileWith(prog, info, opts, false)
 	}
-	// The general loops split across workers, with per-worker
-	// destinations merged after, are 2-700x slower than the serial
-	// whole-loop primitives on the benchmark kernels: keep those.
-	serial := opts
-	serial.Threads = 0
-	k, err := compileWith(prog, info, serial)
-	if err != nil || k.c.fast > 0 || k.segOnly {
-		return k, err
+	// The whole-loop primitives split themselves across the workers, and
+	// beat the general loops split across workers by far: keep them when
+	// they run the outermost loop; else split that loop.
+	if !opts.NoFast {
+		k, err := compileWith(prog, info, opts, false)
+		if err != nil || k.segOnly || k.c.topFast {
+			return k, err
+		}
 	}
-	return compileWith(prog, info, opts)
+	return compileWith(prog, info, opts, true)
 }
 
-// Threads is the number of goroutines a run uses: Options.Threads when the
-// outermost loop is split across workers, else 1.
+// Threads is the number of goroutines the kernel's most recent run used
+// (1 before the first run). It depends on the input: a run uses up to
+// Options.Threads goroutines where a step has enough work to share
+// (team.go), else 1.
 func (k *Kernel) Threads() int {
-	if k.par == nil {
-		return 1
-	}
-	return k.opts.Threads
+	return max(int(k.lastThreads.Load()), 1)
 }
 
-func compileWith(prog sdql.Expr, info *sdql.Info, opts Options) (k *Kernel, err error) {
+func compileWith(prog sdql.Expr, info *sdql.Info, opts Options, split bool) (k *Kernel, err error) {
 	switch opts.Opt {
 	case "", "dps", "none", "norm":
 	default:
@@ -133,7 +140,7 @@ func compileWith(prog sdql.Expr, info *sdql.Info, opts Options) (k *Kernel, err 
 	default:
 		return nil, fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
 	}
-	c := &compiler{info: info, opts: opts, dps: opts.Opt == "" || opts.Opt == "dps", types: map[string]*dictType{}}
+	c := &compiler{info: info, opts: opts, split: split, dps: opts.Opt == "" || opts.Opt == "dps", types: map[string]*dictType{}}
 	defer func() {
 		if p := recover(); p != nil {
 			ce, ok := p.(compileError)
@@ -160,11 +167,10 @@ func compileWith(prog sdql.Expr, info *sdql.Info, opts Options) (k *Kernel, err 
 func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
 	switch kindOf(c.typeOf(e)) {
 	case kReal, kInt, kBool:
-		if c.opts.Threads > 1 {
-			if p := c.parallelReal(e); p != nil {
-				k.par = p
-			}
+		if c.split {
+			k.par = c.splitTop(e)
 		}
+		c.topSum = e
 		f := c.real(e, nil)
 		return func(fr *frame, r *Result) { r.scalar = f(fr) }
 	}
@@ -172,10 +178,8 @@ func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
 		k.segOnly = true
 		return f
 	}
-	if c.opts.Threads > 1 {
-		if p := c.parallelInto(e); p != nil {
-			k.par = p
-		}
+	if c.split {
+		k.par = c.splitTop(e)
 	}
 	c.topSum = e
 	into := c.into(e, nil, true)
@@ -197,8 +201,9 @@ func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
 	return func(fr *frame, r *Result) { into(fr, r.dict, 1) }
 }
 
-func (k *Kernel) newFrame() *frame {
-	c := k.c
+func (k *Kernel) newFrame() *frame { return k.c.newFrame() }
+
+func (c *compiler) newFrame() *frame {
 	fr := &frame{
 		f:  make([]float64, c.nf),
 		i:  make([]int, c.ni),
@@ -213,6 +218,7 @@ func (k *Kernel) newFrame() *frame {
 		fr.scratch[i] = d
 	}
 	fr.hints = make([]int, c.nhints)
+	fr.jobs = make([]job, c.njobs)
 	return fr
 }
 
@@ -264,9 +270,12 @@ func (k *Kernel) RunInto(r *Result, bindings map[string]sdql.Value) (err error) 
 			err = panicError(p)
 		}
 	}()
+	fr.used = 1
+	defer func() { k.lastThreads.Store(int32(fr.used)) }()
 	k.prepare(r, fr)
 	if k.par != nil {
-		return k.par.run(k, fr, r, bindings)
+		k.par.run(k, fr, r)
+		return nil
 	}
 	k.top(fr, r)
 	return nil
@@ -376,6 +385,9 @@ type Result struct {
 	dict   *hdict
 	seg    *segResult // a flat matrix result (seg.go), used instead of dict
 	segb   *segResult
+	// par are the destinations of workers 1..n-1 of the general parallel
+	// path (parallel.go), kept for the next run
+	par []*Result
 }
 
 func (r *Result) segBuf() *segResult {

@@ -1,17 +1,26 @@
 package exec
 
 import (
-	"sync"
-
 	"github.com/nablasd/nablasd/sdql"
 )
 
 // parallel runs the outermost loop of a program, a sum over a range, in
-// Options.Threads chunks on goroutines, each into its own destination;
-// the destinations are then merged by semi-ring addition (so results equal
-// the serial ones up to floating-point reassociation).
+// chunks on up to Options.Threads goroutines (the general path, for
+// programs whose outermost loop no whole-loop primitive runs). Chunk 0
+// runs on the run's frame into the destination; chunk w > 0 on a worker
+// frame (team.go) into a per-worker destination kept in the Result, merged
+// after by semi-ring addition in chunk order, so results equal the serial
+// ones up to floating-point reassociation. When every iteration writes
+// only its own key (the body is { i -> ... } with i the range's value,
+// under lets and ifs), the chunks' keys are disjoint: a dense destination
+// of known extent is then written by all chunks at once (no merge), and
+// otherwise the workers' entries are moved into the destination, not
+// added (hdict.adopt).
 type parallel struct {
 	lo, hi iexpr
+	// disjoint: each iteration writes only the key of its range value
+	disjoint bool
+	id       int // the job slot
 }
 
 // splitTop finds the outermost range loop that can be split: the program
@@ -26,11 +35,33 @@ func (c *compiler) splitTop(e sdql.Expr) *parallel {
 		return nil
 	}
 	c.splitRange = rng
-	return &parallel{lo: c.int(rng.Lo, nil), hi: c.int(rng.Hi, nil)}
+	p := &parallel{lo: c.int(rng.Lo, nil), hi: c.int(rng.Hi, nil), id: c.newJob()}
+	p.disjoint = s.Val.Name != "_" && s.Key.Name != s.Val.Name && ownKey(s.Body, s.Val.Name)
+	return p
 }
 
-func (c *compiler) parallelReal(e sdql.Expr) *parallel { return c.splitTop(e) }
-func (c *compiler) parallelInto(e sdql.Expr) *parallel { return c.splitTop(e) }
+// ownKey reports whether every entry e writes has the key i.
+func ownKey(e sdql.Expr, i string) bool {
+	switch x := e.(type) {
+	case *sdql.DictExpr:
+		for _, en := range x.Entries {
+			if identName(en.Key) != i {
+				return false
+			}
+		}
+		return true
+	case *sdql.LetExpr:
+		for _, n := range x.Names {
+			if n.Name == i {
+				return false
+			}
+		}
+		return ownKey(x.Body, i)
+	case *sdql.IfExpr:
+		return ownKey(x.Then, i) && (x.Else == nil || ownKey(x.Else, i))
+	}
+	return false
+}
 
 // rangeBounds compiles the bounds of a range source; the split range reads
 // the worker's chunk from the frame.
@@ -52,48 +83,83 @@ func (c *compiler) rangeBounds(src *sdql.RangeExpr, env *scope) (iexpr, iexpr) {
 		}
 }
 
-func (p *parallel) run(k *Kernel, fr *frame, r *Result, bindings map[string]sdql.Value) error {
+// splitJob is the parallel step of the general path.
+type splitJob struct {
+	k      *Kernel
+	r      *Result
+	direct bool // every chunk writes into r
+}
+
+func (j *splitJob) part(t *team, w int) {
+	fw := t.frame(w)
+	fw.split, fw.splitLo, fw.splitHi = true, t.cuts[w], t.cuts[w+1]
+	r := j.r
+	if w > 0 && !j.direct {
+		r = j.r.par[w]
+		j.k.prepare(r, fw)
+	}
+	j.k.top(fw, r)
+}
+
+// run runs the kernel's top with the outermost loop split.
+func (p *parallel) run(k *Kernel, fr *frame, r *Result) {
 	lo, hi := p.lo(fr), p.hi(fr)
-	n := k.opts.Threads
-	if hi-lo < 2*n {
+	c := k.c
+	n := c.workers(fr, hi-lo, minSplitIterations)
+	if n <= 1 {
 		k.top(fr, r)
-		return nil
+		return
 	}
-	results := make([]*Result, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	chunk := (hi - lo + n - 1) / n
-	for w := 0; w < n; w++ {
-		wlo, whi := lo+w*chunk, min(lo+(w+1)*chunk, hi)
-		rw := k.NewResult()
-		results[w] = rw
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					errs[w] = panicError(p)
-				}
-			}()
-			fw := k.newFrame()
-			if err := k.bind(fw, bindings); err != nil {
-				errs[w] = err
-				return
-			}
-			fw.split, fw.splitLo, fw.splitHi = true, wlo, whi
-			k.prepare(rw, fw)
-			k.top(fw, rw)
-		}()
-	}
-	wg.Wait()
-	for w, rw := range results {
-		if errs[w] != nil {
-			return errs[w]
+	t := c.teamOf(fr)
+	t.evenCuts(n, lo, hi)
+	t.syncFrames(n)
+	j := jobAt[splitJob](fr, p.id)
+	j.k, j.r = k, r
+	j.direct = p.disjoint && r.dict != nil && r.dict.mode == modeFull
+	if !j.direct {
+		for len(r.par) < n {
+			r.par = append(r.par, nil)
 		}
+		for w := 1; w < n; w++ {
+			if r.par[w] == nil {
+				r.par[w] = k.NewResult()
+			}
+		}
+	}
+	defer func() { fr.split = false }()
+	c.fork(fr, n, j)
+	if j.direct {
+		return
+	}
+	for _, rw := range r.par[1:n] {
 		r.scalar += rw.scalar
-		if r.dict != nil {
+		switch {
+		case r.dict == nil:
+		case p.disjoint:
+			r.dict.adopt(rw.dict)
+		default:
 			r.dict.addDict(rw.dict, 1)
 		}
 	}
-	return nil
+}
+
+// adopt moves the entries of src, whose keys d does not hold, into d:
+// a child dictionary changes places with d's (empty) one, so both keep
+// their storage for the next run.
+func (d *hdict) adopt(src *hdict) {
+	if src.t.isLeaf() {
+		d.addDict(src, 1)
+		return
+	}
+	for i, n := 0, src.Len(); i < n; i++ {
+		k, p := src.entry(i)
+		d.child(k)
+		q := k
+		if d.mode == modeHash {
+			q = d.find(k)
+		}
+		if src.d[p] != nil {
+			d.d[q], src.d[p] = src.d[p], d.d[q]
+		}
+	}
 }

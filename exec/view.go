@@ -147,6 +147,10 @@ func (c *compiler) rangeGather(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 	lo, hi := c.int(rng.Lo, env), c.int(rng.Hi, env)
 	general := c.sumIntoGeneral(e, env, fresh)
 	set := fresh
+	id, store := c.parJob(), addRange
+	if set {
+		store = setRange
+	}
 	return func(fr *frame, dst *hdict, s float64) {
 		a, ok := x(fr).(realArr)
 		l, h := lo(fr), hi(fr)
@@ -168,6 +172,12 @@ func (c *compiler) rangeGather(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 			}
 		}
 		m := min(h, len(a)) - l // positions of a in l..h-1
+		if m > 0 && c.parScatter(fr, id, store, true, dst, l, l+m, nil, nil, a, nil, s) {
+			if set {
+				clear(f[m:])
+			}
+			return
+		}
 		if set {
 			if m > 0 && s == 1 {
 				copy(f, a[l:l+m])
