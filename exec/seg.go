@@ -98,7 +98,7 @@ func (c *compiler) keyOf(e sdql.Expr, i string) (int, bool) {
 // segTop compiles a program of one of the two shapes into a flat matrix
 // result, or returns nil.
 func (c *compiler) segTop(e sdql.Expr) func(*frame, *Result) {
-	if !c.dps || c.opts.NoFast || c.opts.Threads > 1 || sdql.Order(c.typeOf(e)) != 2 {
+	if !c.dps || c.opts.NoFast || sdql.Order(c.typeOf(e)) != 2 {
 		return nil
 	}
 	body := e
@@ -207,6 +207,7 @@ func (c *compiler) segDiag(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdql.Su
 	constant := !mentions(v, s.Val.Name)
 	val := c.real(v, inner)
 	c.fast++
+	id := c.parJob()
 	return func(fr *frame, r *Result) {
 		binds(fr)
 		l, h := lo(fr), hi(fr)
@@ -225,18 +226,24 @@ func (c *compiler) segDiag(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdql.Su
 			panic(rtErrorf("%s: key array shorter than the range %d:%d", rng.Pos(), l, h))
 		}
 		sg.vals = grow(sg.vals, h)
+		j := diagJob{vals: sg.vals, constant: constant, val: val, is: is}
 		if constant {
-			x := val(fr)
-			vs := sg.vals[l:h]
-			for q := range vs {
-				vs[q] = x
-			}
+			j.x = val(fr)
+		}
+		n := c.workers(fr, h-l, minParallelWork)
+		if n <= 1 {
+			j.fill(fr, l, h)
 			return
 		}
-		for q := l; q < h; q++ {
-			fr.i[is] = q
-			sg.vals[q] = val(fr)
+		t := c.teamOf(fr)
+		if !constant {
+			t.syncFrames(n)
 		}
+		t.evenCuts(n, l, h)
+		pj := jobAt[diagJob](fr, id)
+		*pj = j
+		c.fork(fr, n, pj)
+		*pj = diagJob{}
 	}
 }
 
@@ -264,6 +271,7 @@ func (c *compiler) segRows(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s, in *sdq
 	}
 	c.addPosCheck("pos", pos, "idx", idx)
 	c.fast++
+	id := c.parJob()
 	return func(fr *frame, r *Result) {
 		binds(fr)
 		l, h := lo(fr), hi(fr)
@@ -287,30 +295,19 @@ func (c *compiler) segRows(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s, in *sdq
 				direct = d.f
 			}
 		}
-		for k := l; k < h; k++ {
-			var x float64
-			switch {
-			case rowDirect >= 0 && direct != nil:
-				if uint(k) < uint(len(direct)) {
-					x = direct[k]
-				}
-			case rowDirect >= 0 && fr.d[rowDirect] == nil:
-			default:
-				fr.i[is] = k
-				x = p.scale(fr, 1)
-			}
-			vs := sg.vals[ps[k]:ps[k+1]]
-			if a == nil {
-				for q := range vs {
-					vs[q] = x
-				}
-			} else {
-				src := a[ps[k]:ps[k+1]]
-				for q := range vs {
-					vs[q] = x * src[q]
-				}
-			}
+		j := rowsJob{ps: ps, vals: sg.vals, a: a, direct: direct, rowDirect: rowDirect, is: is, p: p}
+		n := c.workers(fr, ps[h]-ps[l]+h-l, minParallelWork)
+		if n <= 1 {
+			j.rows(fr, l, h)
+			return
 		}
+		t := c.teamOf(fr)
+		t.syncFrames(n)
+		t.rowCuts(n, l, h, ps)
+		pj := jobAt[rowsJob](fr, id)
+		*pj = j
+		c.fork(fr, n, pj)
+		*pj = rowsJob{}
 	}
 }
 

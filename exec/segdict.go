@@ -285,6 +285,7 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 	c.addPosCheck("pos", apos, "idx", aidx)
 	c.addPosCheck("pos", pos, "idx", idx)
 	c.fast++
+	sumID, rowsID := c.parJob(), c.parJob()
 	where := s.Pos()
 	return func(fr *frame, r *Result) {
 		binds(fr)
@@ -298,8 +299,8 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 		sg.ws = grow(sg.ws, rows)
 		clear(sg.ws)
 		sg.vals = grow(sg.vals, len(ix))
-		on, ws, vals := sg.rowOn, sg.ws, sg.vals
 		// the column sums
+		nacc := 1
 		l, h := rlo(fr), rhi(fr)
 		if l < h {
 			aps, aix, ava := fr.ia[apos.slot], fr.ia[aidx.slot], fr.ra[aval.slot]
@@ -310,48 +311,42 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 			if b > e || e > len(aix) || e > len(ava) {
 				panic(rtErrorf("%s: positions %d:%d out of range of arrays of lengths %d, %d", rng.Pos(), b, e, len(aix), len(ava)))
 			}
-			vs := ava[b:e]
-			for q, j := range aix[b:e] {
-				if uint(j) >= uint(rows) {
-					if nBound != nil && (j < 0 || j >= n) {
-						continue // skipped by the guard
-					}
-					panic(rtErrorf("%s: row %d out of range of a pos array of length %d", where, j, len(ps)))
-				}
-				ws[j] += vs[q]
-				on[j] = true
+			j := colSumJob{aix: aix[b:e], ava: ava[b:e], ws: sg.ws, on: sg.rowOn, rows: rows, n: n, guarded: nBound != nil, npos: len(ps), where: where}
+			// accumulators cost a merge over B's rows: not for few entries
+			if nacc = c.workers(fr, e-b, minParallelWork); nacc > 1 && rows <= 4*(e-b) {
+				t := c.teamOf(fr)
+				t.accumulators(nacc, rows)
+				t.flags(nacc, rows)
+				t.evenCuts(nacc, 0, e-b)
+				pj := jobAt[colSumJob](fr, sumID)
+				*pj = j
+				c.fork(fr, nacc, pj)
+				*pj = colSumJob{}
+			} else {
+				nacc = 1
+				j.scatter(sg.ws, sg.rowOn, 0, e-b)
 			}
-		}
-		if n < rows {
-			clear(on[max(n, 0):])
 		}
 		// the rows
 		var arr []float64
 		if p.val == "P" {
 			arr = fr.ra[p.aSlot]
 		}
-		for k, a := range ws {
-			if !on[k] {
-				continue
-			}
-			x := a
-			if !justA {
-				fr.i[ks], fr.f[as] = k, a
-				x = p.scale(fr, 1)
-			}
-			b, e := ps[k], ps[k+1]
-			out := vals[b:e]
-			if arr == nil {
-				for q := range out {
-					out[q] = x
-				}
-			} else {
-				src := arr[b:e]
-				for q := range out {
-					out[q] = x * src[q]
-				}
-			}
+		j := colRowsJob{ps: ps, vals: sg.vals, arr: arr, ws: sg.ws, on: sg.rowOn, nacc: nacc, n: n, justA: justA, ks: ks, as: as, p: p}
+		m := c.workers(fr, rows+len(ix), minParallelWork)
+		if m <= 1 {
+			j.rows(fr.team, fr, 0, rows)
+			return
 		}
+		t := c.teamOf(fr)
+		if !justA {
+			t.syncFrames(m)
+		}
+		t.rowCuts(m, 0, rows, ps)
+		pj := jobAt[colRowsJob](fr, rowsID)
+		*pj = j
+		c.fork(fr, m, pj)
+		*pj = colRowsJob{}
 	}
 }
 

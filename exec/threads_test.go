@@ -157,8 +157,17 @@ var threadPrograms = []struct {
 	{"vsm-unique", "sum(<_, i> in (0:V1_len)) { unique(i) -> 2.0 * s * V1_val(i) }", vecShape, true},
 	{"vvd-gather", "let V = sum(<_, i> in (0:V2_len)) { i -> V2_val(i) } in sum(<_, i> in (0:V1_len)) { unique(i) -> V(i) }", vecShape, true},
 	{"vvd-coo", "sum(<_, i> in (0:V2_len)) { V2_row(i) -> V2_val(i) }", vecShape, false},
+	{"vva", "sum(<_, i> in (0:V1_len)) { i -> { i -> 1 } }", nil, true},
+	{"vva-value", "sum(<_, i> in (0:V1_len)) { unique(i) -> { unique(i) -> s * V1_val(i) } }", nil, true},
 	{"smvm", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) }", colShape, false},
 	{"smvm-x", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> s * A_val(p) * x_val(j) }", colShape, false},
+	{"smmm", "let t = sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in " +
+		"sum(<k, a> in t) if 0 <= k && k < B_len then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> a } }", nil, false},
+	{"smmm-value", "let t = sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in " +
+		"sum(<k, a> in t) if 0 <= k && k < 7 then sum(<p1, j1> in B_idx(B_pos(k):B_pos(k + 1))) { k -> { j1 -> a * s * B_val(p1) } }", nil, false},
+	{"smmm-rows", "let t = sum(<_, i> in (0:A_len)) sum(<p, k> in A_idx(A_pos(i):A_pos(i + 1))) { k -> A_val(p) } in " +
+		"sum(<_, k> in (0:B_len)) { unique(k) -> sum(<q, j> in B_idx(B_pos(k):B_pos(k + 1))) { unique(j) -> t(k) } }", nil, false},
+	{"smmm-rows-value", "sum(<_, k> in (0:B_len)) { unique(k) -> sum(<q, j> in B_idx(B_pos(k):B_pos(k + 1))) { unique(j) -> s * B_val(q) } }", nil, true},
 	{"dot", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) A_val(p) * x_val(j)", nil, false},
 	// the general split: keys of their own per row (direct or moved),
 	// keys shared (merged), a scalar
