@@ -29,6 +29,13 @@ type outerWork struct {
 	tval       []float64
 	opos, oidx []int
 	counted    int // the bound of the last exact count of the result's size
+	// the parallel Gustavson's (par_outer.go): the pieces of the result
+	// rows by worker, the work before each result row, the blocks' sizes
+	pieces   []outerPiece
+	cum      []int
+	counts   []int
+	offs     []int
+	countedN int // the workers of the last exact count
 }
 
 func growInt(s []int, n int) []int {
@@ -118,6 +125,7 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 	rlo, rhi := c.int(rng.Lo, env), c.int(rng.Hi, env)
 	c.addPosCheck("pos", pos, "idx", idx)
 	c.fast++
+	id := c.parJob()
 	return func(fr *frame, r *Result) {
 		binds(fr)
 		l, h := rlo(fr), rhi(fr)
@@ -226,6 +234,14 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 			n := mpos[k+1] - mpos[k]
 			bound += n * n
 		}
+		wk.mpos, wk.tpos, wk.trow, wk.tval = mpos, tpos, trow, tval
+		if dup {
+			wk.midx, wk.mval = midx, mval
+		}
+		if n := c.workers(fr, bound, minParallelWork); n > 1 {
+			c.parGustavson(fr, id, n, sg, outerJob{cc: cc, ncols: ncols, mpos: mpos, midx: midx, mval: mval, tpos: tpos, trow: trow, tval: tval})
+			return
+		}
 		if (cap(wk.oidx) < bound || cap(sg.vals) < bound) && wk.counted != bound {
 			wk.counted = bound // the same inputs again: the buffers fit
 			for q := range mark {
@@ -281,10 +297,7 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 			}
 			opos[i1+1] = len(oidx)
 		}
-		wk.mark, wk.mpos, wk.tpos, wk.trow, wk.tval, wk.w, wk.opos, wk.oidx = mark, mpos, tpos, trow, tval, w, opos, oidx
-		if dup {
-			wk.midx, wk.mval = midx, mval
-		}
+		wk.mark, wk.w, wk.opos, wk.oidx = mark, w, opos, oidx
 		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey, sg.rowOn = 0, ncols, nil, opos, oidx, false, nil
 		sg.vals = ovals
 	}

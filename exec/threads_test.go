@@ -168,6 +168,8 @@ var threadPrograms = []struct {
 	{"smmm-rows", "let t = sum(<_, i> in (0:A_len)) sum(<p, k> in A_idx(A_pos(i):A_pos(i + 1))) { k -> A_val(p) } in " +
 		"sum(<_, k> in (0:B_len)) { unique(k) -> sum(<q, j> in B_idx(B_pos(k):B_pos(k + 1))) { unique(j) -> t(k) } }", nil, false},
 	{"smmm-rows-value", "sum(<_, k> in (0:B_len)) { unique(k) -> sum(<q, j> in B_idx(B_pos(k):B_pos(k + 1))) { unique(j) -> s * B_val(q) } }", nil, true},
+	{"batax", "sum(<_, i> in (0:A_len)) let r = sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in " +
+		"sum(<i1, v> in r) { i1 -> sum(<i2, v1> in r) { i2 -> beta * v * v1 } }", nil, true},
 	{"dot", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) A_val(p) * x_val(j)", nil, false},
 	// the general split: keys of their own per row (direct or moved),
 	// keys shared (merged), a scalar
