@@ -1,20 +1,25 @@
 package exec
 
 // Gustavson's algorithm of segOuterTop (segouter.go) by blocks of result
-// rows, on as many workers: the blocks hold about equal work (the entries
-// their rows accumulate, not the rows), each worker has its own dense
-// workspace and marks and builds its block's rows in a piece of its own;
-// the pieces are then concatenated, worker 0's already in place. The
-// merged rows and the transpose stay serial (linear in the entries). When
-// the buffers may be short, a first parallel pass counts each block's
-// entries exactly, as the serial kernel does, so that they are allocated
-// once at their size. Every result row is computed as the serial kernel
-// computes it: results are exactly the serial ones.
+// rows, on up to n goroutines: the blocks (partsPerRunner per goroutine)
+// hold about equal work (the entries their rows accumulate, not the
+// rows); each goroutine has its own dense workspace and marks, and each
+// block builds its rows in a piece of its own. The pieces are then
+// concatenated, block 0's already in place (it is the result's buffer).
+// The merged rows and the transpose stay serial (linear in the entries).
+// When the buffers may be short, a first parallel pass counts each
+// block's entries exactly, as the serial kernel does, so that they are
+// allocated once at their size. Every result row is computed as the
+// serial kernel computes it: results are exactly the serial ones.
 
-// outerPiece is one worker's share of the parallel Gustavson.
-type outerPiece struct {
+// outerScratch is one goroutine's dense workspace.
+type outerScratch struct {
 	mark []int32
 	w    []float64
+}
+
+// outerPiece is one block's result rows.
+type outerPiece struct {
 	oidx []int
 	vals []float64
 }
@@ -26,8 +31,8 @@ const (
 	outerConcat
 )
 
-// outerJob is a phase of the parallel Gustavson; block w is result rows
-// t.cuts[w]..t.cuts[w+1]-1.
+// outerJob is a phase of the parallel Gustavson; block p is result rows
+// cuts[p]..cuts[p+1]-1 (cuts saved in wk.blocks).
 type outerJob struct {
 	wk         *outerWork
 	cc         float64
@@ -44,13 +49,13 @@ type outerJob struct {
 	offs []int
 }
 
-func (j *outerJob) part(t *team, w int) {
-	c0, c1 := t.cuts[w], t.cuts[w+1]
+func (j *outerJob) part(t *team, r, p int) {
+	wk := j.wk
 	switch j.phase {
 	case outerCount:
-		mark := j.marks(&j.wk.pieces[w])
+		mark := j.marks(&wk.scratch[r])
 		total := 0
-		for i1 := c0; i1 < c1; i1++ {
+		for i1 := wk.blocks[p]; i1 < wk.blocks[p+1]; i1++ {
 			m := int32(i1)
 			for q := j.tpos[i1]; q < j.tpos[i1+1]; q++ {
 				k := j.trow[q]
@@ -62,13 +67,15 @@ func (j *outerJob) part(t *team, w int) {
 				}
 			}
 		}
-		j.wk.counts[w] = total
+		wk.counts[p] = total
 	case outerFill:
-		pc := &j.wk.pieces[w]
-		mark := j.marks(pc)
-		wv := grow(pc.w, j.ncols)
+		ws := &wk.scratch[r]
+		mark := j.marks(ws)
+		wv := grow(ws.w, j.ncols)
+		ws.w = wv
+		pc := &wk.pieces[p]
 		oidx, ovals := pc.oidx[:0], pc.vals[:0]
-		for i1 := c0; i1 < c1; i1++ {
+		for i1 := wk.blocks[p]; i1 < wk.blocks[p+1]; i1++ {
 			start := len(oidx)
 			m := int32(i1)
 			for q := j.tpos[i1]; q < j.tpos[i1+1]; q++ {
@@ -89,33 +96,35 @@ func (j *outerJob) part(t *team, w int) {
 			}
 			j.opos[i1+1] = len(oidx)
 		}
-		pc.w, pc.oidx, pc.vals = wv, oidx, ovals
+		pc.oidx, pc.vals = oidx, ovals
 	case outerConcat:
-		// entries c0..c1-1 of the result (past piece 0, in place)
+		// entries cuts[p]..cuts[p+1]-1 of the result (past piece 0, in
+		// place)
+		c0, c1 := t.cuts[p], t.cuts[p+1]
 		for v := 1; v+1 < len(j.offs); v++ {
 			ps := j.offs[v]
-			p := &j.wk.pieces[v]
-			a, b := max(c0, ps), min(c1, ps+len(p.oidx))
+			pc := &wk.pieces[v]
+			a, b := max(c0, ps), min(c1, ps+len(pc.oidx))
 			if a < b {
-				copy(j.oidx[a:b], p.oidx[a-ps:b-ps])
-				copy(j.vals[a:b], p.vals[a-ps:b-ps])
+				copy(j.oidx[a:b], pc.oidx[a-ps:b-ps])
+				copy(j.vals[a:b], pc.vals[a-ps:b-ps])
 			}
 		}
 	}
 }
 
-// marks returns the piece's marks over the columns, all -1.
-func (j *outerJob) marks(pc *outerPiece) []int32 {
-	mark := growI32(pc.mark, j.ncols)
+// marks returns the goroutine's marks over the columns, all -1.
+func (j *outerJob) marks(ws *outerScratch) []int32 {
+	mark := growI32(ws.mark, j.ncols)
 	for q := range mark {
 		mark[q] = -1
 	}
-	pc.mark = mark
+	ws.mark = mark
 	return mark
 }
 
-// parGustavson runs Gustavson's phase of segOuterTop on n workers, given
-// the merged rows and their transpose (in j), into sg.
+// parGustavson runs Gustavson's phase of segOuterTop on n goroutines,
+// given the merged rows and their transpose (in args), into sg.
 func (c *compiler) parGustavson(fr *frame, id, n int, sg *segResult, args outerJob) {
 	wk := sg.outer
 	j := jobAt[outerJob](fr, id)
@@ -137,33 +146,37 @@ func (c *compiler) parGustavson(fr *frame, id, n int, sg *segResult, args outerJ
 	}
 	wk.cum = cum
 	bound := cum[ncols] - ncols
-	t.weightedCuts(n, 0, ncols, func(x int) int { return cum[x] })
-	for len(wk.pieces) < n {
+	parts := min(partsPerRunner*n, maxParts)
+	t.weightedCuts(parts, 0, ncols, func(x int) int { return cum[x] })
+	wk.blocks = append(wk.blocks[:0], t.cuts...)
+	for len(wk.pieces) < parts {
 		wk.pieces = append(wk.pieces, outerPiece{})
 	}
-	p0 := &wk.pieces[0]
-	p0.mark, p0.w, p0.oidx, p0.vals = wk.mark, wk.w, wk.oidx, sg.vals
-	// exact sizes when a piece may be short of its block's bound
-	short := false
-	for w := 0; w < n; w++ {
-		b := cum[t.cuts[w+1]] - cum[t.cuts[w]]
-		short = short || cap(wk.pieces[w].oidx) < b || cap(wk.pieces[w].vals) < b
+	for len(wk.scratch) < n {
+		wk.scratch = append(wk.scratch, outerScratch{})
 	}
-	short = short || cap(p0.oidx) < bound || cap(p0.vals) < bound
-	if short && (wk.counted != bound || wk.countedN != n) {
-		wk.counted, wk.countedN = bound, n
-		wk.counts = growInt(wk.counts, n)
+	p0, s0 := &wk.pieces[0], &wk.scratch[0]
+	p0.oidx, p0.vals, s0.mark, s0.w = wk.oidx, sg.vals, wk.mark, wk.w
+	// exact sizes when a piece may be short of its block's bound
+	short := cap(p0.oidx) < bound || cap(p0.vals) < bound
+	for p := 1; p < parts; p++ {
+		b := cum[wk.blocks[p+1]] - cum[wk.blocks[p]]
+		short = short || cap(wk.pieces[p].oidx) < b || cap(wk.pieces[p].vals) < b
+	}
+	if short && (wk.counted != bound || wk.countedN != parts) {
+		wk.counted, wk.countedN = bound, parts
+		wk.counts = growInt(wk.counts, parts)
 		j.phase = outerCount
-		c.fork(fr, n, j)
+		c.fork(fr, n, parts, j)
 		total := 0
-		for w := 0; w < n; w++ {
-			total += wk.counts[w]
-			p := &wk.pieces[w]
-			if cap(p.oidx) < wk.counts[w] {
-				p.oidx = make([]int, 0, wk.counts[w])
+		for p := 0; p < parts; p++ {
+			total += wk.counts[p]
+			pc := &wk.pieces[p]
+			if cap(pc.oidx) < wk.counts[p] {
+				pc.oidx = make([]int, 0, wk.counts[p])
 			}
-			if cap(p.vals) < wk.counts[w] {
-				p.vals = make([]float64, 0, wk.counts[w])
+			if cap(pc.vals) < wk.counts[p] {
+				pc.vals = make([]float64, 0, wk.counts[p])
 			}
 		}
 		if cap(p0.oidx) < total {
@@ -176,20 +189,20 @@ func (c *compiler) parGustavson(fr *frame, id, n int, sg *segResult, args outerJ
 	j.opos = growInt(wk.opos, ncols+1)
 	j.opos[0] = 0
 	j.phase = outerFill
-	c.fork(fr, n, j)
+	c.fork(fr, n, parts, j)
 	// the offsets of the pieces; row starts made absolute
-	wk.offs = growInt(wk.offs, n+1)
+	wk.offs = growInt(wk.offs, parts+1)
 	offs := wk.offs
 	offs[0] = 0
-	for w := 0; w < n; w++ {
-		offs[w+1] = offs[w] + len(wk.pieces[w].oidx)
-		if w > 0 {
-			for i1 := t.cuts[w]; i1 < t.cuts[w+1]; i1++ {
-				j.opos[i1+1] += offs[w]
+	for p := 0; p < parts; p++ {
+		offs[p+1] = offs[p] + len(wk.pieces[p].oidx)
+		if p > 0 {
+			for i1 := wk.blocks[p]; i1 < wk.blocks[p+1]; i1++ {
+				j.opos[i1+1] += offs[p]
 			}
 		}
 	}
-	total := offs[n]
+	total := offs[parts]
 	oidx, vals := p0.oidx, p0.vals
 	if cap(oidx) < total {
 		oidx = append(make([]int, 0, total), oidx...)
@@ -198,12 +211,13 @@ func (c *compiler) parGustavson(fr *frame, id, n int, sg *segResult, args outerJ
 		vals = append(make([]float64, 0, total), vals...)
 	}
 	j.oidx, j.vals, j.offs = oidx[:total], vals[:total], offs
-	if m := c.workers(fr, total-offs[1], minParallelWork); total > offs[1] {
-		t.evenCuts(m, offs[1], total)
+	if total > offs[1] {
+		m := c.workers(fr, total-offs[1], minParallelWork)
+		t.evenCuts(partsPerRunner*m, offs[1], total)
 		j.phase = outerConcat
-		c.fork(fr, m, j)
+		c.fork(fr, m, partsPerRunner*m, j)
 	}
-	wk.mark, wk.w, wk.opos, wk.oidx = p0.mark, p0.w, j.opos, j.oidx
+	wk.mark, wk.w, wk.opos, wk.oidx = s0.mark, s0.w, j.opos, j.oidx
 	p0.oidx, p0.vals = nil, nil // the result's buffers, not a piece's
 	sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey, sg.rowOn = 0, ncols, nil, j.opos, j.oidx, false, nil
 	sg.vals = j.vals

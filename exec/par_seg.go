@@ -25,12 +25,12 @@ type diagJob struct {
 	is       int // the slot of the loop variable
 }
 
-func (j *diagJob) part(t *team, w int) {
+func (j *diagJob) part(t *team, r, p int) {
 	var fr *frame
 	if !j.constant {
-		fr = t.frame(w)
+		fr = t.frame(r)
 	}
-	j.fill(fr, t.cuts[w], t.cuts[w+1])
+	j.fill(fr, t.cuts[p], t.cuts[p+1])
 }
 
 func (j *diagJob) fill(fr *frame, lo, hi int) {
@@ -56,7 +56,7 @@ type rowsJob struct {
 	p               *plan
 }
 
-func (j *rowsJob) part(t *team, w int) { j.rows(t.frame(w), t.cuts[w], t.cuts[w+1]) }
+func (j *rowsJob) part(t *team, r, p int) { j.rows(t.frame(r), t.cuts[p], t.cuts[p+1]) }
 
 func (j *rowsJob) rows(fr *frame, lo, hi int) {
 	for k := lo; k < hi; k++ {
@@ -86,7 +86,7 @@ func (j *rowsJob) rows(fr *frame, lo, hi int) {
 }
 
 // colSumJob sums A's values by column into a workspace over B's rows
-// (segColSum's first phase); part w > 0 into its own accumulator.
+// (segColSum's first phase); part p > 0 into its own accumulator.
 type colSumJob struct {
 	aix     []int
 	ava     []float64
@@ -98,14 +98,14 @@ type colSumJob struct {
 	where   sdql.Pos
 }
 
-func (j *colSumJob) part(t *team, w int) {
+func (j *colSumJob) part(t *team, _, p int) {
 	ws, on := j.ws, j.on
-	if w > 0 {
-		ws, on = t.acc[w].f, t.on[w]
+	if p > 0 {
+		ws, on = t.acc[p].f, t.on[p]
 		clear(ws)
 		clear(on)
 	}
-	j.scatter(ws, on, t.cuts[w], t.cuts[w+1])
+	j.scatter(ws, on, t.cuts[p], t.cuts[p+1])
 }
 
 func (j *colSumJob) scatter(ws []float64, on []bool, lo, hi int) {
@@ -124,7 +124,7 @@ func (j *colSumJob) scatter(ws []float64, on []bool, lo, hi int) {
 
 // colRowsJob writes segColSum's rows: B's positions of row k get its
 // column sum (times B's value); first it adds in the accumulators of the
-// column sums' workers 1..nacc-1 and drops the rows past the guard.
+// column sums' parts 1..nacc-1 and drops the rows past the guard.
 type colRowsJob struct {
 	ps            []int
 	vals, arr, ws []float64
@@ -136,12 +136,12 @@ type colRowsJob struct {
 	p             *plan
 }
 
-func (j *colRowsJob) part(t *team, w int) {
+func (j *colRowsJob) part(t *team, r, p int) {
 	var fr *frame
 	if !j.justA {
-		fr = t.frame(w)
+		fr = t.frame(r)
 	}
-	j.rows(t, fr, t.cuts[w], t.cuts[w+1])
+	j.rows(t, fr, t.cuts[p], t.cuts[p+1])
 }
 
 func (j *colRowsJob) rows(t *team, fr *frame, lo, hi int) {

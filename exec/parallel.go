@@ -6,14 +6,15 @@ import (
 
 // parallel runs the outermost loop of a program, a sum over a range, in
 // chunks on up to Options.Threads goroutines (the general path, for
-// programs whose outermost loop no whole-loop primitive runs). Chunk 0
-// runs on the run's frame into the destination; chunk w > 0 on a worker
-// frame (team.go) into a per-worker destination kept in the Result, merged
-// after by semi-ring addition in chunk order, so results equal the serial
-// ones up to floating-point reassociation. When every iteration writes
+// programs whose outermost loop no whole-loop primitive runs), one chunk
+// per goroutine, each on its runner's frame (team.go). Chunk 0 writes
+// into the destination, chunk p > 0 into a destination of its own kept in
+// the Result, merged after by semi-ring addition in chunk order, so
+// results equal the serial ones up to floating-point reassociation. When every iteration writes
 // only its own key (the body is { i -> ... } with i the range's value,
 // under lets and ifs), the chunks' keys are disjoint: a dense destination
-// of known extent is then written by all chunks at once (no merge), and
+// of known extent is then written by all chunks at once (no merge, and
+// finer chunks), and
 // otherwise the workers' entries are moved into the destination, not
 // added (hdict.adopt).
 type parallel struct {
@@ -90,15 +91,15 @@ type splitJob struct {
 	direct bool // every chunk writes into r
 }
 
-func (j *splitJob) part(t *team, w int) {
-	fw := t.frame(w)
-	fw.split, fw.splitLo, fw.splitHi = true, t.cuts[w], t.cuts[w+1]
-	r := j.r
-	if w > 0 && !j.direct {
-		r = j.r.par[w]
-		j.k.prepare(r, fw)
+func (j *splitJob) part(t *team, r, p int) {
+	fr := t.frame(r)
+	fr.split, fr.splitLo, fr.splitHi = true, t.cuts[p], t.cuts[p+1]
+	res := j.r
+	if p > 0 && !j.direct {
+		res = j.r.par[p]
+		j.k.prepare(res, fr)
 	}
-	j.k.top(fw, r)
+	j.k.top(fr, res)
 }
 
 // run runs the kernel's top with the outermost loop split.
@@ -111,11 +112,15 @@ func (p *parallel) run(k *Kernel, fr *frame, r *Result) {
 		return
 	}
 	t := c.teamOf(fr)
-	t.evenCuts(n, lo, hi)
 	t.syncFrames(n)
 	j := jobAt[splitJob](fr, p.id)
 	j.k, j.r = k, r
 	j.direct = p.disjoint && r.dict != nil && r.dict.mode == modeFull
+	parts := n
+	if j.direct {
+		parts = min(partsPerRunner*n, hi-lo)
+	}
+	t.evenCuts(parts, lo, hi)
 	if !j.direct {
 		for len(r.par) < n {
 			r.par = append(r.par, nil)
@@ -127,7 +132,7 @@ func (p *parallel) run(k *Kernel, fr *frame, r *Result) {
 		}
 	}
 	defer func() { fr.split = false }()
-	c.fork(fr, n, j)
+	c.fork(fr, n, parts, j)
 	if j.direct {
 		return
 	}

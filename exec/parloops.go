@@ -6,10 +6,11 @@ package exec
 //   - keys that are the positions (dense stores and copies, VVD, VSM):
 //     the parts write disjoint keys of the destination; no merge, results
 //     exactly the serial ones;
-//   - other keys (a scatter-add, SMVM's column sums): part 0 adds into the
-//     destination, part w > 0 into a dense accumulator of its own (kept in
-//     the team for the next run), and a second fork adds the accumulators
-//     into the destination by key ranges.
+//   - other keys (a scatter-add, SMVM's column sums): one part per
+//     goroutine; part 0 adds into the destination, part p > 0 into a dense
+//     accumulator of its own (kept in the team for the next run), and a
+//     second fork adds the accumulators into the destination by key
+//     ranges, in part order.
 //
 // Only a dense destination of known extent (modeFull: no presence bits,
 // no keys list) is shared so; others run serially.
@@ -29,8 +30,8 @@ type scatterJob struct {
 	n       int  // parts of the scatter phase
 }
 
-func (j *scatterJob) part(t *team, w int) {
-	lo, hi := t.cuts[w], t.cuts[w+1]
+func (j *scatterJob) part(t *team, _, p int) {
+	lo, hi := t.cuts[p], t.cuts[p+1]
 	if j.adding {
 		f := j.dst.f[lo:hi]
 		for v := 1; v < j.n; v++ {
@@ -42,8 +43,8 @@ func (j *scatterJob) part(t *team, w int) {
 		return
 	}
 	d := j.dst
-	if j.merge && w > 0 {
-		d = t.acc[w]
+	if j.merge && p > 0 {
+		d = t.acc[p]
 		clear(d.f)
 	}
 	j.run(d, lo, hi, j.idx, j.ka, j.a, j.b, j.c)
@@ -69,16 +70,18 @@ func (c *compiler) parScatter(fr *frame, id int, run scatterFn, byPos bool, dst 
 	t := c.teamOf(fr)
 	j := jobAt[scatterJob](fr, id)
 	*j = scatterJob{run: run, dst: dst, idx: idx, ka: ka, a: a, b: b, c: cc, merge: !byPos, n: n}
+	parts := partsPerRunner * n
 	if j.merge {
+		parts = n
 		t.accumulators(n, len(dst.f))
 	}
-	t.evenCuts(n, lo, hi)
-	c.fork(fr, n, j)
+	t.evenCuts(parts, lo, hi)
+	c.fork(fr, n, parts, j)
 	if j.merge {
 		j.adding = true
 		m := c.workers(fr, len(dst.f)*(n-1), minParallelWork)
-		t.evenCuts(m, 0, len(dst.f))
-		c.fork(fr, m, j)
+		t.evenCuts(partsPerRunner*m, 0, len(dst.f))
+		c.fork(fr, m, partsPerRunner*m, j)
 	}
 	*j = scatterJob{}
 	return true
@@ -119,8 +122,8 @@ func (c *compiler) parAddArr(fr *frame, id int, dst *hdict, a []float64, s float
 	return len(a) <= len(dst.f) && c.parScatter(fr, id, addRange, true, dst, 0, len(a), nil, nil, a, nil, s)
 }
 
-// dotJob is a dot-gather split across workers: part w's sum in
-// t.partial[w].
+// dotJob is a dot-gather split across workers: part p's sum in
+// t.partial[p], added in part order.
 type dotJob struct {
 	loop dotLoop
 	idx  []int
@@ -128,8 +131,8 @@ type dotJob struct {
 	c    float64
 }
 
-func (j *dotJob) part(t *team, w int) {
-	t.partial[w] = j.loop(t.cuts[w], t.cuts[w+1], j.idx, j.a, j.b, j.c)
+func (j *dotJob) part(t *team, _, p int) {
+	t.partial[p] = j.loop(t.cuts[p], t.cuts[p+1], j.idx, j.a, j.b, j.c)
 }
 
 // parDot runs a dot-gather across workers; ok is false when it did not.
@@ -144,9 +147,10 @@ func (c *compiler) parDot(fr *frame, id int, loop dotLoop, lo, hi int, idx []int
 	t := c.teamOf(fr)
 	j := jobAt[dotJob](fr, id)
 	*j = dotJob{loop: loop, idx: idx, a: a, b: b, c: cc}
-	t.evenCuts(n, lo, hi)
-	t.partial = grow(t.partial, n)
-	c.fork(fr, n, j)
+	parts := partsPerRunner * n
+	t.evenCuts(parts, lo, hi)
+	t.partial = grow(t.partial, parts)
+	c.fork(fr, n, parts, j)
 	*j = dotJob{}
 	s := 0.0
 	for _, x := range t.partial {

@@ -239,10 +239,10 @@ func (c *compiler) segDiag(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdql.Su
 		if !constant {
 			t.syncFrames(n)
 		}
-		t.evenCuts(n, l, h)
+		t.evenCuts(partsPerRunner*n, l, h)
 		pj := jobAt[diagJob](fr, id)
 		*pj = j
-		c.fork(fr, n, pj)
+		c.fork(fr, n, partsPerRunner*n, pj)
 		*pj = diagJob{}
 	}
 }
@@ -303,10 +303,10 @@ func (c *compiler) segRows(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s, in *sdq
 		}
 		t := c.teamOf(fr)
 		t.syncFrames(n)
-		t.rowCuts(n, l, h, ps)
+		t.rowCuts(partsPerRunner*n, l, h, ps)
 		pj := jobAt[rowsJob](fr, id)
 		*pj = j
-		c.fork(fr, n, pj)
+		c.fork(fr, n, partsPerRunner*n, pj)
 		*pj = rowsJob{}
 	}
 }

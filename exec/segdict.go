@@ -320,7 +320,7 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 				t.evenCuts(nacc, 0, e-b)
 				pj := jobAt[colSumJob](fr, sumID)
 				*pj = j
-				c.fork(fr, nacc, pj)
+				c.fork(fr, nacc, nacc, pj)
 				*pj = colSumJob{}
 			} else {
 				nacc = 1
@@ -342,10 +342,10 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 		if !justA {
 			t.syncFrames(m)
 		}
-		t.rowCuts(m, 0, rows, ps)
+		t.rowCuts(partsPerRunner*m, 0, rows, ps)
 		pj := jobAt[colRowsJob](fr, rowsID)
 		*pj = j
-		c.fork(fr, m, pj)
+		c.fork(fr, m, partsPerRunner*m, pj)
 		*pj = colRowsJob{}
 	}
 }

@@ -29,13 +29,16 @@ type outerWork struct {
 	tval       []float64
 	opos, oidx []int
 	counted    int // the bound of the last exact count of the result's size
-	// the parallel Gustavson's (par_outer.go): the pieces of the result
-	// rows by worker, the work before each result row, the blocks' sizes
+	// the parallel Gustavson's (par_outer.go): the blocks of result rows,
+	// their pieces, the goroutines' workspaces, the work before each
+	// result row, the blocks' sizes and the pieces' offsets
+	blocks   []int
 	pieces   []outerPiece
+	scratch  []outerScratch
 	cum      []int
 	counts   []int
 	offs     []int
-	countedN int // the workers of the last exact count
+	countedN int // the blocks of the last exact count
 }
 
 func growInt(s []int, n int) []int {

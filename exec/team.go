@@ -2,26 +2,34 @@ package exec
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // Parallel runs (Options.Threads > 1) fork and join inside one kernel run:
-// a primitive with enough work splits it into parts, hands parts 1..n-1 to
-// pooled worker goroutines and runs part 0 itself, then waits. Everything
-// a fork needs is kept between runs, so that a run into a reused
-// destination does not allocate: the team (worker frames, per-worker
-// accumulators) lives in the frame, which the kernel pools; each
+// a primitive with enough work cuts it into parts, offers them to up to
+// n-1 pooled worker goroutines and takes parts itself, then waits for the
+// parts taken by others. Parts are claimed from a shared counter, so when
+// the machine is busy and a worker is not scheduled in time, the forking
+// goroutine runs its parts too instead of waiting for it (a late worker
+// finds nothing to claim, by a generation number in the counter, and
+// touches nothing). State that decides results is per part (accumulators,
+// pieces, partial sums), so results do not depend on which goroutine ran
+// which part; scratch (frames, workspaces) is per runner.
+//
+// Everything a fork needs is kept between runs, so that a run into a
+// reused destination does not allocate: the team (worker frames,
+// per-part accumulators) lives in the frame, which the kernel pools; each
 // primitive's job (its per-run arguments) lives in the frame's job slots;
-// per-worker pieces of results live in the Result. The worker goroutines
-// are shared by every kernel of the process and started on demand; a part
-// never forks again (frames of workers are marked), so a worker never
-// waits for another and the pool cannot deadlock.
+// per-part pieces of results live in the Result. The worker goroutines are
+// shared by every kernel of the process and started on demand; a part
+// never forks again (frames of runners are marked), so a part never waits
+// for another and the pool cannot deadlock.
 
 // minParallelWork is the work (entries or elements a primitive touches)
 // below which a worker is not worth its start and merge: a primitive runs
 // on at most work/minParallelWork goroutines, serially below twice it.
-// Measured on the benchmark kernels (bench/threads_test.go): a fork and
-// join costs 2-10 µs, the time of 5-30k entries of a dense loop. Tests
-// lower it to split small inputs.
+// Measured by BenchmarkThreadsCrossover (threads_bench_test.go) and
+// bench/threads_test.go.
 var minParallelWork = 1 << 15
 
 // minSplitIterations is the same bound for the general closure path,
@@ -29,33 +37,43 @@ var minParallelWork = 1 << 15
 // closures and may hold a whole row.
 var minSplitIterations = 1 << 10
 
-// job is one parallel step of a primitive: part runs the w-th of t.n
-// parts. A job is a struct kept in the frame (jobAt), holding the
-// arguments of the step.
+// partsPerRunner is how many parts a step without per-part accumulators
+// is cut into per goroutine: finer parts let the others take over the
+// parts of a goroutine the machine delays.
+const partsPerRunner = 4
+
+// job is one parallel step of a primitive: part runs part p of t.parts on
+// runner r (0: the forking goroutine; the index of its frame and scratch).
+// A job is a struct kept in the frame (jobAt), holding the step's
+// arguments.
 type job interface {
-	part(t *team, w int)
+	part(t *team, r, p int)
 }
 
-// task hands part w of a team's job to a pooled worker.
+// task offers the parts of a team's fork of generation gen to runner r.
 type task struct {
-	t *team
-	w int
+	t   *team
+	r   int
+	gen uint32
 }
 
 // team is the fork-join state of one frame.
 type team struct {
-	c      *compiler
-	fr     *frame // the frame of the run (part 0)
-	n      int    // parts of the current fork
-	job    job
-	tasks  []task
-	panics []any
-	wg     sync.WaitGroup
-	// frames are the workers' frames (index 0 unused: part 0 runs on fr),
-	// copied from fr by syncFrames for jobs that run closures
+	c     *compiler
+	fr    *frame // the frame of the run (runner 0)
+	parts int    // parts of the current fork
+	job   job
+	// state is gen<<32 | parts<<16 | the next part to claim
+	state   atomic.Uint64
+	gen     uint32
+	pending atomic.Int64  // parts not finished
+	done    chan struct{} // a runner > 0 finished the last part
+	panics  []any         // per part
+	// frames are the runners' frames (index 0 unused: runner 0 runs on
+	// fr), copied from fr by syncFrames for jobs that run closures
 	frames []*frame
-	// acc and on are per-worker dense accumulators (index 0 unused:
-	// part 0 writes into the destination)
+	// acc and on are per-part dense accumulators (index 0 unused: part 0
+	// writes into the destination)
 	acc []*hdict
 	on  [][]bool
 	// cuts are the bounds of the current fork's parts
@@ -64,19 +82,22 @@ type team struct {
 	partial []float64
 }
 
+// maxParts bounds the parts of a fork (the counter's field).
+const maxParts = 1<<16 - 1
+
 // pool is the process's worker goroutines.
 var pool struct {
 	mu sync.Mutex
 	n  int
-	ch chan *task
+	ch chan task
 }
 
 // startWorkers makes sure that at least n pooled workers exist.
-func startWorkers(n int) chan *task {
+func startWorkers(n int) chan task {
 	pool.mu.Lock()
 	defer pool.mu.Unlock()
 	if pool.ch == nil {
-		pool.ch = make(chan *task)
+		pool.ch = make(chan task, 1024)
 	}
 	for ; pool.n < n; pool.n++ {
 		go worker(pool.ch)
@@ -84,21 +105,43 @@ func startWorkers(n int) chan *task {
 	return pool.ch
 }
 
-func worker(ch chan *task) {
+func worker(ch chan task) {
 	for tk := range ch {
-		tk.t.runPart(tk.w)
-		tk.t.wg.Done()
+		tk.t.participate(tk.r, tk.gen)
+	}
+}
+
+// participate claims and runs parts of fork gen until none is left, and
+// reports whether it finished the last part to finish (a runner > 0 then
+// tells the forking one).
+func (t *team) participate(r int, gen uint32) (last bool) {
+	for {
+		s := t.state.Load()
+		if uint32(s>>32) != gen || s&0xffff >= s>>16&0xffff {
+			return last
+		}
+		if !t.state.CompareAndSwap(s, s+1) {
+			continue
+		}
+		t.runPart(r, int(s&0xffff))
+		if t.pending.Add(-1) == 0 {
+			if r == 0 {
+				last = true
+			} else {
+				t.done <- struct{}{}
+			}
+		}
 	}
 }
 
 // runPart runs one part, keeping a panic for the forking goroutine.
-func (t *team) runPart(w int) {
+func (t *team) runPart(r, p int) {
 	defer func() {
-		if p := recover(); p != nil {
-			t.panics[w] = p
+		if x := recover(); x != nil {
+			t.panics[p] = x
 		}
 	}()
-	t.job.part(t, w)
+	t.job.part(t, r, p)
 }
 
 // teamOf returns the frame's team, made on first use.
@@ -111,7 +154,7 @@ func (c *compiler) teamOf(fr *frame) *team {
 
 // workers returns how many goroutines a step with the given work should
 // use in this run: 1 (run serially) unless Options.Threads > 1, the frame
-// is not already a worker's, and there are at least two units of work
+// is not already a runner's, and there are at least two units of work
 // (unit: minParallelWork or minSplitIterations); at most Options.Threads
 // and one per unit.
 func (c *compiler) workers(fr *frame, work, unit int) int {
@@ -122,33 +165,43 @@ func (c *compiler) workers(fr *frame, work, unit int) int {
 	return min(n, work/unit)
 }
 
-// fork runs j in n parts (part 0 on the calling goroutine) and waits for
-// all of them; a panic in a part is raised again here, after the join.
-// With n == 1 it runs the single part inline.
-func (c *compiler) fork(fr *frame, n int, j job) {
+// fork runs parts 0..parts-1 of j on up to n goroutines (the calling one
+// included) and returns when all are done; a panic in a part is raised
+// again here, after the join. With n == 1 it runs the parts inline.
+func (c *compiler) fork(fr *frame, n, parts int, j job) {
 	t := c.teamOf(fr)
+	parts = min(parts, maxParts)
 	if n <= 1 {
-		t.n = 1
-		j.part(t, 0)
+		t.parts = parts
+		for p := 0; p < parts; p++ {
+			j.part(t, 0, p)
+		}
 		return
 	}
-	if cap(t.tasks) < n {
-		t.tasks = make([]task, n)
-		t.panics = make([]any, n)
+	if cap(t.panics) < parts {
+		t.panics = make([]any, parts)
 	}
-	t.tasks, t.panics = t.tasks[:n], t.panics[:n]
+	t.panics = t.panics[:parts]
 	clear(t.panics)
-	t.n, t.job = n, j
-	fr.used = max(fr.used, n)
-	fr.worker = true // part 0 does not fork again
-	ch := startWorkers(n - 1)
-	t.wg.Add(n - 1)
-	for w := 1; w < n; w++ {
-		t.tasks[w] = task{t, w}
-		ch <- &t.tasks[w]
+	if t.done == nil {
+		t.done = make(chan struct{}, 1)
 	}
-	t.runPart(0)
-	t.wg.Wait()
+	t.parts, t.job = parts, j
+	t.gen++
+	t.pending.Store(int64(parts))
+	t.state.Store(uint64(t.gen)<<32 | uint64(parts)<<16)
+	fr.used = max(fr.used, n)
+	fr.worker = true // runner 0 does not fork again
+	ch := startWorkers(n - 1)
+	for r := 1; r < n; r++ {
+		select {
+		case ch <- task{t, r, t.gen}:
+		default: // every worker busy: run the parts here
+		}
+	}
+	if !t.participate(0, t.gen) {
+		<-t.done
+	}
 	fr.worker = false
 	t.job = nil
 	for _, p := range t.panics {
@@ -158,7 +211,7 @@ func (c *compiler) fork(fr *frame, n int, j job) {
 	}
 }
 
-// syncFrames makes the frames of workers 1..n-1 copies of the run's frame
+// syncFrames makes the frames of runners 1..n-1 copies of the run's frame
 // (its inputs, lets and loop variables as they are now), for jobs whose
 // parts run compiled closures. Dictionaries are shared, read-only.
 func (t *team) syncFrames(n int) {
@@ -183,15 +236,15 @@ func (t *team) syncFrames(n int) {
 	}
 }
 
-// frame returns the frame part w runs on (syncFrames made them).
-func (t *team) frame(w int) *frame {
-	if w == 0 {
+// frame returns runner r's frame (syncFrames made them).
+func (t *team) frame(r int) *frame {
+	if r == 0 {
 		return t.fr
 	}
-	return t.frames[w]
+	return t.frames[r]
 }
 
-// accumulators makes the dense accumulators of workers 1..n-1: leaf
+// accumulators makes the dense accumulators of parts 1..n-1: leaf
 // dictionaries of m reals each; each part clears its own.
 func (t *team) accumulators(n, m int) {
 	for len(t.acc) < n {
@@ -213,8 +266,8 @@ func (t *team) accumulators(n, m int) {
 // accType is the type of the accumulators: real leaves, dense.
 var accType = &dictType{leaf: kReal}
 
-// flags makes the per-worker presence arrays of workers 1..n-1, of length
-// m; each part clears its own.
+// flags makes the presence arrays of parts 1..n-1, of length m; each
+// part clears its own.
 func (t *team) flags(n, m int) {
 	for len(t.on) < n {
 		t.on = append(t.on, nil)
