@@ -17,8 +17,8 @@ type runStats struct {
 	repeat int
 	stats  bool
 	times  []time.Duration
-	// threads is the goroutines the compiled kernel's runs used, reported
-	// when --threads asked for more than one (0: not asked).
+	// threads is the goroutines the compiled kernel's last run used,
+	// reported when --threads asked for more than one (0: not asked).
 	threads int
 }
 
