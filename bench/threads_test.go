@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/nablasd/nablasd/exec"
+)
+
+// BenchmarkThreads runs each kernel serially and on two goroutines
+// (exec.Options.Threads) over every input, the two next to each other so
+// that a noisy machine affects both alike. The goroutines metric is what
+// a run used (exec.Kernel.Threads): 1 where the work is too small to
+// share.
+func BenchmarkThreads(b *testing.B) {
+	for _, in := range Inputs {
+		m, why, err := LoadInput(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if m == nil {
+			b.Logf("skipping input %s: %s", in, why)
+			continue
+		}
+		for _, kf := range Kernels {
+			cs, err := NewCase(kf.Name, kf.Format, in, m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, threads := range []int{1, 2} {
+				k, err := cs.Compile(exec.Options{Threads: threads})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res := k.NewResult()
+				if err := k.RunInto(res, cs.Bindings); err != nil {
+					b.Fatal(err)
+				}
+				b.Run(fmt.Sprintf("%s/threads=%d", cs.Name(), threads), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						if err := k.RunInto(res, cs.Bindings); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(k.Threads()), "goroutines")
+				})
+			}
+		}
+	}
+}
