@@ -92,6 +92,7 @@ type inputSlot struct {
 	name string
 	t    sdql.Type
 	ref  varRef
+	dt   *dictType // a dictionary input's descriptor
 }
 
 type compiler struct {

@@ -58,9 +58,12 @@ type Kernel struct {
 	opts   Options
 	c      *compiler
 	result sdql.Type
-	top    func(fr *frame, r *Result)
-	par    *parallel
-	pool   sync.Pool
+	// resultType describes a dictionary result (made at compile time:
+	// NewResult may be called by several goroutines at once)
+	resultType *dictType
+	top        func(fr *frame, r *Result)
+	par        *parallel
+	pool       sync.Pool
 	// lastThreads is the goroutines the most recent run used
 	lastThreads atomic.Int32
 	inputs      []inputSlot
@@ -153,10 +156,17 @@ func compileWith(prog sdql.Expr, info *sdql.Info, opts Options, split bool) (k *
 	for _, name := range sortedNames(info.Free) {
 		t := info.Free[name]
 		ref := c.newSlot(physClass(t))
-		c.inputs = append(c.inputs, inputSlot{name, t, ref})
+		in := inputSlot{name: name, t: t, ref: ref}
+		if dt, ok := t.(*sdql.DictType); ok && ref.cls == vDict {
+			in.dt = c.dictTypeOf(dt) // now: runs must not write c.types
+		}
+		c.inputs = append(c.inputs, in)
 		c.globals = &scope{name, ref, c.globals}
 	}
 	k = &Kernel{prog: prog, info: info, opts: opts, c: c, result: info.Result}
+	if kindOf(info.Result) == kDict {
+		k.resultType = c.dictTypeOf(info.Result)
+	}
 	k.top = c.compileTop(prog, k)
 	k.inputs = c.inputs
 	k.checks = c.checks
@@ -230,7 +240,7 @@ func (k *Kernel) Type() sdql.Type { return k.result }
 func (k *Kernel) NewResult() *Result {
 	r := &Result{t: k.result, k: kindOf(k.result)}
 	if r.k == kDict {
-		r.dict = newHDict(k.c.dictTypeOf(k.result))
+		r.dict = newHDict(k.resultType)
 	}
 	return r
 }
@@ -370,7 +380,7 @@ func (k *Kernel) bind(fr *frame, bindings map[string]sdql.Value) error {
 			}
 			fr.ra[s] = a
 		case vDict:
-			fr.d[s] = toDV(v, in.t, k.c)
+			fr.d[s] = toDV(v, in.dt)
 		}
 	}
 	return nil

@@ -355,3 +355,53 @@ func TestThreadsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsConcurrentRuns: one kernel run by several goroutines at once,
+// each into its own destination, every run parallel (the forks share the
+// pool of workers).
+func TestThreadsConcurrentRuns(t *testing.T) {
+	lowThresholds(t)
+	in := threadInputs()[0]
+	for _, name := range []string{"smvm", "batax", "general-shared"} {
+		var src string
+		for _, pg := range threadPrograms {
+			if pg.name == name {
+				src = pg.src
+			}
+		}
+		prog, err := sdql.Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sdql.Eval(prog, in.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := CompileFor(prog, in.b, Options{Threads: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 4)
+		for g := 0; g < 4; g++ {
+			go func() {
+				r := k.NewResult()
+				for range 5 {
+					if err := k.RunInto(r, in.b); err != nil {
+						errs <- err
+						return
+					}
+					if got := r.Value(); !sdql.Equal(got, want) {
+						errs <- fmt.Errorf("%s: got %s, want %s", name, sdql.FormatValue(got), sdql.FormatValue(want))
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}

@@ -187,8 +187,9 @@ func oneHotRec(dst *hdict, v dv, n int, idx []int, s float64) {
 	}
 }
 
-// toDV converts an input value to a kernel value of type t.
-func toDV(v sdql.Value, t sdql.Type, c *compiler) dv {
+// toDV converts an input value to a kernel value; t describes it when it
+// is a dictionary.
+func toDV(v sdql.Value, t *dictType) dv {
 	switch v := v.(type) {
 	case sdql.IntArray:
 		return intArr(v)
@@ -207,11 +208,10 @@ func toDV(v sdql.Value, t sdql.Type, c *compiler) dv {
 		if v.Len() == 0 {
 			return nil
 		}
-		dt, ok := t.(*sdql.DictType)
-		if !ok {
+		if t == nil {
 			return nil
 		}
-		d := newHDict(c.dictTypeOf(dt))
+		d := newHDict(t)
 		fillHDict(d, v)
 		return d
 	}
