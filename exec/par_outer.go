@@ -212,7 +212,7 @@ func (c *compiler) parGustavson(fr *frame, id, n int, sg *segResult, args outerJ
 	}
 	j.oidx, j.vals, j.offs = oidx[:total], vals[:total], offs
 	if total > offs[1] {
-		m := c.workers(fr, total-offs[1], minParallelWork)
+		m := c.workers(fr, total-offs[1], minDenseWork)
 		t.evenCuts(partsPerRunner*m, offs[1], total)
 		j.phase = outerConcat
 		c.fork(fr, m, partsPerRunner*m, j)

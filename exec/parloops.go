@@ -57,7 +57,11 @@ func (c *compiler) parScatter(fr *frame, id int, run scatterFn, byPos bool, dst 
 	if id < 0 || dst.mode != modeFull || dst.t.leaf != kReal || hi <= lo {
 		return false
 	}
-	n := c.workers(fr, hi-lo, minParallelWork)
+	unit := minDenseWork
+	if !byPos {
+		unit = minScatterWork
+	}
+	n := c.workers(fr, hi-lo, unit)
 	if n <= 1 {
 		return false
 	}
@@ -79,7 +83,7 @@ func (c *compiler) parScatter(fr *frame, id int, run scatterFn, byPos bool, dst 
 	c.fork(fr, n, parts, j)
 	if j.merge {
 		j.adding = true
-		m := c.workers(fr, len(dst.f)*(n-1), minParallelWork)
+		m := c.workers(fr, len(dst.f)*(n-1), minDenseWork)
 		t.evenCuts(partsPerRunner*m, 0, len(dst.f))
 		c.fork(fr, m, partsPerRunner*m, j)
 	}
@@ -140,7 +144,7 @@ func (c *compiler) parDot(fr *frame, id int, loop dotLoop, lo, hi int, idx []int
 	if id < 0 {
 		return 0, false
 	}
-	n := c.workers(fr, hi-lo, minParallelWork)
+	n := c.workers(fr, hi-lo, minScatterWork)
 	if n <= 1 {
 		return 0, false
 	}

@@ -230,7 +230,11 @@ func (c *compiler) segDiag(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdql.Su
 		if constant {
 			j.x = val(fr)
 		}
-		n := c.workers(fr, h-l, minParallelWork)
+		unit := minDenseWork
+		if !constant {
+			unit = minScatterWork
+		}
+		n := c.workers(fr, h-l, unit)
 		if n <= 1 {
 			j.fill(fr, l, h)
 			return
@@ -296,7 +300,7 @@ func (c *compiler) segRows(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s, in *sdq
 			}
 		}
 		j := rowsJob{ps: ps, vals: sg.vals, a: a, direct: direct, rowDirect: rowDirect, is: is, p: p}
-		n := c.workers(fr, ps[h]-ps[l]+h-l, minParallelWork)
+		n := c.workers(fr, ps[h]-ps[l]+h-l, minDenseWork)
 		if n <= 1 {
 			j.rows(fr, l, h)
 			return

@@ -313,7 +313,7 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 			}
 			j := colSumJob{aix: aix[b:e], ava: ava[b:e], ws: sg.ws, on: sg.rowOn, rows: rows, n: n, guarded: nBound != nil, npos: len(ps), where: where}
 			// accumulators cost a merge over B's rows: not for few entries
-			if nacc = c.workers(fr, e-b, minParallelWork); nacc > 1 && rows <= 4*(e-b) {
+			if nacc = c.workers(fr, e-b, minScatterWork); nacc > 1 && rows <= 4*(e-b) {
 				t := c.teamOf(fr)
 				t.accumulators(nacc, rows)
 				t.flags(nacc, rows)
@@ -333,7 +333,7 @@ func (c *compiler) segColSum(lets []*sdql.LetExpr, t sdql.Expr, s *sdql.SumExpr,
 			arr = fr.ra[p.aSlot]
 		}
 		j := colRowsJob{ps: ps, vals: sg.vals, arr: arr, ws: sg.ws, on: sg.rowOn, nacc: nacc, n: n, justA: justA, ks: ks, as: as, p: p}
-		m := c.workers(fr, rows+len(ix), minParallelWork)
+		m := c.workers(fr, rows+len(ix), minDenseWork)
 		if m <= 1 {
 			j.rows(fr.team, fr, 0, rows)
 			return

@@ -241,7 +241,7 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 		if dup {
 			wk.midx, wk.mval = midx, mval
 		}
-		if n := c.workers(fr, bound, minParallelWork); n > 1 {
+		if n := c.workers(fr, bound, minOuterWork); n > 1 {
 			c.parGustavson(fr, id, n, sg, outerJob{cc: cc, ncols: ncols, mpos: mpos, midx: midx, mval: mval, tpos: tpos, trow: trow, tval: tval})
 			return
 		}

@@ -25,17 +25,31 @@ import (
 // never forks again (frames of runners are marked), so a part never waits
 // for another and the pool cannot deadlock.
 
-// minParallelWork is the work (entries or elements a primitive touches)
-// below which a worker is not worth its start and merge: a primitive runs
-// on at most work/minParallelWork goroutines, serially below twice it.
-// Measured by BenchmarkThreadsCrossover (threads_bench_test.go) and
-// bench/threads_test.go.
-var minParallelWork = 1 << 15
-
-// minSplitIterations is the same bound for the general closure path,
-// counted in iterations of the outermost loop, each of which runs
-// closures and may hold a whole row.
-var minSplitIterations = 1 << 10
+// The work a goroutine must get for a fork to pay, by kind of step: a
+// step runs on at most work/unit goroutines, serially below two units.
+// Measured on this 2-core VM with BenchmarkThreadsCrossover
+// (threads_bench_test.go, every step forced parallel, inputs of 16k to 4M
+// entries, rounds started when the machine had a core to spare): a parked
+// worker starts 15-25 µs after it is offered a part (p50-p90; far more
+// when the machine is busy), and loops over arrays that stay in the
+// caches between runs gain little from a second core. Two goroutines
+// started to win at about 2M elements of a dense loop (1.2-1.8x at 4M),
+// 1M entries of a scatter-add (1.0-1.4x), 64k entries accumulated by
+// Gustavson's rows (2x at 2.6M) and 2k rows of the general split (1.3x
+// from 6k rows).
+var (
+	// minDenseWork: elements of a dense store, copy, fill or add (VVD,
+	// VSM, VVA, rows broadcast, merges, concatenations)
+	minDenseWork = 1 << 20
+	// minScatterWork: entries of a scatter-add, a dot-gather or a loop of
+	// closures per element (SMVM, SMMM's column sums)
+	minScatterWork = 1 << 19
+	// minOuterWork: entries that Gustavson's rows accumulate (BATAx)
+	minOuterWork = 1 << 15
+	// minSplitIterations: iterations of the general split's outermost
+	// loop, each running closures over a whole row
+	minSplitIterations = 1 << 10
+)
 
 // partsPerRunner is how many parts a step without per-part accumulators
 // is cut into per goroutine: finer parts let the others take over the
@@ -155,8 +169,7 @@ func (c *compiler) teamOf(fr *frame) *team {
 // workers returns how many goroutines a step with the given work should
 // use in this run: 1 (run serially) unless Options.Threads > 1, the frame
 // is not already a runner's, and there are at least two units of work
-// (unit: minParallelWork or minSplitIterations); at most Options.Threads
-// and one per unit.
+// (minDenseWork, ...); at most Options.Threads and one per unit.
 func (c *compiler) workers(fr *frame, work, unit int) int {
 	n := c.opts.Threads
 	if n <= 1 || fr.worker || work < 2*unit {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -35,15 +37,17 @@ func crossoverInput(nnz int) threadInput {
 // BenchmarkThreadsCrossover measures the parallel steps with every
 // threshold at its least (a fork for any work) against the serial kernel
 // over growing inputs: where threads=2 starts to win is where the
-// thresholds of team.go belong.
+// thresholds of team.go belong. cpu-ns/op is the process's CPU time per
+// run: what the parallel run costs beyond the serial one, whatever else
+// the machine is doing.
 func BenchmarkThreadsCrossover(b *testing.B) {
-	work, iters := minParallelWork, minSplitIterations
-	defer func() { minParallelWork, minSplitIterations = work, iters }()
+	d, s, o, i := minDenseWork, minScatterWork, minOuterWork, minSplitIterations
+	defer func() { minDenseWork, minScatterWork, minOuterWork, minSplitIterations = d, s, o, i }()
 	names := map[string]bool{"vvd": true, "vsm": true, "vva": true, "smvm": true, "smmm": true, "batax": true, "general-own": true}
-	for _, nnz := range []int{1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20} {
+	for _, nnz := range []int{1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22} {
 		in := crossoverInput(nnz)
 		for _, pg := range threadPrograms {
-			if !names[pg.name] || pg.name == "batax" && nnz > 1<<18 {
+			if !names[pg.name] || pg.name == "batax" && nnz > 1<<18 || pg.name == "general-own" && nnz > 1<<20 {
 				continue
 			}
 			prog, err := sdql.Parse(pg.name, pg.src)
@@ -61,15 +65,26 @@ func BenchmarkThreadsCrossover(b *testing.B) {
 				}
 				r := k.NewResult()
 				b.Run(fmt.Sprintf("kernel=%s/nnz=%d/threads=%d", pg.name, nnz, threads), func(b *testing.B) {
-					minParallelWork, minSplitIterations = 1, 1
-					defer func() { minParallelWork, minSplitIterations = work, iters }()
+					minDenseWork, minScatterWork, minOuterWork, minSplitIterations = 1, 1, 1, 1
+					defer func() { minDenseWork, minScatterWork, minOuterWork, minSplitIterations = d, s, o, i }()
+					cpu0 := cpuTime()
 					for b.Loop() {
 						if err := k.RunInto(r, in.b); err != nil {
 							b.Fatal(err)
 						}
 					}
+					b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 				})
 			}
 		}
 	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -12,9 +12,9 @@ import (
 // lowThresholds makes every step with a little work parallel, so that
 // small inputs exercise the parallel paths; restored after the test.
 func lowThresholds(t *testing.T) {
-	work, iters := minParallelWork, minSplitIterations
-	minParallelWork, minSplitIterations = 4, 1
-	t.Cleanup(func() { minParallelWork, minSplitIterations = work, iters })
+	d, s, o, i := minDenseWork, minScatterWork, minOuterWork, minSplitIterations
+	minDenseWork, minScatterWork, minOuterWork, minSplitIterations = 4, 4, 4, 1
+	t.Cleanup(func() { minDenseWork, minScatterWork, minOuterWork, minSplitIterations = d, s, o, i })
 }
 
 // sameEntriesTol is sameEntries (the same keys at every level) with reals
@@ -311,7 +311,7 @@ func TestThreadsNoAllocs(t *testing.T) {
 // input runs serially, and Kernel.Threads says so; a program the
 // primitives do not run still splits once there are enough rows.
 func TestThreadsSerialBelowThreshold(t *testing.T) {
-	in := threadInputs()[0]
+	in := threadInputs()[1] // two rows of 60 columns
 	for _, pg := range threadPrograms {
 		prog, err := sdql.Parse(pg.name, pg.src)
 		if err != nil {
