@@ -10,13 +10,13 @@ import (
 // per goroutine, each on its runner's frame (team.go). Chunk 0 writes
 // into the destination, chunk p > 0 into a destination of its own kept in
 // the Result, merged after by semi-ring addition in chunk order, so
-// results equal the serial ones up to floating-point reassociation. When every iteration writes
-// only its own key (the body is { i -> ... } with i the range's value,
-// under lets and ifs), the chunks' keys are disjoint: a dense destination
-// of known extent is then written by all chunks at once (no merge, and
-// finer chunks), and
-// otherwise the workers' entries are moved into the destination, not
-// added (hdict.adopt).
+// results equal the serial ones up to floating-point reassociation. When
+// every iteration writes only its own key (the body is { i -> ... } with i
+// the range's value, under lets and ifs), the chunks' keys are disjoint:
+// a dense destination of known extent is then written by all chunks at
+// once (no merge), and otherwise the chunks' entries are moved into the
+// destination, not added (hdict.adopt); either way the loop is cut into
+// finer chunks, partsPerRunner per goroutine.
 type parallel struct {
 	lo, hi iexpr
 	// disjoint: each iteration writes only the key of its range value
@@ -116,18 +116,20 @@ func (p *parallel) run(k *Kernel, fr *frame, r *Result) {
 	j := jobAt[splitJob](fr, p.id)
 	j.k, j.r = k, r
 	j.direct = p.disjoint && r.dict != nil && r.dict.mode == modeFull
+	// parts of their own destinations cost a merge each, unless their
+	// entries are moved (disjoint keys): then finer parts balance better
 	parts := n
-	if j.direct {
+	if p.disjoint {
 		parts = min(partsPerRunner*n, hi-lo)
 	}
 	t.evenCuts(parts, lo, hi)
 	if !j.direct {
-		for len(r.par) < n {
+		for len(r.par) < parts {
 			r.par = append(r.par, nil)
 		}
-		for w := 1; w < n; w++ {
-			if r.par[w] == nil {
-				r.par[w] = k.NewResult()
+		for q := 1; q < parts; q++ {
+			if r.par[q] == nil {
+				r.par[q] = k.NewResult()
 			}
 		}
 	}
@@ -136,14 +138,14 @@ func (p *parallel) run(k *Kernel, fr *frame, r *Result) {
 	if j.direct {
 		return
 	}
-	for _, rw := range r.par[1:n] {
-		r.scalar += rw.scalar
+	for _, rp := range r.par[1:parts] {
+		r.scalar += rp.scalar
 		switch {
 		case r.dict == nil:
 		case p.disjoint:
-			r.dict.adopt(rw.dict)
+			r.dict.adopt(rp.dict)
 		default:
-			r.dict.addDict(rw.dict, 1)
+			r.dict.addDict(rp.dict, 1)
 		}
 	}
 }
