@@ -28,27 +28,28 @@ import (
 // The work a goroutine must get for a fork to pay, by kind of step: a
 // step runs on at most work/unit goroutines, serially below two units.
 // Measured on this 2-core VM with BenchmarkThreadsCrossover
-// (threads_bench_test.go, every step forced parallel, inputs of 16k to 4M
-// entries, rounds started when the machine had a core to spare): a parked
-// worker starts 15-25 µs after it is offered a part (p50-p90; far more
-// when the machine is busy), and loops over arrays that stay in the
-// caches between runs gain little from a second core. Two goroutines
-// started to win at about 2M elements of a dense loop (1.2-1.8x at 4M),
-// 1M entries of a scatter-add (1.0-1.4x), 64k entries accumulated by
-// Gustavson's rows (2x at 2.6M) and 2k rows of the general split (1.3x
-// from 6k rows).
+// (threads_bench_test.go: every step forced parallel, inputs of 4k to 4M
+// entries, rounds when the machine had a core to spare). A parked worker
+// starts 15-25 µs after it is offered a part (p50-p90), and loops over
+// arrays that stay in the caches between runs gain little from a second
+// core. Two goroutines against one: dense loops and scatter-adds 0.9-1.1x
+// at 262k entries, 1.0-1.6x at 1M (VVD's copy the least), 1.3-1.75x at
+// 4M; Gustavson 1.1-1.2x at 41k accumulated entries, 1.3x from 164k; the
+// general split 0.8x at 410 rows, 1.4x at 1.6k. When the machine is busy
+// (another process on the other core) two goroutines lose at any size:
+// Kernel.Threads and the benchmarks' cpu-ns/op show it.
 var (
 	// minDenseWork: elements of a dense store, copy, fill or add (VVD,
 	// VSM, VVA, rows broadcast, merges, concatenations)
-	minDenseWork = 1 << 20
+	minDenseWork = 1 << 18
 	// minScatterWork: entries of a scatter-add, a dot-gather or a loop of
 	// closures per element (SMVM, SMMM's column sums)
-	minScatterWork = 1 << 19
+	minScatterWork = 1 << 18
 	// minOuterWork: entries that Gustavson's rows accumulate (BATAx)
 	minOuterWork = 1 << 15
 	// minSplitIterations: iterations of the general split's outermost
 	// loop, each running closures over a whole row
-	minSplitIterations = 1 << 10
+	minSplitIterations = 1 << 9
 )
 
 // partsPerRunner is how many parts a step without per-part accumulators
