@@ -408,7 +408,13 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 			c.topFast = true
 		}
 	}
-	byPos := p.key == 'P'
+	byPos, unit := p.key == 'P', minScatterWork
+	switch {
+	case byPos && op == "set" && p.val == "P":
+		unit = minCopyWork
+	case byPos:
+		unit = minDenseWork
+	}
 	run := func(dst *hdict, lo, hi int, idx, ka []int, a, b []float64, cc float64) {
 		for lo < hi {
 			if dst.mode != modeHash {
@@ -432,7 +438,7 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 			lo, hi := cs.bounds(fr)
 			cc := p.scale(fr, s)
 			idx, ka, a, b := p.arrays(fr, cs)
-			if !c.parScatter(fr, id, run, byPos, dst, lo, hi, idx, ka, a, b, cc) {
+			if !c.parScatter(fr, id, run, byPos, unit, dst, lo, hi, idx, ka, a, b, cc) {
 				run(dst, lo, hi, idx, ka, a, b, cc)
 			}
 		}
@@ -463,7 +469,7 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 		if gl < gh {
 			cc := p.scale(fr, s)
 			idx, ka, a, b := p.arrays(fr, cs)
-			if !c.parScatter(fr, id, run, byPos, dst, gl, gh, idx, ka, a, b, cc) {
+			if !c.parScatter(fr, id, run, byPos, unit, dst, gl, gh, idx, ka, a, b, cc) {
 				run(dst, gl, gh, idx, ka, a, b, cc)
 			}
 		}

@@ -52,14 +52,11 @@ func (j *scatterJob) part(t *team, _, p int) {
 
 // parScatter runs a scatter loop across workers when the destination and
 // the work allow it, and reports whether it did. byPos says that the keys
-// are the positions.
-func (c *compiler) parScatter(fr *frame, id int, run scatterFn, byPos bool, dst *hdict, lo, hi int, idx, ka []int, a, b []float64, cc float64) bool {
+// are the positions; unit is the kind of work (team.go): minCopyWork,
+// minDenseWork or minScatterWork.
+func (c *compiler) parScatter(fr *frame, id int, run scatterFn, byPos bool, unit int, dst *hdict, lo, hi int, idx, ka []int, a, b []float64, cc float64) bool {
 	if id < 0 || dst.mode != modeFull || dst.t.leaf != kReal || hi <= lo {
 		return false
-	}
-	unit := minDenseWork
-	if !byPos {
-		unit = minScatterWork
 	}
 	n := c.workers(fr, hi-lo, unit)
 	if n <= 1 {
@@ -123,7 +120,7 @@ func setRange(dst *hdict, lo, hi int, _, _ []int, a, _ []float64, c float64) {
 // parAddArr adds s * a into a dense destination across workers (addArr's
 // loop), and reports whether it did.
 func (c *compiler) parAddArr(fr *frame, id int, dst *hdict, a []float64, s float64) bool {
-	return len(a) <= len(dst.f) && c.parScatter(fr, id, addRange, true, dst, 0, len(a), nil, nil, a, nil, s)
+	return len(a) <= len(dst.f) && c.parScatter(fr, id, addRange, true, minDenseWork, dst, 0, len(a), nil, nil, a, nil, s)
 }
 
 // dotJob is a dot-gather split across workers: part p's sum in

@@ -41,8 +41,8 @@ func crossoverInput(nnz int) threadInput {
 // run: what the parallel run costs beyond the serial one, whatever else
 // the machine is doing.
 func BenchmarkThreadsCrossover(b *testing.B) {
-	d, s, o, i := minDenseWork, minScatterWork, minOuterWork, minSplitIterations
-	defer func() { minDenseWork, minScatterWork, minOuterWork, minSplitIterations = d, s, o, i }()
+	c, d, s, o, i := minCopyWork, minDenseWork, minScatterWork, minOuterWork, minSplitIterations
+	defer func() { minCopyWork, minDenseWork, minScatterWork, minOuterWork, minSplitIterations = c, d, s, o, i }()
 	names := map[string]bool{"vvd": true, "vsm": true, "vva": true, "smvm": true, "smmm": true, "batax": true, "general-own": true}
 	for _, nnz := range []int{1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22} {
 		in := crossoverInput(nnz)
@@ -65,8 +65,8 @@ func BenchmarkThreadsCrossover(b *testing.B) {
 				}
 				r := k.NewResult()
 				b.Run(fmt.Sprintf("kernel=%s/nnz=%d/threads=%d", pg.name, nnz, threads), func(b *testing.B) {
-					minDenseWork, minScatterWork, minOuterWork, minSplitIterations = 1, 1, 1, 1
-					defer func() { minDenseWork, minScatterWork, minOuterWork, minSplitIterations = d, s, o, i }()
+					minCopyWork, minDenseWork, minScatterWork, minOuterWork, minSplitIterations = 1, 1, 1, 1, 1
+					defer func() { minCopyWork, minDenseWork, minScatterWork, minOuterWork, minSplitIterations = c, d, s, o, i }()
 					cpu0 := cpuTime()
 					for b.Loop() {
 						if err := k.RunInto(r, in.b); err != nil {

@@ -12,9 +12,9 @@ import (
 // lowThresholds makes every step with a little work parallel, so that
 // small inputs exercise the parallel paths; restored after the test.
 func lowThresholds(t *testing.T) {
-	d, s, o, i := minDenseWork, minScatterWork, minOuterWork, minSplitIterations
-	minDenseWork, minScatterWork, minOuterWork, minSplitIterations = 4, 4, 4, 1
-	t.Cleanup(func() { minDenseWork, minScatterWork, minOuterWork, minSplitIterations = d, s, o, i })
+	c, d, s, o, i := minCopyWork, minDenseWork, minScatterWork, minOuterWork, minSplitIterations
+	minCopyWork, minDenseWork, minScatterWork, minOuterWork, minSplitIterations = 4, 4, 4, 4, 1
+	t.Cleanup(func() { minCopyWork, minDenseWork, minScatterWork, minOuterWork, minSplitIterations = c, d, s, o, i })
 }
 
 // sameEntriesTol is sameEntries (the same keys at every level) with reals

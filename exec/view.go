@@ -147,9 +147,9 @@ func (c *compiler) rangeGather(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 	lo, hi := c.int(rng.Lo, env), c.int(rng.Hi, env)
 	general := c.sumIntoGeneral(e, env, fresh)
 	set := fresh
-	id, store := c.parJob(), addRange
+	id, store, unit := c.parJob(), addRange, minDenseWork
 	if set {
-		store = setRange
+		store, unit = setRange, minCopyWork
 	}
 	return func(fr *frame, dst *hdict, s float64) {
 		a, ok := x(fr).(realArr)
@@ -172,7 +172,7 @@ func (c *compiler) rangeGather(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 			}
 		}
 		m := min(h, len(a)) - l // positions of a in l..h-1
-		if m > 0 && c.parScatter(fr, id, store, true, dst, l, l+m, nil, nil, a, nil, s) {
+		if m > 0 && c.parScatter(fr, id, store, true, unit, dst, l, l+m, nil, nil, a, nil, s) {
 			if set {
 				clear(f[m:])
 			}
