@@ -14,8 +14,9 @@ package exec
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/format"
-	"go/scanner"
+	"go/parser"
 	"go/token"
 	"sort"
 	"strings"
@@ -302,7 +303,7 @@ type gvFail struct{ err error }
 
 func (g *gvGen) fail(e sdql.Expr, format string, args ...any) {
 	pos := ""
-	if e != nil {
+	if e != nil && e.Pos().IsValid() {
 		pos = e.Pos().String() + ": "
 	}
 	panic(gvFail{fmt.Errorf("exec: GenerateGo: %s%s", pos, fmt.Sprintf(format, args...))})
@@ -393,26 +394,45 @@ func gvParamRep(t sdql.Type) *gvRep {
 }
 
 // gvUseMarker follows the declaration of a local the translation may end
-// up not using (Go rejects unused locals); gvUseLocals resolves it.
+// up not reading (Go rejects unused locals); gvUseLocals resolves it.
 const gvUseMarker = "/*gv:use "
 
-// gvUseLocals replaces each use marker by "_ = x" when x occurs nowhere
-// but in its declaration, and drops it otherwise.
+// gvUseLocals replaces each use marker by "_ = x" when x is never read
+// (only declared or assigned), and drops it otherwise.
 func gvUseLocals(body string) string {
-	count := map[string]int{}
-	var s scanner.Scanner
+	reads := map[string]int{}
 	fset := token.NewFileSet()
-	src := []byte(body)
-	s.Init(fset.AddFile("", fset.Base(), len(src)), src, nil, 0)
-	for {
-		_, tok, lit := s.Scan()
-		if tok == token.EOF {
-			break
-		}
-		if tok == token.IDENT {
-			count[lit]++
+	f, err := parser.ParseFile(fset, "", "package p\n\nfunc f() {\n"+body+"}\n", parser.SkipObjectResolution)
+	if err != nil {
+		return body // format.Source reports it
+	}
+	written := map[*ast.Ident]bool{}
+	lhs := func(es ...ast.Expr) {
+		for _, e := range es {
+			if id, ok := e.(*ast.Ident); ok {
+				written[id] = true
+			}
 		}
 	}
+	ast.Inspect(f.Decls[0], func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs(n.Lhs...)
+		case *ast.RangeStmt:
+			lhs(n.Key, n.Value)
+		case *ast.IncDecStmt:
+			lhs(n.X)
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				written[id] = true
+			}
+		case *ast.Ident:
+			if !written[n] {
+				reads[n.Name]++
+			}
+		}
+		return true
+	})
 	var out strings.Builder
 	for _, line := range strings.SplitAfter(body, "\n") {
 		name, ok := strings.CutPrefix(line, gvUseMarker)
@@ -421,7 +441,7 @@ func gvUseLocals(body string) string {
 			continue
 		}
 		name = strings.TrimSuffix(strings.TrimSpace(name), "*/")
-		if count[name] <= 1 {
+		if reads[name] == 0 {
 			out.WriteString("_ = " + name + "\n")
 		}
 	}
@@ -490,8 +510,9 @@ func (g *gvGen) rep(e sdql.Expr, env *gvEnv) *gvRep {
 		g.keyRep(e.Hi, env)
 		return gvRangeRep
 	case *sdql.LetExpr:
+		used := gvLetUses(e)
 		for i, n := range e.Names {
-			if gvLetUsed(e, i) {
+			if used[i] {
 				env = env.with(n.Name, gvVal{rep: g.rep(e.Values[i], env)})
 			}
 		}
@@ -623,21 +644,55 @@ func (g *gvGen) binaryRep(e *sdql.BinaryExpr, env *gvEnv) *gvRep {
 	return gvBool
 }
 
-// gvLetUsed reports whether the i-th name of a let is used by its later
-// values or body (an unused value is not computed: it has no effect).
-func gvLetUsed(e *sdql.LetExpr, i int) bool {
-	name := e.Names[i].Name
+// gvLetUses reports which names of a let the translation binds: those
+// its body or the later values it binds use (an unused value has no
+// effect and is not computed).
+func gvLetUses(e *sdql.LetExpr) []bool {
+	used := make([]bool, len(e.Names))
+	rest := &sdql.LetExpr{Let: e.Let, Body: e.Body}
+	for i := len(e.Names) - 1; i >= 0; i-- {
+		if used[i] = gvLive(rest, e.Names[i].Name); used[i] {
+			rest = &sdql.LetExpr{Let: e.Let, Body: e.Body,
+				Names:  append([]sdql.Binder{e.Names[i]}, rest.Names...),
+				Values: append([]sdql.Expr{e.Values[i]}, rest.Values...)}
+		}
+	}
+	return used
+}
+
+// gvLive reports whether the translation of e reads the free variable
+// name: whether name is free in e, not counting the let values and onehot
+// operands the translation drops.
+func gvLive(e sdql.Expr, name string) bool {
 	if name == "_" {
 		return false
 	}
-	rest := &sdql.LetExpr{Let: e.Let, Names: e.Names[i+1:], Values: e.Values[i+1:], Body: e.Body}
-	return gvFree(rest, name)
-}
-
-// gvFree reports whether name is free in e.
-func gvFree(e sdql.Expr, name string) bool {
-	for _, n := range sdql.FreeVars(e) {
-		if n == name {
+	switch x := e.(type) {
+	case *sdql.Ident:
+		return x.Name == name
+	case *sdql.SumExpr:
+		if gvLive(x.Src, name) {
+			return true
+		}
+		return x.Key.Name != name && x.Val.Name != name && gvLive(x.Body, name)
+	case *sdql.LetExpr:
+		used := gvLetUses(x)
+		for i, n := range x.Names {
+			if used[i] && gvLive(x.Values[i], name) {
+				return true
+			}
+			if n.Name == name {
+				return false
+			}
+		}
+		return gvLive(x.Body, name)
+	case *sdql.OneHotExpr:
+		if sdql.Order(x.T) <= 0 {
+			return false
+		}
+	}
+	for _, k := range sdql.Children(e) {
+		if gvLive(k, name) {
 			return true
 		}
 	}

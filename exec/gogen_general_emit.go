@@ -172,7 +172,11 @@ func (g *gvGen) emit(e sdql.Expr, env *gvEnv) gvVal {
 			n = "len(" + x.x + ")"
 		}
 		g.p("if %s < 0 || %s > %s || %s > %s {", lo, hi, n, lo, hi)
-		g.p("panic(%q)", e.Lo.Pos().String()+": sub-array out of range")
+		msg := "sub-array out of range"
+		if e.Lo.Pos().IsValid() {
+			msg = e.Lo.Pos().String() + ": " + msg
+		}
+		g.p("panic(%q)", msg)
 		g.p("}")
 		return gvVal{rep: x.rep, x: x.x, lo: lo, hi: hi, prec: precAtom}
 	case *sdql.RangeExpr:
@@ -283,8 +287,9 @@ func (g *gvGen) materialize(v gvVal) gvVal {
 // let emits the bindings of a let that its body uses and returns the
 // environment of its body.
 func (g *gvGen) let(e *sdql.LetExpr, env *gvEnv) *gvEnv {
+	used := gvLetUses(e)
 	for i, n := range e.Names {
-		if !gvLetUsed(e, i) {
+		if !used[i] {
 			continue
 		}
 		v := g.hold(n.Name, g.emit(e.Values[i], env))
@@ -347,8 +352,8 @@ func (g *gvGen) open(src gvVal, kn, vn string) (string, string) {
 // loop opens the loop of a sum over src and returns its body's
 // environment.
 func (g *gvGen) loop(src gvVal, e *sdql.SumExpr, env *gvEnv) *gvEnv {
-	kUsed := e.Key.Name != "_" && e.Key.Name != e.Val.Name && gvFree(e.Body, e.Key.Name)
-	vUsed := e.Val.Name != "_" && gvFree(e.Body, e.Val.Name)
+	kUsed := e.Key.Name != e.Val.Name && gvLive(e.Body, e.Key.Name)
+	vUsed := gvLive(e.Body, e.Val.Name)
 	kn, vn := "", ""
 	if kUsed {
 		kn = g.fresh(e.Key.Name)
@@ -382,44 +387,64 @@ func (g *gvGen) sum(e *sdql.SumExpr, env *gvEnv) gvVal {
 	}
 	g.mark(acc)
 	inner := g.loop(src, e, env)
-	g.accumulate(acc, rep, e.Body, inner)
+	g.accumulate(acc, rep, e.Body, inner, false)
 	g.p("}")
 	return gvAtomic(rep, acc)
 }
 
 // accumulate adds e's value into the accumulator acc (a variable, or a
-// map's entry) in place. Conditionals, lets and one-entry dictionaries are
-// taken apart instead of built and then added.
-func (g *gvGen) accumulate(acc string, rep *gvRep, e sdql.Expr, env *gvEnv) {
+// map's entry when entry is set) in place. Conditionals, lets, sums into
+// maps and one-entry dictionaries are taken apart instead of built and
+// then added.
+func (g *gvGen) accumulate(acc string, rep *gvRep, e sdql.Expr, env *gvEnv, entry bool) {
 	switch x := e.(type) {
 	case *sdql.IfExpr:
+		// an entry of a map gets its key whatever the condition
+		if entry && x.Else == nil {
+			break
+		}
 		c := g.emit(x.Cond, env)
 		g.p("if %s {", c.x)
-		g.accumulate(acc, rep, x.Then, env)
+		g.accumulate(acc, rep, x.Then, env, entry)
 		if x.Else != nil {
 			g.p("} else {")
-			g.accumulate(acc, rep, x.Else, env)
+			g.accumulate(acc, rep, x.Else, env, entry)
 		}
 		g.p("}")
 		return
 	case *sdql.LetExpr:
-		g.accumulate(acc, rep, x.Body, g.let(x, env))
+		g.accumulate(acc, rep, x.Body, g.let(x, env), entry)
+		return
+	case *sdql.SumExpr:
+		// A sum of dictionaries adds each term: the same keys and values
+		// as adding the inner sum, but for the order of real additions.
+		if rep.kind != gvMap {
+			break
+		}
+		g.rep(x, env)
+		inner := g.loop(g.emit(x.Src, env), x, env)
+		g.accumulate(acc, rep, x.Body, inner, false)
+		g.p("}")
 		return
 	case *sdql.DictExpr:
 		if len(x.Entries) != 1 || rep.kind != gvMap {
 			break
 		}
 		en := x.Entries[0]
+		k := g.key(en.Key, env)
+		switch en.Val.(type) {
+		case *sdql.IfExpr, *sdql.LetExpr:
+			k.x = g.holdInt("k", k.x)
+		}
 		if rep.val.kind == gvScalar {
-			k := g.key(en.Key, env)
 			if rep.val.base == "bool" {
 				k.x = g.holdInt("k", k.x)
 			}
-			g.addScalar(acc+"["+k.x+"]", rep.val, g.emit(en.Val, env))
+			g.accumulate(acc+"["+k.x+"]", rep.val, en.Val, env, true)
 			return
 		}
-		k := g.holdInt("k", g.key(en.Key, env).x)
-		g.accumulate(g.row(acc, rep, k), rep.val, en.Val, env)
+		k.x = g.holdInt("k", k.x)
+		g.accumulate(g.row(acc, rep, k.x), rep.val, en.Val, env, false)
 		return
 	}
 	g.addValue(acc, rep, g.emit(e, env))
