@@ -431,6 +431,9 @@ func (g *gogen) loopOver(src sdql.Expr, key, val string, lin bool, bodyExpr sdql
 		body()
 		g.p("}")
 	case "view":
+		if !mentions(bodyExpr, key) {
+			key = "_" // bound, an unused key would be an unused Go local
+		}
 		g.loopView(d, key, val, lin, body)
 	default:
 		g.failf(src, "cannot iterate over %s", sdql.PrintFlat(src))
