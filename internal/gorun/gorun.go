@@ -12,7 +12,8 @@
 // literal back into an sdql.Value.
 //
 // Identifiers of main.go and the runners start with "gorun": kernels must
-// not be named so.
+// not be named so. With the environment variable GORUN_KEEP set, Run
+// keeps the module's directory (it names it on standard error).
 package gorun
 
 import (
@@ -36,7 +37,8 @@ type Case struct {
 	// Name identifies the case in errors.
 	Name string
 	// Kernel is the generated kernel, in any package (it is moved to
-	// main). Its Func must be unique among the cases of a Run.
+	// main). Cases may share a kernel; different kernels of a Run must
+	// have different Funcs.
 	Kernel *nexec.GoKernel
 	// Inputs bind the kernel's parameters (Kernel.Params).
 	Inputs map[string]sdql.Value
@@ -72,33 +74,43 @@ func Run(cases []Case) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	if os.Getenv("GORUN_KEEP") == "" {
+		defer os.RemoveAll(dir)
+	} else {
+		fmt.Fprintln(os.Stderr, "gorun: keeping", dir)
+	}
 	files := map[int][]string{} // the files of each case in the build
 	var live []int
-	funcs := map[string]string{}
+	funcs := map[string]*nexec.GoKernel{}
+	kfile := map[*nexec.GoKernel]string{}
 	for i, c := range cases {
 		if c.Kernel == nil {
 			results[i].Err = fmt.Errorf("%s: no kernel", c.Name)
 			continue
 		}
-		if other, dup := funcs[c.Kernel.Func]; dup {
-			results[i].Err = fmt.Errorf("%s: kernel %s has the name of %s's", c.Name, c.Kernel.Func, other)
+		if k, dup := funcs[c.Kernel.Func]; dup && k != c.Kernel {
+			results[i].Err = fmt.Errorf("%s: another kernel is named %s", c.Name, c.Kernel.Func)
 			continue
 		}
-		funcs[c.Kernel.Func] = c.Name
+		funcs[c.Kernel.Func] = c.Kernel
 		runner, err := runnerSource(i, c)
 		if err != nil {
 			results[i].Err = fmt.Errorf("%s: %v", c.Name, err)
 			continue
 		}
-		names := []string{fmt.Sprintf("k%d.go", i), fmt.Sprintf("r%d.go", i)}
-		srcs := [][]byte{asMain(c.Kernel.Source), []byte(runner)}
-		for j, n := range names {
-			if err := os.WriteFile(filepath.Join(dir, n), srcs[j], 0o644); err != nil {
+		r := fmt.Sprintf("r%d.go", i)
+		if err := os.WriteFile(filepath.Join(dir, r), []byte(runner), 0o644); err != nil {
+			return nil, err
+		}
+		k, written := kfile[c.Kernel]
+		if !written {
+			k = fmt.Sprintf("k%d.go", i)
+			if err := os.WriteFile(filepath.Join(dir, k), asMain(c.Kernel.Source), 0o644); err != nil {
 				return nil, err
 			}
+			kfile[c.Kernel] = k
 		}
-		files[i] = names
+		files[i] = []string{k, r}
 		live = append(live, i)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module gorun\n\ngo 1.22\n"), 0o644); err != nil {
@@ -109,7 +121,7 @@ func Run(cases []Case) ([]Result, error) {
 		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(mainSource(cases, live)), 0o644); err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(gobin, "build", "-o", bin, ".")
+		cmd := exec.Command(gobin, "build", "-trimpath", "-o", bin, ".") // -trimpath: the cache key ignores the temporary directory
 		cmd.Dir = dir
 		cmd.Env = buildEnv(dir)
 		out, err := cmd.CombinedOutput()
@@ -122,8 +134,11 @@ func Run(cases []Case) ([]Result, error) {
 		}
 		kept := live[:0]
 		for _, i := range live {
-			msg, bad := failed[i]
-			if !bad {
+			var msg string
+			for _, f := range files[i] {
+				msg += failed[f]
+			}
+			if msg == "" {
 				kept = append(kept, i)
 				continue
 			}
@@ -225,19 +240,15 @@ func asMain(src []byte) []byte {
 	})
 }
 
-var errorLine = regexp.MustCompile(`^(?:\./)?[kr](\d+)\.go:\d+`)
+var errorLine = regexp.MustCompile(`^(?:\./)?([kr]\d+\.go):\d+`)
 
-// attribute maps the compiler's errors to the cases whose files they are
-// in.
-func attribute(out []byte) map[int]string {
-	failed := map[int]string{}
+// attribute maps the compiler's errors to the files of cases they are in.
+func attribute(out []byte) map[string]string {
+	failed := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
-		m := errorLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
+		if m := errorLine.FindStringSubmatch(line); m != nil {
+			failed[m[1]] += line + "\n"
 		}
-		i, _ := strconv.Atoi(m[1])
-		failed[i] += line + "\n"
 	}
 	return failed
 }
