@@ -426,6 +426,10 @@ func (g *gvGen) accumulate(acc string, rep *gvRep, e sdql.Expr, env *gvEnv, entr
 		g.accumulate(acc, rep, x.Body, inner, false)
 		g.p("}")
 		return
+	case *sdql.BinaryExpr:
+		if g.addScaled(acc, rep, x, env) {
+			return
+		}
 	case *sdql.DictExpr:
 		if len(x.Entries) != 1 || rep.kind != gvMap {
 			break
@@ -448,6 +452,44 @@ func (g *gvGen) accumulate(acc string, rep *gvRep, e sdql.Expr, env *gvEnv, entr
 		return
 	}
 	g.addValue(acc, rep, g.emit(e, env))
+}
+
+// addScaled adds a product of a number and a dictionary of numbers into
+// the map acc entry by entry, without building the product; it reports
+// whether e is such a product.
+func (g *gvGen) addScaled(acc string, rep *gvRep, e *sdql.BinaryExpr, env *gvEnv) bool {
+	if e.Op != sdql.MUL || rep.kind != gvMap || rep.val.kind != gvScalar {
+		return false
+	}
+	a, b := g.rep(e.X, env), g.rep(e.Y, env)
+	if a.isDict() == b.isDict() || a.isDict() && a.elem().kind != gvScalar || b.isDict() && b.elem().kind != gvScalar {
+		return false
+	}
+	x, y := g.emit(e.X, env), g.emit(e.Y, env)
+	dict, k, v := y, "", ""
+	if a.isDict() {
+		dict = x
+	}
+	vn := g.fresh("v")
+	if dict.rep.kind == gvRange {
+		vn = ""
+	}
+	if a.isDict() {
+		y = g.hold("s", y)
+		k, v = g.open(dict, g.fresh("k"), vn)
+		x = gvAtomic(dict.rep.elem(), v)
+	} else {
+		x = g.hold("s", x)
+		k, v = g.open(dict, g.fresh("k"), vn)
+		y = gvAtomic(dict.rep.elem(), v)
+	}
+	prod := gvVal{rep: gvMul(x.rep, y.rep), x: scalarProduct(x.x, x.rep, y.x, y.rep), prec: precMul}
+	if prod.rep.base == "bool" {
+		prod.prec = precAnd
+	}
+	g.addScalar(acc+"["+k+"]", rep.val, prod)
+	g.p("}")
+	return true
 }
 
 // row returns the map at key k of the map m, adding an empty one when k
