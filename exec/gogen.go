@@ -37,6 +37,7 @@ const (
 	// a map[int]V for a dictionary (nested for higher orders). It is the
 	// general translation of any program, the fallback when no layout
 	// above expresses it; its inputs may also be dictionaries (maps).
+	// GoOptions.ResultShape and Workspace do not apply to it.
 	GoValue
 )
 

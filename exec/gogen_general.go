@@ -367,8 +367,12 @@ func generateGoValue(prog sdql.Expr, info *sdql.Info, funcName string, opts GoOp
 	for _, line := range strings.Split(sdql.Print(prog), "\n") {
 		fmt.Fprintf(&f, "//\t%s\n", line)
 	}
-	f.WriteString("//\n// It returns the result as a Go value: a dictionary is a map from its keys\n" +
-		"// to its values (a missing key is zero). The result may share maps with\n// the inputs: treat both as read-only.\n")
+	if res.rep.kind == gvScalar {
+		f.WriteString("//\n// It returns the result.\n")
+	} else {
+		f.WriteString("//\n// It returns the result as a map from its keys to its values (a missing\n" +
+			"// key is zero), nested for higher orders. The result may share maps with\n// the inputs: treat both as read-only.\n")
+	}
 	fmt.Fprintf(&f, "func %s(%s) %s {\n%s}\n%s", funcName, strings.Join(params, ", "), k.ResultType, body, helpers.String())
 	out, err := format.Source(f.Bytes())
 	if err != nil {
