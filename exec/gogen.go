@@ -27,10 +27,15 @@ const (
 	GoPositions
 	// GoRows: dst []FUNCMap, row k the map dst[k] (order 2).
 	GoRows
+	// GoCSR: dst *FUNCCSR, a matrix the kernel writes row by row in CSR
+	// (order 2): the caller sizes dst.Pos to the result's extent + 1; the
+	// kernel sets Pos[1:] and overwrites Idx and Val, reusing their
+	// capacity, so row k holds Idx[q] -> Val[q] for q in Pos[k]:Pos[k+1].
+	GoCSR
 )
 
 func (l GoLayout) String() string {
-	return [...]string{"scalar", "dense", "map", "diag", "positions", "rows"}[l]
+	return [...]string{"scalar", "dense", "map", "diag", "positions", "rows", "csr"}[l]
 }
 
 // GoOptions configures GenerateGoKernel.
@@ -60,6 +65,8 @@ type GoKernel struct {
 	DstType string
 	// MapType names the generated map type (GoMap, GoRows).
 	MapType string
+	// CSRType names the generated CSR matrix type (GoCSR).
+	CSRType string
 	// Extent is a Go expression over the parameters giving len(dst) when
 	// the inputs determine it; "" when it is ResultShape[0] (GoDense,
 	// GoRows) or irrelevant (GoMap).
@@ -139,7 +146,7 @@ func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.
 	case 2:
 		layouts = []GoLayout{GoPositions, GoDiag}
 		if shape(0) {
-			layouts = append(layouts, GoRows)
+			layouts = append(layouts, GoCSR, GoRows)
 		}
 	default:
 		return nil, fmt.Errorf("exec: GenerateGo: a result of order %d (up to 2 supported)", order)
@@ -326,6 +333,10 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 		if !g.denseLetPositions(prog, k) && !g.pattern(prog, k) {
 			return nil, fmt.Errorf("exec: GenerateGo: not a %s result", g.layout)
 		}
+	case GoCSR:
+		if !g.gram(prog) {
+			return nil, fmt.Errorf("exec: GenerateGo: not a matrix built row by row")
+		}
 	}
 	if g.err != nil {
 		return nil, g.err
@@ -337,14 +348,16 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 		k.DstType, k.MapType, g.needMap = "*"+mapT, mapT, true
 	case GoRows:
 		k.DstType, k.MapType, g.needMap = "[]"+mapT, mapT, true
+	case GoCSR:
+		k.DstType, k.CSRType = "*"+g.fn+"CSR", g.fn+"CSR"
 	}
 	body := g.b.String()
 	if g.writes == 1 && g.setOK {
 		body = strings.ReplaceAll(body, " +=: ", " = ")
 		k.Overwrites = g.layout == GoDense
 	}
-	if g.layout == GoDiag || g.layout == GoPositions {
-		k.Overwrites = true // pattern stores every value
+	if g.layout == GoDiag || g.layout == GoPositions || g.layout == GoCSR {
+		k.Overwrites = true // pattern and gram store every value
 	}
 	body = strings.ReplaceAll(body, " +=: ", " += ")
 	var f bytes.Buffer
@@ -382,6 +395,8 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 		fmt.Fprintf(&f, "// dst (len %s, zero on entry) receives the result on %s's positions:\n// row k holds %s[q] -> dst[q] for q in %s[k]:%s[k+1].\n", k.Extent, strings.TrimSuffix(k.Pos, "_pos"), k.Idx, k.Pos, k.Pos)
 	case GoRows:
 		f.WriteString("// dst (one empty map per row, len the result's extent) receives the result: row k is dst[k].\n")
+	case GoCSR:
+		f.WriteString("// dst (len(dst.Pos) the result's extent + 1) receives the result in CSR,\n// its Idx and Val overwritten: row k holds dst.Idx[q] -> dst.Val[q] for q in dst.Pos[k]:dst.Pos[k+1].\n")
 	}
 	ret := ""
 	if g.layout == GoScalar {
@@ -404,6 +419,9 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 	f.WriteString("}\n")
 	if g.needMap {
 		f.WriteString(strings.ReplaceAll(goMapRuntime, "MAP", mapT))
+	}
+	if g.layout == GoCSR {
+		f.WriteString(strings.ReplaceAll(goCSRRuntime, "MATRIX", k.CSRType))
 	}
 	if len(g.work) > 0 {
 		fmt.Fprintf(&f, "\n// %sWork holds %s's scratch vectors across runs (the zero value is ready).\ntype %sWork struct {\n", g.fn, g.fn, g.fn)

@@ -17,12 +17,15 @@ import (
 // row by row (Gustavson): the level's positions grouped by key (a
 // transpose), then for each result row j1 the rows i holding j1 scattered
 // into a dense workspace marked per row, whose entries are appended to
-// dst[j1] (empty on entry) without hashing. The sums run over the same
-// (i, p, p1) as the program's, in another order.
+// dst[j1] (empty on entry) without hashing, or with GoCSR appended to the
+// destination's flat Idx and Val as the row's keys are discovered, as a
+// hand-written Gustavson loop does. The sums run over the same (i, p, p1)
+// as the program's, in another order.
 func (g *gogen) gram(prog sdql.Expr) bool {
-	if g.layout != GoRows {
+	if g.layout != GoRows && g.layout != GoCSR {
 		return false
 	}
+	csr := g.layout == GoCSR
 	s, ok := prog.(*sdql.SumExpr)
 	if !ok || s.Key.Name != "_" || s.Val.Name == "_" {
 		return false
@@ -101,7 +104,11 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	P, X := pp.Name, x.Name
 	L, H := g.int(rg.Lo), g.int(rg.Hi)
 	n := g.name("n")
-	g.p("%s := len(dst)", n)
+	if csr {
+		g.p("%s := len(dst.Pos) - 1", n)
+	} else {
+		g.p("%s := len(dst)", n)
+	}
 	// the level's positions grouped by key
 	cnt := g.scratch("cnt", n+" + 1", "int")
 	ig, pg := g.name(i), g.name(pn)
@@ -136,15 +143,26 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	w := g.zeros("w", n)
 	mark := g.scratch("mark", n, "int")
 	keys := g.name("keys")
-	if g.wsOK {
+	var vals string
+	switch {
+	case csr: // the keys of every row, appended to dst.Idx
+		vals = g.name("vals")
+		g.p("%s, %s := dst.Idx[:0], dst.Val[:0]", keys, vals)
+	case g.wsOK:
 		g.work = append(g.work, "keys []int")
 		g.p("%s := ws.keys[:0]", keys)
-	} else {
+	default:
 		g.p("var %s []int", keys)
 	}
 	j1 := g.name(nonBlank(o.Key.Name, "j1"))
 	g.p("for %s := 0; %s < %s; %s++ {", j1, j1, n, j1)
-	g.p("%s = %s[:0]", keys, keys)
+	start0 := ""
+	if csr {
+		start0 = g.name("start")
+		g.p("%s := len(%s)", start0, keys)
+	} else {
+		g.p("%s = %s[:0]", keys, keys)
+	}
 	g.p("for %s := %s[%s]; %s < %s[%s+1]; %s++ {", q, cnt, j1, q, cnt, j1, q)
 	g.p("%s := %s[%s]", ig, ti, q)
 	g.vars[i] = &gvar{kind: "int", g: ig}
@@ -180,18 +198,27 @@ func (g *gogen) gram(prog sdql.Expr) bool {
 	g.p("}")
 	g.bceSlice(start, p1, P+"["+ig+"]", P+"["+ig+"+1]")
 	g.p("}")
-	row := g.name("row")
-	g.p("%s := &dst[%s]", row, j1)
-	g.p("if len(%s.Keys) == 0 {", row)
-	g.p("%s.AppendDense(%s, %s)", row, keys, w)
-	g.p("} else {")
-	g.p("for _, %s := range %s {", k, keys)
-	g.p("%s.Add(%s, %s[%s])", row, k, w, k)
-	g.p("}")
-	g.p("}")
-	g.p("}")
-	if g.wsOK {
-		g.p("ws.keys = %s", keys)
+	if csr {
+		g.p("for _, %s := range %s[%s:] {", k, keys, start0)
+		g.p("%s = append(%s, %s[%s])", vals, vals, w, k)
+		g.p("}")
+		g.p("dst.Pos[%s+1] = len(%s)", j1, keys)
+		g.p("}")
+		g.p("dst.Pos[0], dst.Idx, dst.Val = 0, %s, %s", keys, vals)
+	} else {
+		row := g.name("row")
+		g.p("%s := &dst[%s]", row, j1)
+		g.p("if len(%s.Keys) == 0 {", row)
+		g.p("%s.AppendDense(%s, %s)", row, keys, w)
+		g.p("} else {")
+		g.p("for _, %s := range %s {", k, keys)
+		g.p("%s.Add(%s, %s[%s])", row, k, w, k)
+		g.p("}")
+		g.p("}")
+		g.p("}")
+		if g.wsOK {
+			g.p("ws.keys = %s", keys)
+		}
 	}
 	g.writes++
 	g.setOK = false

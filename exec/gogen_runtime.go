@@ -158,3 +158,15 @@ func FNAt(v []float64, k int) float64 {
 	return 0
 }
 `
+
+// goCSRRuntime is the matrix destination of GoCSR kernels; MATRIX is
+// replaced by its name.
+const goCSRRuntime = `
+// MATRIX is a matrix in compressed sparse rows: row k holds the entries
+// Idx[q] -> Val[q] for q in Pos[k]:Pos[k+1].
+type MATRIX struct {
+	Pos []int
+	Idx []int
+	Val []float64
+}
+`

@@ -159,6 +159,9 @@ func (f Format) Layout(order int) (Layout, error) {
 	if f.spec == nil {
 		return Layout{}, fmt.Errorf("formats: invalid (zero) format")
 	}
+	if order < 1 {
+		return Layout{}, fmt.Errorf("formats: %s has no variant of order %d (tensors have order 1 or more)", f.spec.name, order)
+	}
 	l, ok := f.spec.layout(order)
 	if !ok {
 		return Layout{}, fmt.Errorf("formats: %s has no variant of order %d", f.spec.name, order)

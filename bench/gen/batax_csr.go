@@ -8,9 +8,10 @@ package gen
 //	  let r = sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in
 //	  sum(<i1, v> in r) { i1 -> sum(<i2, v1> in r) { i2 -> beta * v * v1 } }
 //
-// dst (one empty map per row, len the result's extent) receives the result: row k is dst[k].
-func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, x_len int, x_val []float64, dst []batax_csrMap, ws *batax_csrWork) {
-	n := len(dst)
+// dst (len(dst.Pos) the result's extent + 1) receives the result in CSR,
+// its Idx and Val overwritten: row k holds dst.Idx[q] -> dst.Val[q] for q in dst.Pos[k]:dst.Pos[k+1].
+func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, x_len int, x_val []float64, dst *batax_csrCSR, ws *batax_csrWork) {
+	n := len(dst.Pos) - 1
 	n1 := n + 1
 	if cap(ws.f0) < n1 {
 		ws.f0 = make([]int, n1)
@@ -56,9 +57,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	}
 	mark := ws.f5[:n]
 	clear(mark)
-	keys := ws.keys[:0]
+	keys, vals1 := dst.Idx[:0], dst.Val[:0]
 	for i1 := 0; i1 < n; i1++ {
-		keys = keys[:0]
+		start := len(keys)
 		for q := cnt[i1]; q < cnt[i1+1]; q++ {
 			i := rows[q]
 			v := vals[q]
@@ -78,157 +79,28 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				}
 			}
 		}
-		row := &dst[i1]
-		if len(row.Keys) == 0 {
-			row.AppendDense(keys, w)
-		} else {
-			for _, k := range keys {
-				row.Add(k, w[k])
-			}
+		for _, k := range keys[start:] {
+			vals1 = append(vals1, w[k])
 		}
+		dst.Pos[i1+1] = len(keys)
 	}
-	ws.keys = keys
+	dst.Pos[0], dst.Idx, dst.Val = 0, keys, vals1
 }
 
-// batax_csrMap is an int-keyed map of reals: entries Keys[i] -> Vals[i], in
-// insertion order. The zero value is empty.
-type batax_csrMap struct {
-	Keys  []int
-	Vals  []float64
-	slots []int32 // 1 + the entry in each slot, 0 when free; len a power of two
-	shift uint
-}
-
-func (m *batax_csrMap) slot(k int) int {
-	return int(uint64(k) * 0x9E3779B97F4A7C15 >> m.shift)
-}
-
-// Add adds v at k.
-func (m *batax_csrMap) Add(k int, v float64) {
-	if len(m.slots) == 0 {
-		m.index()
-	}
-	mask := len(m.slots) - 1
-	h := m.slot(k)
-	for {
-		e := m.slots[h]
-		if e == 0 {
-			break
-		}
-		if m.Keys[e-1] == k {
-			m.Vals[e-1] += v
-			return
-		}
-		h = (h + 1) & mask
-	}
-	m.Keys = append(m.Keys, k)
-	m.Vals = append(m.Vals, v)
-	m.slots[h] = int32(len(m.Keys))
-	if 2*len(m.Keys) > len(m.slots) {
-		m.grow()
-	}
-}
-
-func (m *batax_csrMap) grow() {
-	m.slots = make([]int32, 2*len(m.slots))
-	m.shift--
-	mask := len(m.slots) - 1
-	for i, k := range m.Keys {
-		h := m.slot(k)
-		for m.slots[h] != 0 {
-			h = (h + 1) & mask
-		}
-		m.slots[h] = int32(i + 1)
-	}
-}
-
-// Append adds the entry k -> v for a key k not in m; the entries are
-// indexed by the next Add or Get.
-func (m *batax_csrMap) Append(k int, v float64) {
-	m.Keys = append(m.Keys, k)
-	m.Vals = append(m.Vals, v)
-	m.slots = m.slots[:0]
-}
-
-// AppendDense adds the entries k -> w[k] for the distinct keys, none in m;
-// they are indexed by the next Add or Get.
-func (m *batax_csrMap) AppendDense(keys []int, w []float64) {
-	m.Keys = append(m.Keys, keys...)
-	vals := m.Vals
-	for _, k := range keys {
-		vals = append(vals, w[k])
-	}
-	m.Vals = vals
-	m.slots = m.slots[:0]
-}
-
-// index sizes the slots for the entries (and one more) and fills them.
-func (m *batax_csrMap) index() {
-	n, shift := 8, uint(61)
-	for n < 2*len(m.Keys)+2 {
-		n, shift = 2*n, shift-1
-	}
-	if cap(m.slots) >= n {
-		m.slots = m.slots[:n]
-		clear(m.slots)
-	} else {
-		m.slots = make([]int32, n)
-	}
-	m.shift = shift
-	mask := n - 1
-	for i, k := range m.Keys {
-		h := m.slot(k)
-		for m.slots[h] != 0 {
-			h = (h + 1) & mask
-		}
-		m.slots[h] = int32(i + 1)
-	}
-}
-
-// Get returns the value at k (0 when absent).
-func (m *batax_csrMap) Get(k int) float64 {
-	if len(m.slots) == 0 {
-		if len(m.Keys) == 0 {
-			return 0
-		}
-		m.index()
-	}
-	mask := len(m.slots) - 1
-	for h := m.slot(k); ; h = (h + 1) & mask {
-		e := m.slots[h]
-		if e == 0 {
-			return 0
-		}
-		if m.Keys[e-1] == k {
-			return m.Vals[e-1]
-		}
-	}
-}
-
-// Reset empties the map, keeping its storage.
-func (m *batax_csrMap) Reset() {
-	if 4*len(m.Keys) < len(m.slots) {
-		mask := len(m.slots) - 1
-		for _, k := range m.Keys {
-			h := m.slot(k)
-			for m.slots[h] == 0 || m.Keys[m.slots[h]-1] != k {
-				h = (h + 1) & mask
-			}
-			m.slots[h] = 0
-		}
-	} else {
-		clear(m.slots)
-	}
-	m.Keys, m.Vals = m.Keys[:0], m.Vals[:0]
+// batax_csrCSR is a matrix in compressed sparse rows: row k holds the entries
+// Idx[q] -> Val[q] for q in Pos[k]:Pos[k+1].
+type batax_csrCSR struct {
+	Pos []int
+	Idx []int
+	Val []float64
 }
 
 // batax_csrWork holds batax_csr's scratch vectors across runs (the zero value is ready).
 type batax_csrWork struct {
-	f0   []int
-	f1   []int
-	f2   []float64
-	f3   []int
-	f4   []float64
-	f5   []int
-	keys []int
+	f0 []int
+	f1 []int
+	f2 []float64
+	f3 []int
+	f4 []float64
+	f5 []int
 }

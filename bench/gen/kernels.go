@@ -17,15 +17,8 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
 		w_ := &batax_csrWork{}
-		d_ := make([]batax_csrMap, sh_[0])
-		return func() {
-				for i := range d_ {
-					d_[i].Reset()
-				}
-				batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_, w_)
-			}, func() sdql.Value {
-				return RowsValue(len(d_), func(k int) ([]int, []float64) { return d_[k].Keys, d_[k].Vals })
-			}
+		d_ := &batax_csrCSR{Pos: make([]int, sh_[0]+1)}
+		return func() { batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_, w_) }, func() sdql.Value { return PositionsValue(d_.Pos, d_.Idx, d_.Val) }
 	},
 	"smmm_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
 		A_idx := []int(in_["A_idx"].(sdql.IntArray))

@@ -64,16 +64,19 @@ func collect(t *testing.T, glob string, cmds ...string) []item {
 
 // TestCorpusAcrossExecutors: every corpus program gives the interpreter's
 // result through the compiled kernel, over logical inputs and over every
-// sparse storage format of its inputs, unfused and optimized.
+// storage format of its inputs (each input in turn in each format of its
+// order; dense formats store zeros, which the interpreter then sees too),
+// unfused and optimized.
 func TestCorpusAcrossExecutors(t *testing.T) {
 	var items []item
 	items = append(items, collect(t, "../../sdql/testdata/*.txt", "eval", "check")...)
 	items = append(items, collect(t, "../../ad/testdata/*.txt", "fd", "grad", "gradient", "forward")...)
-	if len(items) < 60 {
+	items = append(items, collect(t, "../../fuse/testdata/*.txt", "plan", "norm", "strategy", "saturate")...)
+	if len(items) < 100 {
 		t.Fatalf("only %d corpus programs found", len(items))
 	}
 	paths := 0
-	for n, it := range items {
+	for _, it := range items {
 		progs := map[string]sdql.Expr{"program": it.prog}
 		if it.wrt != "" {
 			types := map[string]sdql.Type{}
@@ -91,22 +94,29 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 			}
 			where := fmt.Sprintf("%s (%s)", it.where, kind)
 			paths += check(t, where, prog, it.inputs, want)
-			for round := 0; round < 2; round++ {
-				phys, defs, ok := bindFormats(it.inputs, n+round)
+			for round := 0; round < rounds(it.inputs); round++ {
+				b, ok := bindFormats(it.inputs, round)
 				if !ok {
 					break
 				}
-				composed := fuse.Compose(prog, defs)
-				paths += check(t, where+" composed "+describe(defs), composed, phys, want)
+				// the inputs as the formats store them (dense ones with
+				// their zeros) are what the kernels compute over
+				want, err := sdql.Eval(prog, b.logical)
+				if err != nil {
+					t.Errorf("%s over %s: interpreter: %v", where, b.desc, err)
+					continue
+				}
+				composed := fuse.Compose(prog, b.defs)
+				paths += check(t, where+" composed over "+b.desc, composed, b.phys, want)
 				if kind == "program" && it.wrt != "" {
 					continue
 				}
-				opt, err := optimize(prog, it.inputs, phys, defs)
+				opt, err := optimize(prog, b.logical, b.phys, b.defs)
 				if err != nil {
-					t.Errorf("%s: fuse: %v", where, err)
+					t.Errorf("%s over %s: fuse: %v", where, b.desc, err)
 					continue
 				}
-				paths += check(t, where+" optimized "+describe(defs), opt, phys, want)
+				paths += check(t, where+" optimized over "+b.desc, opt, b.phys, want)
 			}
 		}
 	}
@@ -132,64 +142,80 @@ func check(t *testing.T, where string, prog sdql.Expr, inputs map[string]sdql.Va
 	return 1
 }
 
-// sparseFormats are the formats that store exactly a dictionary's keys.
-var sparseFormats = map[int][]formats.Format{
-	1: {formats.COO, formats.CSF},
-	2: {formats.CSR, formats.CSC, formats.COO, formats.DCSR, formats.CSF},
-	3: {formats.COO, formats.CSF},
+// bound is a corpus item's inputs stored in formats.
+type bound struct {
+	phys    map[string]sdql.Value // the storage arrays and scalars
+	defs    map[string]sdql.Expr  // each tensor input's Physical SDQLite definition
+	logical map[string]sdql.Value // the inputs as stored (formats.ToValue)
+	desc    string                // which input is in which format
 }
 
-// bindFormats stores every tensor input in a sparse format (chosen by
-// seed) and returns the physical bindings and definitions; ok is false when
-// an input cannot be stored (negative keys, non-real values).
-func bindFormats(inputs map[string]sdql.Value, seed int) (map[string]sdql.Value, map[string]sdql.Expr, bool) {
-	phys := map[string]sdql.Value{}
+// rounds is how many rounds of bindFormats give every tensor input every
+// format of its order.
+func rounds(inputs map[string]sdql.Value) int {
+	n := 0
+	for _, v := range inputs {
+		if _, isDict := v.(*sdql.Dict); isDict {
+			n = max(n, len(formats.ForOrder(sdql.Order(sdql.TypeOfValue(v)))))
+		}
+	}
+	return n
+}
+
+// bindFormats stores every tensor input in a format of its order, input i
+// of the sorted names in format (round + i) mod the number of formats, so
+// that rounds 0, 1, ... give each input every format. ok is false when an
+// input cannot be stored (negative keys, non-real values, empty rows).
+func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
+	b := bound{phys: map[string]sdql.Value{}, logical: map[string]sdql.Value{}}
 	storage := map[string]fuse.Storage{}
 	names := make([]string, 0, len(inputs))
 	for n := range inputs {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	any := false
+	var desc []string
 	for i, n := range names {
 		v := inputs[n]
 		d, isDict := v.(*sdql.Dict)
 		if !isDict {
-			phys[n] = v
+			b.phys[n], b.logical[n] = v, v
 			continue
 		}
 		order := sdql.Order(sdql.TypeOfValue(v))
-		fs := sparseFormats[order]
+		fs := formats.ForOrder(order)
 		if len(fs) == 0 {
-			return nil, nil, false
+			return b, false
 		}
 		shape, idx, val, ok := coords(d, order)
 		if !ok {
-			return nil, nil, false
+			return b, false
 		}
-		f := fs[(seed+i)%len(fs)]
+		f := fs[(round+i)%len(fs)]
 		tn, err := formats.FromCoords(shape, idx, val, f)
 		if err != nil {
-			return nil, nil, false
+			return b, false
 		}
-		b, err := formats.Bind(tn, n)
+		vars, err := formats.Bind(tn, n)
 		if err != nil {
-			return nil, nil, false
+			return b, false
 		}
-		for k, x := range b {
-			phys[k] = x
+		for k, x := range vars {
+			b.phys[k] = x
 		}
+		b.logical[n] = formats.ToValue(tn)
 		storage[n] = fuse.Storage{Format: f, Order: order}
-		any = true
+		desc = append(desc, n+":"+f.Name())
 	}
-	if !any {
-		return nil, nil, false
+	if len(desc) == 0 {
+		return b, false
 	}
 	defs, _, err := fuse.Definitions(storage)
 	if err != nil {
-		return nil, nil, false
+		return b, false
 	}
-	return phys, defs, true
+	b.defs, b.desc = defs, strings.Join(desc, ",")
+	return b, true
 }
 
 // coords lists a tensor dictionary's stored entries.
@@ -247,13 +273,4 @@ func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[stri
 		return nil, err
 	}
 	return res.Program, nil
-}
-
-func describe(defs map[string]sdql.Expr) string {
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ",")
 }

@@ -128,6 +128,8 @@ func Binding(k *exec.GoKernel, b map[string]sdql.Value, in, shape string) string
 		fmt.Fprintf(&s, "\t\td_ := make([]float64, %s)\n\t\treturn func() { %s%s(%s, %s) }, func() sdql.Value { return %s }\n", ext, clr, k.Func, strings.Join(k.Params, ", "), dargs, val)
 	case exec.GoMap:
 		fmt.Fprintf(&s, "\t\td_ := &%s{}\n\t\treturn func() { d_.Reset(); %s(%s, %s) }, func() sdql.Value { return MapValue(d_.Keys, d_.Vals) }\n", k.MapType, k.Func, strings.Join(k.Params, ", "), dargs)
+	case exec.GoCSR:
+		fmt.Fprintf(&s, "\t\td_ := &%s{Pos: make([]int, %s+1)}\n\t\treturn func() { %s(%s, %s) }, func() sdql.Value { return PositionsValue(d_.Pos, d_.Idx, d_.Val) }\n", k.CSRType, ext, k.Func, strings.Join(k.Params, ", "), dargs)
 	case exec.GoRows:
 		fmt.Fprintf(&s, "\t\td_ := make([]%s, %s)\n\t\treturn func() {\n\t\t\tfor i := range d_ {\n\t\t\t\td_[i].Reset()\n\t\t\t}\n\t\t\t%s(%s, %s)\n\t\t}, func() sdql.Value {\n\t\t\treturn RowsValue(len(d_), func(k int) ([]int, []float64) { return d_[k].Keys, d_[k].Vals })\n\t\t}\n", k.MapType, ext, k.Func, strings.Join(k.Params, ", "), dargs)
 	}
