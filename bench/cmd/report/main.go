@@ -90,9 +90,14 @@ func main() {
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: report [flags]\n")
 		flag.VisitAll(func(f *flag.Flag) {
-			if f.Name != "child" {
-				fmt.Fprintf(flag.CommandLine.Output(), "  -%s\t%s (default %q)\n", f.Name, f.Usage, f.DefValue)
+			if f.Name == "child" {
+				return
 			}
+			def := ""
+			if f.DefValue != "" && f.DefValue != "false" {
+				def = " (default " + f.DefValue + ")"
+			}
+			fmt.Fprintf(flag.CommandLine.Output(), "  -%s\t%s%s\n", f.Name, f.Usage, def)
 		})
 	}
 	flag.Parse()
