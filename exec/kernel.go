@@ -32,6 +32,9 @@ type Options struct {
 	ResultShape []int
 	// Threads partitions the outermost loop across goroutines with
 	// per-worker destinations merged by semi-ring +; 0 or 1 runs serially.
+	// A program the whole-loop primitives run serially (the fast loops,
+	// which beat the general loops split across workers by far) ignores
+	// it: Kernel.Threads says how many goroutines a run uses.
 	Threads int
 	// NoValidate skips the up-front checks of the format invariants the
 	// fast loops rely on (monotone pos arrays); bounds are still checked.
@@ -94,7 +97,32 @@ func CompileFor(prog sdql.Expr, bindings map[string]sdql.Value, opts Options) (*
 	return Compile(prog, types, opts)
 }
 
-func compileChecked(prog sdql.Expr, info *sdql.Info, opts Options) (k *Kernel, err error) {
+func compileChecked(prog sdql.Expr, info *sdql.Info, opts Options) (*Kernel, error) {
+	if opts.Threads <= 1 || opts.NoFast {
+		return compileWith(prog, info, opts)
+	}
+	// The general loops split across workers, with per-worker
+	// destinations merged after, are 2-700x slower than the serial
+	// whole-loop primitives on the benchmark kernels: keep those.
+	serial := opts
+	serial.Threads = 0
+	k, err := compileWith(prog, info, serial)
+	if err != nil || k.c.fast > 0 || k.segOnly {
+		return k, err
+	}
+	return compileWith(prog, info, opts)
+}
+
+// Threads is the number of goroutines a run uses: Options.Threads when the
+// outermost loop is split across workers, else 1.
+func (k *Kernel) Threads() int {
+	if k.par == nil {
+		return 1
+	}
+	return k.opts.Threads
+}
+
+func compileWith(prog sdql.Expr, info *sdql.Info, opts Options) (k *Kernel, err error) {
 	switch opts.Opt {
 	case "", "dps", "none", "norm":
 	default:

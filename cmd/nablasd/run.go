@@ -25,7 +25,7 @@ type execFlags struct {
 func (x *execFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&x.exec, "exec", "compiled", "executor: compiled (the kernel compiler) or interp (the reference interpreter)")
 	fs.StringVar(&x.dict, "dict", "intmap", "hash index of hashed dictionaries: intmap, map (Go's map) or swiss")
-	fs.IntVar(&x.threads, "threads", 1, "partition the outermost loop across `N` goroutines")
+	fs.IntVar(&x.threads, "threads", 1, "partition the outermost loop across `N` goroutines (kernels the serial whole-loop primitives run stay serial; --stats prints threads=)")
 	fs.BoolVar(&x.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")
 	fs.BoolVar(&x.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
 	fs.StringVar(&x.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
@@ -66,6 +66,9 @@ func (x *execFlags) execute(p *program, pl *plan, rs *runStats, shape []int) (sd
 		return nil, nil, 0, p.withFile(err)
 	}
 	compile := time.Since(start)
+	if x.threads > 1 {
+		rs.threads = k.Threads()
+	}
 	var res *exec.Result
 	v, err := rs.measure(func() (sdql.Value, error) {
 		var err error

@@ -17,6 +17,9 @@ type runStats struct {
 	repeat int
 	stats  bool
 	times  []time.Duration
+	// threads is the goroutines the compiled kernel's runs used, reported
+	// when --threads asked for more than one (0: not asked).
+	threads int
 }
 
 func (r *runStats) register(fs *flag.FlagSet) {
@@ -42,7 +45,9 @@ func (r *runStats) measure(f func() (sdql.Value, error)) (sdql.Value, error) {
 	return v, nil
 }
 
-// report prints compile_ms=… run_ms=… peak_rss_mb=… when --stats is set.
+// report prints compile_ms=… run_ms=… peak_rss_mb=… when --stats is set,
+// and threads=N (the goroutines the kernel used) when --threads was given
+// more than one.
 func (r *runStats) report(w io.Writer, compile time.Duration) {
 	if !r.stats {
 		return
@@ -53,7 +58,11 @@ func (r *runStats) report(w io.Writer, compile time.Duration) {
 	if len(ts)%2 == 0 {
 		median = (ts[len(ts)/2-1] + ts[len(ts)/2]) / 2
 	}
-	fmt.Fprintf(w, "compile_ms=%s run_ms=%s peak_rss_mb=%s\n", ms(compile), ms(median), peakRSS())
+	fmt.Fprintf(w, "compile_ms=%s run_ms=%s peak_rss_mb=%s", ms(compile), ms(median), peakRSS())
+	if r.threads > 0 {
+		fmt.Fprintf(w, " threads=%d", r.threads)
+	}
+	fmt.Fprintln(w)
 }
 
 // ms formats a duration in milliseconds with microsecond resolution.
