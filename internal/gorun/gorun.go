@@ -8,8 +8,10 @@
 // suited to its layout and prints the result as an SDQL value literal,
 // and a main that runs them all, each on its own delimited output line. It
 // builds the module once with the go command of the running toolchain
-// (offline: no module is downloaded), runs it, and parses each printed
-// literal back into an sdql.Value.
+// (offline: no module is downloaded; the kernels unoptimized, as they are
+// checked, not timed), runs it, and parses each printed literal back into
+// an sdql.Value. The build is cached: the same cases build again in about
+// a second.
 //
 // Identifiers of main.go and the runners start with "gorun": kernels must
 // not be named so. With the environment variable GORUN_KEEP set, Run
@@ -121,7 +123,10 @@ func Run(cases []Case) ([]Result, error) {
 		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(mainSource(cases, live)), 0o644); err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(gobin, "build", "-trimpath", "-o", bin, ".") // -trimpath: the cache key ignores the temporary directory
+		// -trimpath: the cache keys ignore the temporary directory; -N -l:
+		// no optimization of the kernels (they are checked, not timed),
+		// which builds them about 40% faster
+		cmd := exec.Command(gobin, "build", "-trimpath", "-gcflags=-N -l", "-o", bin, ".")
 		cmd.Dir = dir
 		cmd.Env = buildEnv(dir)
 		out, err := cmd.CombinedOutput()
