@@ -194,6 +194,11 @@ func (g *gvGen) emit(e sdql.Expr, env *gvEnv) gvVal {
 			return gvVal{rep: gvBool, x: "!" + par(x, precAtom), prec: precUnary}
 		}
 		if x.rep.kind == gvScalar {
+			// a negative literal, but for the real -0.0, which Go's
+			// constants do not have
+			if f, err := strconv.ParseFloat(x.x, 64); x.konst && err == nil && x.x[0] != '-' && (f != 0 || x.rep.base == "int") {
+				return gvConst(x.rep, "-"+x.x)
+			}
 			if x.konst {
 				x = g.local("c", x)
 			}
