@@ -64,8 +64,9 @@ type GoOptions struct {
 type GoKernel struct {
 	Source []byte
 	Func   string
-	// Params are the inputs in parameter order (their names sorted); the
-	// destination, when there is one, is the last parameter, dst.
+	// Params are the inputs in parameter order (their names sorted; GoValue
+	// renames those that are not Go identifiers); the destination, when
+	// there is one, is the last parameter, dst.
 	Params []string
 	Layout GoLayout
 	// DstType is the destination's Go type ("" for GoScalar and GoValue).
@@ -133,7 +134,8 @@ func GenerateGo(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.Value,
 }
 
 // GenerateGoKernel is GenerateGo with options; it also returns the calling
-// convention of the generated function.
+// convention of the generated function. It tries the specialized layouts
+// first and takes the general translation (GoValue) when none applies.
 func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.Value, funcName string, opts GoOptions) (*GoKernel, error) {
 	if info == nil {
 		types := map[string]sdql.Type{}
