@@ -210,19 +210,19 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		case "vvd":
 			bind(v1, "V1")
 			bind(v2, "V2")
-			cs.Hand = func() { copy(out, rev) }
+			cs.Hand = func() { copy(out, v2.Val) }
 			cs.NewHand = func() func() {
 				out := make([]float64, n)
-				return func() { copy(out, rev) }
+				return func() { copy(out, v2.Val) }
 			}
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
 		case "vsm":
 			bind(v1, "V1")
 			scalars["s"] = 1.5
-			cs.Hand = func() { handVSM(1.5, val, out) }
+			cs.Hand = func() { handVSM(1.5, v1.Val, out) }
 			cs.NewHand = func() func() {
 				out := make([]float64, n)
-				return func() { handVSM(1.5, val, out) }
+				return func() { handVSM(1.5, v1.Val, out) }
 			}
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
 		}
