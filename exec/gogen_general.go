@@ -29,6 +29,7 @@ import (
 // translation.
 type gvKind int
 
+// The kinds of representation.
 const (
 	gvScalar gvKind = iota // a float64, int or bool
 	gvMap                  // a dictionary built by the program or an input's: map[int]V
@@ -47,6 +48,7 @@ type gvRep struct {
 	val  *gvRep // gvMap: the values' representation, a scalar or a map
 }
 
+// The scalar and range representations.
 var (
 	gvReal     = &gvRep{kind: gvScalar, base: "float64"}
 	gvInt      = &gvRep{kind: gvScalar, base: "int"}
@@ -54,8 +56,10 @@ var (
 	gvRangeRep = &gvRep{kind: gvRange, base: "int"}
 )
 
+// gvMapOf is the representation of a map of values of representation val.
 func gvMapOf(val *gvRep) *gvRep { return &gvRep{kind: gvMap, val: val} }
 
+// gvSeqOf is the representation of an array of base (float64 or int).
 func gvSeqOf(base string) *gvRep { return &gvRep{kind: gvSeq, base: base} }
 
 // goType is the Go type of a scalar, map or sequence ("" for a range,
@@ -85,6 +89,7 @@ func (r *gvRep) sig() string {
 	return map[string]string{"float64": "R", "int": "I", "bool": "B"}[r.base]
 }
 
+// String describes r in error messages.
 func (r *gvRep) String() string {
 	switch r.kind {
 	case gvSeq:
@@ -95,8 +100,10 @@ func (r *gvRep) String() string {
 	return r.goType()
 }
 
+// isDict reports whether r holds a dictionary.
 func (r *gvRep) isDict() bool { return r.kind != gvScalar }
 
+// numeric reports whether r is a float64 or int.
 func (r *gvRep) numeric() bool { return r.kind == gvScalar && r.base != "bool" }
 
 // numericLeaves reports whether r is a number or a map of numbers.
@@ -128,6 +135,7 @@ func (r *gvRep) built() *gvRep {
 	return r
 }
 
+// same reports whether r and o are the same representation.
 func (r *gvRep) same(o *gvRep) bool {
 	if r.kind != o.kind || r.base != o.base {
 		return false
@@ -265,6 +273,7 @@ func par(v gvVal, p int) string {
 	return v.x
 }
 
+// gvAtomic is the value of the Go operand x.
 func gvAtomic(r *gvRep, x string) gvVal { return gvVal{rep: r, x: x, prec: precAtom} }
 
 // gvEnv binds SDQL names to translated values.
@@ -274,6 +283,7 @@ type gvEnv struct {
 	next *gvEnv
 }
 
+// with binds name (unless "_") to v.
 func (e *gvEnv) with(name string, v gvVal) *gvEnv {
 	if name == "_" {
 		return e
@@ -281,6 +291,7 @@ func (e *gvEnv) with(name string, v gvVal) *gvEnv {
 	return &gvEnv{name, v, e}
 }
 
+// lookup finds the innermost binding of name.
 func (e *gvEnv) lookup(name string) (gvVal, bool) {
 	for ; e != nil; e = e.next {
 		if e.name == name {
@@ -302,6 +313,7 @@ type gvGen struct {
 // gvFail carries a generation error out of the translation.
 type gvFail struct{ err error }
 
+// fail stops the translation with an error at e's position.
 func (g *gvGen) fail(e sdql.Expr, format string, args ...any) {
 	pos := ""
 	if e != nil && e.Pos().IsValid() {

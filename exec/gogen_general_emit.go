@@ -20,6 +20,7 @@ var gvOps = map[string]string{"exp": "math.Exp", "log": "math.Log", "sin": "math
 // gvReserved are predeclared names generated code uses besides goReserved's.
 var gvReserved = map[string]bool{"panic": true, "nil": true, "ok": true}
 
+// p emits a line.
 func (g *gvGen) p(format string, args ...any) {
 	fmt.Fprintf(g.b, format, args...)
 	g.b.WriteByte('\n')
@@ -104,6 +105,7 @@ func (g *gvGen) hold(base string, v gvVal) gvVal {
 	return g.local(base, v)
 }
 
+// holdInt is hold for an int expression.
 func (g *gvGen) holdInt(base, x string) string {
 	if isSimple(x) {
 		return x
@@ -129,6 +131,7 @@ func goFloat(f float64) gvVal {
 	return gvConst(gvReal, s)
 }
 
+// gvConst is the value of a Go constant s (a literal).
 func gvConst(r *gvRep, s string) gvVal {
 	p := precAtom
 	if strings.HasPrefix(s, "-") {
@@ -398,6 +401,7 @@ func (g *gvGen) assign(to, v gvVal) {
 	}
 }
 
+// gvCmpOps are the Go comparison operators.
 var gvCmpOps = map[sdql.Kind]string{sdql.EQ: "==", sdql.NEQ: "!=", sdql.LT: "<", sdql.LEQ: "<=", sdql.GT: ">", sdql.GEQ: ">="}
 
 // binary translates the binary operators (sdql.Add, sdql.Mul, ...).

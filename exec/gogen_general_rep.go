@@ -161,6 +161,7 @@ func (g *gvGen) sumRep(e *sdql.SumExpr, body *gvRep) *gvRep {
 	return r
 }
 
+// binaryRep is rep of a binary operator.
 func (g *gvGen) binaryRep(e *sdql.BinaryExpr, env *gvEnv) *gvRep {
 	x, y := g.rep(e.X, env), g.rep(e.Y, env)
 	t := g.static(e)

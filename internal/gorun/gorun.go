@@ -231,6 +231,7 @@ func buildEnv(dir string) []string {
 	return env
 }
 
+// packageClause matches a Go file's package clause.
 var packageClause = regexp.MustCompile(`(?m)^package \w+$`)
 
 // asMain moves a generated file to package main.
@@ -245,6 +246,7 @@ func asMain(src []byte) []byte {
 	})
 }
 
+// errorLine matches a compiler error in a kernel or runner file.
 var errorLine = regexp.MustCompile(`^(?:\./)?([kr]\d+\.go):\d+`)
 
 // attribute maps the compiler's errors to the files of cases they are in.
