@@ -147,6 +147,13 @@ func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.
 			return nil, err
 		}
 	}
+	if live := dropDeadLets(prog); live != prog {
+		var err error
+		if info, err = sdql.Check(live, &sdql.CheckConfig{Inputs: info.Free, Strict: true}); err != nil {
+			return nil, err
+		}
+		prog = live
+	}
 	if opts.Package == "" {
 		opts.Package = "kernels"
 	}
@@ -205,6 +212,10 @@ type gvar struct {
 	view *sdql.LetExpr
 	def  sdql.Expr
 	env  map[string]*gvar
+	// guard: a Go condition under which a view is its definition; when it
+	// fails the view is the empty dictionary (a row looked up at a key
+	// outside its range). "" always holds.
+	guard string
 	// int loop variables of ranges starting at 0: the range's end when it
 	// is an expression of the inputs (the extent of dense destinations)
 	hi string

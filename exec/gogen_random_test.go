@@ -74,7 +74,8 @@ func physical(t *testing.T, r *rand.Rand, prog string, in map[string]sdql.Value)
 
 // TestGenerateGoRandom: the general translation of random programs of
 // sdqltest.Gen, logical over dictionaries and composed with random
-// storage formats, agrees with the interpreter (one build for all).
+// storage formats, and the specialized layouts GenerateGoKernel picks for
+// those it covers, agree with the interpreter (one build for all).
 func TestGenerateGoRandom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs generated Go")
@@ -86,7 +87,8 @@ func TestGenerateGoRandom(t *testing.T) {
 	}
 	var cases []gorun.Case
 	var items []item
-	for i := 0; len(cases) < 300; i++ {
+	specialized := 0
+	for i := 0; len(cases)-specialized < 300; i++ {
 		g := &sdqltest.Gen{R: r}
 		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
 		inputs := sdqltest.GenInputs(r)
@@ -111,7 +113,19 @@ func TestGenerateGoRandom(t *testing.T) {
 		}
 		cases = append(cases, gorun.Case{Name: fmt.Sprintf("program %d", i), Kernel: k, Inputs: inputs})
 		items = append(items, item{src, want})
+		// and through the entry point, where a specialized layout applies
+		k, err = exec.GenerateGoKernel(prog, nil, inputs, fmt.Sprintf("s%d", i), exec.GoOptions{Package: "main"})
+		if err != nil {
+			t.Errorf("generating Go: %v\n%s", err, src)
+			continue
+		}
+		if k.Layout != exec.GoValue {
+			cases = append(cases, gorun.Case{Name: fmt.Sprintf("program %d (%s)", i, k.Layout), Kernel: k, Inputs: inputs})
+			items = append(items, item{src, want})
+			specialized++
+		}
 	}
+	t.Logf("%d programs through the general translation, %d of them through a specialized layout too", len(cases)-specialized, specialized)
 	results, err := gorun.Run(cases)
 	if err != nil {
 		t.Fatal(err)
