@@ -1,6 +1,7 @@
 # nablasd — see README.md. Everything here needs only the Go toolchain.
 GO       ?= go
 FUZZTIME ?= 60s
+REPORTFLAGS ?=
 
 # Packages cheap enough to run again under the race detector (-short).
 RACE_PKGS = ./sdql/... ./internal/... ./formats/... ./ad/... ./exec/... ./cmd/...
@@ -26,10 +27,12 @@ test: vet
 demo:
 	$(GO) run ./cmd/nablasd demo
 
-## bench: the table of the six gradient kernels against hand-written Go
-## (time, ratio, allocations, memory), then every Go benchmark.
+## bench: the tables of the six gradient kernels against hand-written Go
+## (time and ratios over interleaved rounds, allocations, memory), then
+## every Go benchmark. REPORTFLAGS go to the report, e.g. a faster run:
+## make bench REPORTFLAGS='-rounds 3 -benchtime 100ms -mem=false'
 bench:
-	$(GO) run ./bench/cmd/report
+	$(GO) run ./bench/cmd/report $(REPORTFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## fuzz: every fuzz target for FUZZTIME (default 60s) each.

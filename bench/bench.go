@@ -81,6 +81,11 @@ type Case struct {
 	// InputBytes and HandOutBytes size the inputs and the hand-written
 	// output, for the peak-memory comparison.
 	InputBytes, HandOutBytes int64
+	// NewHand allocates a fresh set of the hand-written loop's buffers
+	// (output and workspace) and returns a run over them: Hand's buffers
+	// are allocated by NewCase, so measuring the hand-written loop's
+	// memory needs its allocation and first run (see PeakRSS).
+	NewHand func() (run func())
 }
 
 // NewCase builds the case of a kernel over a matrix given as coordinates:
@@ -132,6 +137,10 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		cs.Shape = []int{cols}
 		g := make([]float64, cols)
 		cs.Hand = func() { handSMVM(idx, val, g) }
+		cs.NewHand = func() func() {
+			g := make([]float64, cols)
+			return func() { handSMVM(idx, val, g) }
+		}
 		cs.HandValue = func() sdql.Value { return vecValue(g) }
 		cs.HandOutBytes = int64(8 * cols)
 	case "batax":
@@ -149,6 +158,10 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		}
 		h := newGustavson(cols)
 		cs.Hand = func() { h.run(0.7, csc.Pos[1], csc.Idx[1], csc.Val, pos, idx, val) }
+		cs.NewHand = func() func() {
+			h := newGustavson(cols)
+			return func() { h.run(0.7, csc.Pos[1], csc.Idx[1], csc.Val, pos, idx, val) }
+		}
 		cs.HandValue = h.value
 		cs.Hand()
 		cs.HandOutBytes = int64(8*(cols+1) + 16*len(h.val))
@@ -161,6 +174,10 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		s := make([]float64, cols)
 		out := make([]float64, len(val))
 		cs.Hand = func() { handSMMM(idx, val, pos, s, out) }
+		cs.NewHand = func() func() {
+			s, out := make([]float64, cols), make([]float64, len(val))
+			return func() { handSMMM(idx, val, pos, s, out) }
+		}
 		cs.HandValue = func() sdql.Value { return csrValue(pos, idx, out) }
 		cs.HandOutBytes = int64(8 * len(out))
 	case "vva", "vvd", "vsm":
@@ -185,16 +202,28 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 			bind(v1, "V1")
 			bind(v2, "V2")
 			cs.Hand = func() { handVVA(out) }
+			cs.NewHand = func() func() {
+				out := make([]float64, n)
+				return func() { handVVA(out) }
+			}
 			cs.HandValue = func() sdql.Value { return diagValue(out) }
 		case "vvd":
 			bind(v1, "V1")
 			bind(v2, "V2")
-			cs.Hand = func() { copy(out, rev) }
+			cs.Hand = func() { copy(out, v2.Val) }
+			cs.NewHand = func() func() {
+				out := make([]float64, n)
+				return func() { copy(out, v2.Val) }
+			}
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
 		case "vsm":
 			bind(v1, "V1")
 			scalars["s"] = 1.5
-			cs.Hand = func() { handVSM(1.5, val, out) }
+			cs.Hand = func() { handVSM(1.5, v1.Val, out) }
+			cs.NewHand = func() func() {
+				out := make([]float64, n)
+				return func() { handVSM(1.5, v1.Val, out) }
+			}
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
 		}
 	default:

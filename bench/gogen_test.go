@@ -10,38 +10,9 @@ import (
 
 	"github.com/nablasd/nablasd/bench/gen"
 	nexec "github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/internal/gorun"
 	"github.com/nablasd/nablasd/sdql"
 )
-
-// goLiteral writes a binding as a Go literal.
-func goLiteral(v sdql.Value) string {
-	var b strings.Builder
-	switch v := v.(type) {
-	case sdql.Int:
-		return fmt.Sprint(int(v))
-	case sdql.Real:
-		return fmt.Sprintf("float64(%v)", float64(v))
-	case sdql.IntArray:
-		b.WriteString("[]int{")
-		for i, x := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprint(&b, x)
-		}
-		b.WriteString("}")
-	case sdql.RealArray:
-		b.WriteString("[]float64{")
-		for i, x := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%v", x)
-		}
-		b.WriteString("}")
-	}
-	return b.String()
-}
 
 // genCase is a program to generate Go for, with its bindings.
 type genCase struct {
@@ -96,79 +67,24 @@ func genCases(t *testing.T) []genCase {
 	return cases
 }
 
-// expectError lists the cases the generator must refuse (with an error),
-// and why.
-var expectError = map[string]string{
+// expectValue lists the cases no specialized layout expresses, which
+// the general translation (GoValue) takes, and why; every other case must
+// keep its specialized layout.
+var expectValue = map[string]string{
 	"batax":            "a matrix result off the inputs' positions needs the shape",
 	"paper_batax":      "a matrix result off the inputs' positions needs the shape",
 	"paper_batax_none": "a matrix result off the inputs' positions needs the shape",
 }
 
-const printers = `
-func pr(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-func printMap(keys []int, vals []float64) string {
-	var b strings.Builder
-	b.WriteString("{")
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(k) + " -> " + pr(vals[i]))
-	}
-	return b.String() + "}"
-}
-
-func printDense(d []float64) string {
-	keys := make([]int, len(d))
-	for i := range keys {
-		keys[i] = i
-	}
-	return printMap(keys, d)
-}
-
-func printDiag(d []float64) string {
-	var parts []string
-	for i, x := range d {
-		parts = append(parts, strconv.Itoa(i)+" -> {"+strconv.Itoa(i)+" -> "+pr(x)+"}")
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-func printPos(pos, idx []int, d []float64) string {
-	var parts []string
-	for k := 0; k+1 < len(pos); k++ {
-		parts = append(parts, strconv.Itoa(k)+" -> "+printMap(idx[pos[k]:pos[k+1]], d[pos[k]:pos[k+1]]))
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-func printRows(n int, row func(int) ([]int, []float64)) string {
-	var parts []string
-	for k := 0; k < n; k++ {
-		keys, vals := row(k)
-		parts = append(parts, strconv.Itoa(k)+" -> "+printMap(keys, vals))
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-`
-
 // TestGeneratedGo generates Go for every benchmark kernel and the paper's
-// examples, builds and runs it (one go run of one generated main) and
+// examples, builds and runs them all (internal/gorun: one build) and
 // compares each result with the reference interpreter.
 func TestGeneratedGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs generated Go")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	dir := t.TempDir()
-	var main strings.Builder
-	main.WriteString("package main\n\nimport (\n\t\"fmt\"\n\t\"strconv\"\n\t\"strings\"\n)\n\nfunc main() {\n")
+	var cases []gorun.Case
 	var wants []sdql.Value
-	var names []string
 	for i, c := range genCases(t) {
 		want, err := sdql.Eval(c.prog, c.bindings)
 		if err != nil {
@@ -176,88 +92,33 @@ func TestGeneratedGo(t *testing.T) {
 		}
 		fn := fmt.Sprintf("%s%d", strings.ReplaceAll(c.name, "_", ""), i)
 		k, err := nexec.GenerateGoKernel(c.prog, nil, c.bindings, fn, nexec.GoOptions{ResultShape: c.shape, Package: "main", Workspace: i%2 == 0})
-		if why, ok := expectError[c.name]; ok {
-			if err == nil {
-				t.Errorf("%s: generated, expected an error (%s)", c.name, why)
-			} else {
-				t.Logf("%s: %v", c.name, err)
-			}
-			continue
-		}
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
+		if why, ok := expectValue[c.name]; ok != (k.Layout == nexec.GoValue) {
+			if ok {
+				t.Errorf("%s: generated as %s, expected the general translation (%s)", c.name, k.Layout, why)
+			} else {
+				t.Errorf("%s: fell back to the general translation", c.name)
+			}
+		}
 		if strings.Contains(string(k.Source), "interface") || strings.Contains(string(k.Source), "any") {
 			t.Errorf("%s: interface values in generated code", c.name)
 		}
-		if err := os.WriteFile(filepath.Join(dir, fn+".go"), k.Source, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		main.WriteString("\t{\n")
-		for _, n := range k.Params {
-			fmt.Fprintf(&main, "\t\t%s := %s\n", n, goLiteral(c.bindings[n]))
-		}
-		args := strings.Join(k.Params, ", ")
-		dargs, sargs := "d", args
-		if k.WorkType != "" { // a workspace (reused by reruns)
-			fmt.Fprintf(&main, "\t\tws := &%s{}\n", k.WorkType)
-			dargs, sargs = "d, ws", args+", ws"
-		}
-		ext := k.Extent
-		if ext == "" && len(c.shape) > 0 {
-			ext = fmt.Sprint(c.shape[0])
-		}
-		switch k.Layout {
-		case nexec.GoScalar:
-			fmt.Fprintf(&main, "\t\tfmt.Println(%s(%s))\n", fn, sargs)
-		case nexec.GoDense, nexec.GoDiag, nexec.GoPositions:
-			pr := map[nexec.GoLayout]string{nexec.GoDense: "printDense(d)", nexec.GoDiag: "printDiag(d)",
-				nexec.GoPositions: fmt.Sprintf("printPos(%s, %s, d)", k.Pos, k.Idx)}[k.Layout]
-			again := ""
-			if k.Overwrites { // a rerun into the same dst, uncleared
-				again = fmt.Sprintf("\t\t%s(%s, %s)\n", fn, args, dargs)
-			}
-			fmt.Fprintf(&main, "\t\td := make([]float64, %s)\n\t\t%s(%s, %s)\n%s\t\tfmt.Println(%s)\n", ext, fn, args, dargs, again, pr)
-		case nexec.GoMap:
-			fmt.Fprintf(&main, "\t\td := &%s{}\n\t\t%s(%s, %s)\n\t\tfmt.Println(printMap(d.Keys, d.Vals))\n", k.MapType, fn, args, dargs)
-		case nexec.GoCSR:
-			fmt.Fprintf(&main, "\t\td := &%s{Pos: make([]int, %s+1)}\n\t\t%s(%s, %s)\n\t\t%s(%s, %s)\n\t\tfmt.Println(printPos(d.Pos, d.Idx, d.Val))\n", k.CSRType, ext, fn, args, dargs, fn, args, dargs)
-		case nexec.GoRows:
-			fmt.Fprintf(&main, "\t\td := make([]%s, %s)\n\t\t%s(%s, %s)\n\t\tfmt.Println(printRows(len(d), func(k int) ([]int, []float64) { return d[k].Keys, d[k].Vals }))\n", k.MapType, ext, fn, args, dargs)
-		}
-		main.WriteString("\t\t_ = []any{" + args + "}\n\t}\n")
-		wants, names = append(wants, want), append(names, c.name)
+		cases = append(cases, gorun.Case{Name: c.name, Kernel: k, Inputs: c.bindings, Shape: c.shape})
+		wants = append(wants, want)
 	}
-	main.WriteString("}\n" + printers)
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(main.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module gen\n\ngo 1.24\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(gobin, "run", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	out, err := cmd.CombinedOutput()
+	results, err := gorun.Run(cases)
 	if err != nil {
-		t.Fatalf("go run: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(wants) {
-		t.Fatalf("%d result lines for %d kernels:\n%s", len(lines), len(wants), out)
-	}
-	for i, line := range lines {
-		e, err := sdql.Parse("", line)
-		if err != nil {
-			t.Fatalf("%s: %v", names[i], err)
-		}
-		got, err := sdql.Eval(e, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", names[i], err)
-		}
-		if !sdql.Equal(got, wants[i]) {
-			t.Errorf("%s: generated Go disagrees with the interpreter:\n got %s\nwant %s", names[i], sdql.FormatValue(got), sdql.FormatValue(wants[i]))
+	for i, r := range results {
+		switch {
+		case r.Err != nil:
+			t.Errorf("%v", r.Err)
+		case !sdql.Equal(r.Value, wants[i]):
+			t.Errorf("%s: generated Go disagrees with the interpreter:\n got %s\nwant %s", cases[i].Name, sdql.FormatValue(r.Value), sdql.FormatValue(wants[i]))
 		}
 	}
 }

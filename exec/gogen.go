@@ -32,10 +32,17 @@ const (
 	// kernel sets Pos[1:] and overwrites Idx and Val, reusing their
 	// capacity, so row k holds Idx[q] -> Val[q] for q in Pos[k]:Pos[k+1].
 	GoCSR
+	// GoValue: no destination; the function returns the result as a Go
+	// value of type GoKernel.ResultType: float64, int or bool for scalars,
+	// a map[int]V for a dictionary (nested for higher orders). It is the
+	// general translation of any program, the fallback when no layout
+	// above expresses it; its inputs may also be dictionaries (maps).
+	// GoOptions.ResultShape and Workspace do not apply to it.
+	GoValue
 )
 
 func (l GoLayout) String() string {
-	return [...]string{"scalar", "dense", "map", "diag", "positions", "rows", "csr"}[l]
+	return [...]string{"scalar", "dense", "map", "diag", "positions", "rows", "csr", "value"}[l]
 }
 
 // GoOptions configures GenerateGoKernel.
@@ -57,12 +64,15 @@ type GoOptions struct {
 type GoKernel struct {
 	Source []byte
 	Func   string
-	// Params are the inputs in parameter order (their names sorted); the
-	// destination, when there is one, is the last parameter, dst.
+	// Params are the inputs in parameter order (their names sorted; GoValue
+	// renames those that are not Go identifiers); the destination, when
+	// there is one, is the last parameter, dst.
 	Params []string
 	Layout GoLayout
-	// DstType is the destination's Go type ("" for GoScalar).
+	// DstType is the destination's Go type ("" for GoScalar and GoValue).
 	DstType string
+	// ResultType is the Go type the function returns (GoValue).
+	ResultType string
 	// MapType names the generated map type (GoMap, GoRows).
 	MapType string
 	// CSRType names the generated CSR matrix type (GoCSR).
@@ -105,8 +115,16 @@ type GoKernel struct {
 // arrays become slice indexing, scalar lets become locals, dictionaries
 // built by lets are iterated in place (loops over their definition) or,
 // when looked up by key, held in dense or map locals. Whatever the
-// generator cannot express in this shape is an error naming the construct,
-// never wrong code. bindings give the inputs' types when info is nil.
+// generator cannot express in this shape falls back to the general
+// translation (GoValue):
+//
+//	func funcName(in1 T1, ..., inN TN) R          // any program
+//
+// which returns the result as a typed Go value (float64, int, bool, or
+// nested map[int]V for dictionaries), takes dictionary inputs as maps, and
+// mirrors the reference interpreter construct by construct. What neither
+// can express is an error naming the construct and its position, never
+// wrong code. bindings give the inputs' types when info is nil.
 func GenerateGo(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.Value, funcName string) ([]byte, error) {
 	k, err := GenerateGoKernel(prog, info, bindings, funcName, GoOptions{})
 	if err != nil {
@@ -116,7 +134,8 @@ func GenerateGo(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.Value,
 }
 
 // GenerateGoKernel is GenerateGo with options; it also returns the calling
-// convention of the generated function.
+// convention of the generated function. It tries the specialized layouts
+// first and takes the general translation (GoValue) when none applies.
 func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.Value, funcName string, opts GoOptions) (*GoKernel, error) {
 	if info == nil {
 		types := map[string]sdql.Type{}
@@ -128,9 +147,25 @@ func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.
 			return nil, err
 		}
 	}
+	if live := dropDeadLets(prog); live != prog {
+		var err error
+		if info, err = sdql.Check(live, &sdql.CheckConfig{Inputs: info.Free, Strict: true}); err != nil {
+			return nil, err
+		}
+		prog = live
+	}
 	if opts.Package == "" {
 		opts.Package = "kernels"
 	}
+	k, err := generateGoLayouts(prog, info, funcName, opts)
+	if err != nil {
+		return generateGoValue(prog, info, funcName, opts)
+	}
+	return k, nil
+}
+
+// generateGoLayouts tries the specialized layouts in turn.
+func generateGoLayouts(prog sdql.Expr, info *sdql.Info, funcName string, opts GoOptions) (*GoKernel, error) {
 	order := sdql.Order(info.Types[prog])
 	var layouts []GoLayout
 	shape := func(i int) bool { return i < len(opts.ResultShape) && opts.ResultShape[i] > 0 }
@@ -177,6 +212,10 @@ type gvar struct {
 	view *sdql.LetExpr
 	def  sdql.Expr
 	env  map[string]*gvar
+	// guard: a Go condition under which a view is its definition; when it
+	// fails the view is the empty dictionary (a row looked up at a key
+	// outside its range). "" always holds.
+	guard string
 	// int loop variables of ranges starting at 0: the range's end when it
 	// is an expression of the inputs (the extent of dense destinations)
 	hi string

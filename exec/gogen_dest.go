@@ -97,10 +97,16 @@ func (g *gogen) intoScaled(e sdql.Expr, d *gdest, s string) {
 		}
 		switch v.kind {
 		case "view":
+			if v.guard != "" { // a missing row: no entries
+				g.p("if %s {", v.guard)
+			}
 			save := g.vars
 			g.vars = cloneEnv(v.env)
 			g.intoScaled(v.def, d, s)
 			g.vars = save
+			if v.guard != "" {
+				g.p("}")
+			}
 		default:
 			// add a built local or an array: a loop over it
 			k, x := &sdql.Ident{Name: "k·"}, &sdql.Ident{Name: "v·"}

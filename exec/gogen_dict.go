@@ -81,16 +81,18 @@ func (g *gogen) viewLookup(d *gvar, e *sdql.LookupExpr) *gvar {
 	g.vars = cloneEnv(d.env)
 	lo, hi := g.int(rg.Lo), g.int(rg.Hi)
 	g.vars = save
-	g.p("if %s < %s || %s >= %s {", k, lo, k, hi)
-	g.p("panic(\"%s: lookup of a missing key of a nested dictionary\")", g.fn)
-	g.p("}")
+	// a key outside the range is a missing row: the empty dictionary
+	guard := fmt.Sprintf("%s <= %s && %s < %s", lo, k, k, hi)
+	if d.guard != "" {
+		guard = d.guard + " && " + guard
+	}
 	env := cloneEnv(d.env)
 	for _, b := range []string{s.Key.Name, s.Val.Name} {
 		if b != "_" {
 			env[b] = &gvar{kind: "int", g: k}
 		}
 	}
-	return &gvar{kind: "view", def: val, env: env}
+	return &gvar{kind: "view", def: val, env: env, guard: guard}
 }
 
 func cloneEnv(m map[string]*gvar) map[string]*gvar {
@@ -122,7 +124,11 @@ func (g *gogen) lookup(d *gvar, e *sdql.LookupExpr) string {
 		g.vars = cloneEnv(d.env)
 		lo, hi := g.int(rg.Lo), g.int(rg.Hi)
 		g.p("%s := 0.0", x)
-		g.p("if %s := %s; %s <= %s && %s < %s {", k, kg, lo, k, k, hi)
+		guard := ""
+		if d.guard != "" {
+			guard = d.guard + " && "
+		}
+		g.p("if %s := %s; %s%s <= %s && %s < %s {", k, kg, guard, lo, k, k, hi)
 		for _, b := range []string{s.Key.Name, s.Val.Name} {
 			if b != "_" {
 				g.vars[b] = &gvar{kind: "int", g: k}
@@ -145,10 +151,10 @@ func (g *gogen) let(e *sdql.LetExpr) {
 		var rest sdql.Expr = e.Body
 		switch kindOf(g.typeOf(v)) {
 		case kReal, kInt:
-			x := g.scalar(v, kindOf(g.typeOf(v)) == kInt)
 			if b.Name == "_" || !mentions(rest, b.Name) && !laterMention(e, i, b.Name) {
-				continue
+				continue // dead: its computation would be an unused Go local
 			}
+			x := g.scalar(v, kindOf(g.typeOf(v)) == kInt)
 			n := g.name(b.Name)
 			g.p("%s := %s", n, x)
 			kind := "real"
@@ -157,10 +163,10 @@ func (g *gogen) let(e *sdql.LetExpr) {
 			}
 			g.vars[b.Name] = &gvar{kind: kind, g: n}
 		case kBool:
-			x := g.boolean(v)
 			if b.Name == "_" || !mentions(rest, b.Name) && !laterMention(e, i, b.Name) {
 				continue
 			}
+			x := g.boolean(v)
 			n := g.name(b.Name)
 			g.p("%s := %s", n, x)
 			g.vars[b.Name] = &gvar{kind: "bool", g: n}
@@ -431,7 +437,16 @@ func (g *gogen) loopOver(src sdql.Expr, key, val string, lin bool, bodyExpr sdql
 		body()
 		g.p("}")
 	case "view":
+		if !mentions(bodyExpr, key) {
+			key = "_" // bound, an unused key would be an unused Go local
+		}
+		if d.guard != "" { // a missing row: no entries
+			g.p("if %s {", d.guard)
+		}
 		g.loopView(d, key, val, lin, body)
+		if d.guard != "" {
+			g.p("}")
+		}
 	default:
 		g.failf(src, "cannot iterate over %s", sdql.PrintFlat(src))
 	}

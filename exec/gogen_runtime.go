@@ -168,5 +168,8 @@ type MATRIX struct {
 	Pos []int
 	Idx []int
 	Val []float64
+	// counted is the bound on the entries for which the kernel last
+	// counted them exactly to size Idx and Val (0: never).
+	counted int
 }
 `

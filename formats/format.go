@@ -160,7 +160,7 @@ func (f Format) Layout(order int) (Layout, error) {
 		return Layout{}, fmt.Errorf("formats: invalid (zero) format")
 	}
 	if order < 1 {
-		return Layout{}, fmt.Errorf("formats: %s has no variant of order %d (tensors have order 1 or more)", f.spec.name, order)
+		return Layout{}, fmt.Errorf("formats: %s has no variant of order %d", f.spec.name, order)
 	}
 	l, ok := f.spec.layout(order)
 	if !ok {

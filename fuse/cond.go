@@ -99,6 +99,8 @@ var condRegistry = map[string]condDef{
 		func(c Cond, m matchEnv) bool { return m.isIdent(c.Args[0]) }},
 	"trivial": {1, "trivial($e): $e is a variable, literal or zero (free to duplicate)", allVars,
 		func(c Cond, m matchEnv) bool { return m.trivial(c.Args[0]) }},
+	"nontrivial": {1, "nontrivial($e): $e is not trivial (it computes something)", allVars,
+		func(c Cond, m matchEnv) bool { return !m.trivial(c.Args[0]) }},
 	"dense": {1, "dense($d): $d is an input that stores every index of its dimension", allVars,
 		func(c Cond, m matchEnv) bool { return m.dense(c.Args[0]) }},
 	"nounique": {1, "nounique($e): $e contains no unique(...) (whose claim is relative to the enclosing sum)", allVars,

@@ -21,6 +21,8 @@ func defText(format, name string, order int) string {
 		return r.Replace("sum(<_, i> in (0:A_len)) { unique(i) -> sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) { unique(j) -> A_val(p) } }")
 	case format == "coo" && order == 2:
 		return r.Replace("sum(<_, p> in (0:A_len)) { A_row(p) -> { A_col(p) -> A_val(p) } }")
+	case format == "csc" && order == 2:
+		return r.Replace("sum(<_, j> in (0:A_len)) sum(<p, i> in A_idx(A_pos(j):A_pos(j+1))) { i -> { unique(j) -> A_val(p) } }")
 	case format == "dense" && order == 2:
 		return r.Replace("sum(<_, i> in (0:A_rows)) { unique(i) -> sum(<_, j> in (0:A_cols)) { unique(j) -> A_val(i*A_cols+j) } }")
 	}
@@ -100,6 +102,22 @@ func physBind(format, name string, v sdql.Value, dims []int) (map[string]sdql.Va
 			vals[name+"_len"], vals[name+"_row"], vals[name+"_col"], vals[name+"_val"] = sdql.Int(len(row)), row, col, val
 			types[name+"_len"], types[name+"_row"], types[name+"_col"], types[name+"_val"] = sdql.IntType, iarr, iarr, rarr
 		}
+	case "csc": // the transpose's CSR arrays
+		t := sdql.NewDict()
+		for _, i := range keys(d) {
+			r, _ := d.Get(i)
+			rd, _ := r.(*sdql.Dict)
+			for _, j := range keys(rd) {
+				x, _ := rd.Get(j)
+				c, ok := t.Get(j)
+				if !ok {
+					c = sdql.NewDict()
+					t.Set(j, c)
+				}
+				c.(*sdql.Dict).Set(i, x)
+			}
+		}
+		return physBind("csr", name, t, []int{dims[1], dims[0]})
 	case "csr":
 		pos := sdql.IntArray{0}
 		var idx sdql.IntArray

@@ -57,32 +57,59 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	}
 	mark := ws.f5[:n]
 	clear(mark)
+	bound := 0
+	for i1 := 0; i1 < A_len; i1++ {
+		k := A_pos[i1+1] - A_pos[i1]
+		bound += k * k
+	}
+	if (cap(dst.Idx) < bound || cap(dst.Val) < bound) && dst.counted != bound {
+		dst.counted = bound
+		total := 0
+		for j1 := 0; j1 < n; j1++ {
+			for q1 := cnt[j1]; q1 < cnt[j1+1]; q1++ {
+				i1 := rows[q1]
+				for p1 := A_pos[i1]; p1 < A_pos[i1+1]; p1++ {
+					if k := A_idx[p1]; mark[k] != j1+1 {
+						mark[k] = j1 + 1
+						total++
+					}
+				}
+			}
+		}
+		clear(mark)
+		if cap(dst.Idx) < total {
+			dst.Idx = make([]int, 0, total)
+		}
+		if cap(dst.Val) < total {
+			dst.Val = make([]float64, 0, total)
+		}
+	}
 	keys, vals1 := dst.Idx[:0], dst.Val[:0]
-	for i1 := 0; i1 < n; i1++ {
+	for i11 := 0; i11 < n; i11++ {
 		start := len(keys)
-		for q := cnt[i1]; q < cnt[i1+1]; q++ {
+		for q := cnt[i11]; q < cnt[i11+1]; q++ {
 			i := rows[q]
 			v := vals[q]
 			c := beta * v
 			if lo, hi := A_pos[i], A_pos[i+1]; lo < hi {
 				A_idx := A_idx[lo:hi]
 				A_val := A_val[lo:hi]
-				for p1 := range A_idx {
-					k := A_idx[p1]
-					v1 := A_val[p1]
-					if mark[k] != i1+1 {
-						mark[k] = i1 + 1
-						w[k] = 0
-						keys = append(keys, k)
+				for p2 := range A_idx {
+					k1 := A_idx[p2]
+					v1 := A_val[p2]
+					if mark[k1] != i11+1 {
+						mark[k1] = i11 + 1
+						w[k1] = 0
+						keys = append(keys, k1)
 					}
-					w[k] += c * v1
+					w[k1] += c * v1
 				}
 			}
 		}
-		for _, k := range keys[start:] {
-			vals1 = append(vals1, w[k])
+		for _, k1 := range keys[start:] {
+			vals1 = append(vals1, w[k1])
 		}
-		dst.Pos[i1+1] = len(keys)
+		dst.Pos[i11+1] = len(keys)
 	}
 	dst.Pos[0], dst.Idx, dst.Val = 0, keys, vals1
 }
@@ -93,6 +120,9 @@ type batax_csrCSR struct {
 	Pos []int
 	Idx []int
 	Val []float64
+	// counted is the bound on the entries for which the kernel last
+	// counted them exactly to size Idx and Val (0: never).
+	counted int
 }
 
 // batax_csrWork holds batax_csr's scratch vectors across runs (the zero value is ready).

@@ -4,7 +4,7 @@ package gen
 
 // vsm_dense is the kernel of
 //
-//	let t = sum(<_, i> in (0:V1_len)) { i -> V1_val(i) } in (s + s) * t
+//	let c = s + s in sum(<_, i> in (0:V1_len)) { i -> c * V1_val(i) }
 //
 // dst (len the result's extent, stored, not added into) receives the result: dst[k] is the value at key k.
 func vsm_dense(V1_len int, V1_val []float64, s float64, dst []float64) {

@@ -140,8 +140,12 @@ type program struct {
 	name   string // the file name, "" for -e
 	expr   sdql.Expr
 	inputs map[string]*input
-	values map[string]sdql.Value // logical values of the inputs
+	values map[string]sdql.Value // the values of the scalar inputs
 	info   *sdql.Info
+	// logical caches the inputs' logical values (logicalValues): built
+	// only for --opt none, since a tensor's dictionary takes several times
+	// the memory of its storage.
+	logical map[string]sdql.Value
 }
 
 // parse reads and parses the program, with no inputs bound yet.
@@ -192,7 +196,6 @@ func load(c *common) (*program, error) {
 	}
 	for n, in := range p.inputs {
 		if in.tensor != nil {
-			p.values[n] = formats.ToValue(in.tensor)
 			continue
 		}
 		t := info.Free[n]
@@ -210,11 +213,7 @@ func load(c *common) (*program, error) {
 			return nil, fmt.Errorf("--in %s: the program uses %s as %s, but it is bound to the number %v", n, n, t, in.number)
 		}
 	}
-	types = map[string]sdql.Type{}
-	for n, v := range p.values {
-		types[n] = sdql.TypeOfValue(v)
-	}
-	p.info, err = sdql.Check(e, &sdql.CheckConfig{File: name, Inputs: types, Strict: true})
+	p.info, err = sdql.Check(e, &sdql.CheckConfig{File: name, Inputs: p.types(), Strict: true})
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +255,29 @@ func (p *program) types() map[string]sdql.Type {
 	for n, v := range p.values {
 		ts[n] = sdql.TypeOfValue(v)
 	}
+	for n, in := range p.inputs {
+		if in.tensor != nil {
+			ts[n] = sdql.Tensor(in.tensor.Order())
+		}
+	}
 	return ts
+}
+
+// logicalValues returns the inputs' logical values: the scalars, and each
+// tensor as its dictionary (formats.ToValue), built on first use.
+func (p *program) logicalValues() map[string]sdql.Value {
+	if p.logical == nil {
+		p.logical = map[string]sdql.Value{}
+		for n, v := range p.values {
+			p.logical[n] = v
+		}
+		for n, in := range p.inputs {
+			if in.tensor != nil {
+				p.logical[n] = formats.ToValue(in.tensor)
+			}
+		}
+	}
+	return p.logical
 }
 
 // withFile names the program's file in positioned errors that come from

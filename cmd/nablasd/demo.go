@@ -36,13 +36,13 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	}
 	p := &program{name: "batax.sdql", expr: e,
 		inputs: map[string]*input{"A": {name: "A", tensor: A}, "x": {name: "x", tensor: x}, "beta": {name: "beta", number: 0.5, isNum: true}},
-		values: map[string]sdql.Value{"A": formats.ToValue(A), "x": formats.ToValue(x), "beta": sdql.Real(0.5)}}
+		values: map[string]sdql.Value{"beta": sdql.Real(0.5)}}
 	if p.info, err = sdql.Check(e, &sdql.CheckConfig{File: p.name, Inputs: p.types(), Strict: true}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "program (batax.sdql):\n%s\n\n", sdql.Print(e))
 	fmt.Fprintf(stdout, "inputs: A (3×3, CSR) = %s\n        x (dense)    = %s\n        beta         = 0.5\n\n",
-		sdql.FormatValue(p.values["A"]), sdql.FormatValue(p.values["x"]))
+		sdql.FormatValue(formats.ToValue(A)), sdql.FormatValue(formats.ToValue(x)))
 	var x1 execFlags
 	x1.exec, x1.dict, x1.threads, x1.dps = "compiled", "intmap", 1, true
 	for _, wrt := range []string{"", "x"} {

@@ -11,7 +11,10 @@ import (
 
 // cmdGen: nablasd gen (-f FILE | -e TEXT) [--wrt NAME] --in ... [-o FILE]
 // [--func NAME] [--package NAME] writes the Go source of the optimized
-// program's kernel (the paper's section 5.5 code generation, in Go).
+// program's kernel (the paper's section 5.5 code generation, in Go), or
+// with --opt none of the logical program over dictionary (map) inputs.
+// Programs of the benchmark kernels' shapes become destination-passing
+// loops, any other a function returning its result (exec.GoValue).
 func cmdGen(args []string, stdout, stderr io.Writer) error {
 	var c common
 	var out, fn, pkg string
@@ -56,6 +59,15 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(out, k.Source, 0o644); err != nil {
 		return fmt.Errorf("-o %s: %v", out, err)
 	}
-	fmt.Fprintf(stderr, "wrote %s: func %s(%s, dst)\n", out, k.Func, strings.Join(k.Params, ", "))
+	params, result := k.Params, ""
+	switch {
+	case k.Layout == exec.GoValue:
+		result = " " + k.ResultType
+	case k.DstType == "":
+		result = " float64"
+	default:
+		params = append(params, "dst")
+	}
+	fmt.Fprintf(stderr, "wrote %s: func %s(%s)%s\n", out, k.Func, strings.Join(params, ", "), result)
 	return nil
 }

@@ -42,6 +42,11 @@ sparse matrices, coo for sparse vectors, dense for array files).
 
 The result prints as an SDQL literal with sorted keys; --out FILE.mtx writes
 it as Matrix Market instead (orders 1 and 2).
+
+gen writes the Go source of the optimized program's kernel (--opt none: of
+the logical program, its tensor inputs Go maps): loops into a destination for
+the benchmark kernels' shapes, else a function returning the result as Go
+values (nested map[int]V for dictionaries).
 `
 
 func main() {

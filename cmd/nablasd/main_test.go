@@ -153,6 +153,18 @@ func TestGenCLI(t *testing.T) {
 	if b, err := os.ReadFile(file); code != 0 || err != nil || !strings.Contains(string(b), "func Sq(") {
 		t.Errorf("gen -o: exit %d, %s, %v", code, stderr, err)
 	}
+	// a logical program over a dictionary input: the general translation
+	code, out, stderr = runCLI("gen", "-e", "sum(<i, a> in V) { i -> V * a }", "--opt", "none", "--in", "V=synthetic:n=20,density=0.5,seed=2", "--func", "Outer")
+	if code != 0 || !strings.Contains(out, "func Outer(V map[int]float64) map[int]map[int]float64 {") {
+		t.Errorf("gen --opt none: exit %d\n%s%s", code, out, stderr)
+	}
+	if formatted, err := format.Source([]byte(out)); err != nil || string(formatted) != out {
+		t.Errorf("gen --opt none output is not gofmt-clean (%v)", err)
+	}
+	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) { i -> V * a }", "--opt", "none", "--in", "V=synthetic:n=20,density=0.5,seed=2", "-o", file)
+	if code != 0 || !strings.Contains(stderr, "func Kernel(V) map[int]map[int]float64") {
+		t.Errorf("gen -o of a general kernel: exit %d, %s", code, stderr)
+	}
 	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) a * a", "--wrt", "W", "--in", "V=synthetic:n=20,density=0.5,seed=2")
 	if code != 1 || !strings.Contains(stderr, "--wrt W: W is not an input") {
 		t.Errorf("gen --wrt W: exit %d, %s", code, stderr)

@@ -43,7 +43,7 @@ func prepare(p *program, wrt, opt string) (*plan, error) {
 			}
 			e = g
 		}
-		return p.checked(e, p.values)
+		return p.checked(e, p.logicalValues())
 	}
 	res, phys, err := p.optimize(wrt, mode)
 	if err != nil {
@@ -101,7 +101,7 @@ func rawDerivative(e sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.E
 // it also returns the physical bindings the optimized program runs over.
 func (p *program) fuseConfig(wrt, mode string) (*fuse.Config, map[string]sdql.Value, error) {
 	cfg := &fuse.Config{Inputs: p.types(), Wrt: wrt, Opt: mode, Dense: map[string]bool{},
-		Stats: fuse.StatsOf(p.values)}
+		Stats: p.stats()}
 	storage := map[string]fuse.Storage{}
 	phys := map[string]sdql.Value{}
 	names := make([]string, 0, len(p.inputs))
@@ -139,4 +139,16 @@ func (p *program) fuseConfig(wrt, mode string) (*fuse.Config, map[string]sdql.Va
 		cfg.PhysStats = fuse.StatsOf(phys)
 	}
 	return cfg, phys, nil
+}
+
+// stats measures the inputs for the optimizer's cost model (fuse.StatsOf
+// of their logical values), tensors from their storage.
+func (p *program) stats() fuse.Stats {
+	st := fuse.StatsOf(p.values)
+	for n, in := range p.inputs {
+		if in.tensor != nil {
+			st[n] = in.tensor.Fanout()
+		}
+	}
+	return st
 }

@@ -75,6 +75,7 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 	if len(items) < 100 {
 		t.Fatalf("only %d corpus programs found", len(items))
 	}
+	goRuns = nil
 	paths := 0
 	for _, it := range items {
 		progs := map[string]sdql.Expr{"program": it.prog}
@@ -121,11 +122,13 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs, %d compiled runs agree with the interpreter", len(items), paths)
+	checkGeneratedGo(t)
 }
 
 // check compiles prog over inputs and compares with want.
 func check(t *testing.T, where string, prog sdql.Expr, inputs map[string]sdql.Value, want sdql.Value) int {
 	t.Helper()
+	goRuns = append(goRuns, goRun{where, prog, inputs, want})
 	k, err := exec.CompileFor(prog, inputs, exec.Options{})
 	if err != nil {
 		t.Errorf("%s: compile: %v\n%s", where, err, sdql.Print(prog))

@@ -1,12 +1,60 @@
 // Command report runs the gradient kernels compiled by exec next to the
-// hand-written Go loops and prints a table: kernel, input, format,
-// compiled and hand-written time per run, their ratio, allocations per
-// run into a reused destination, compile time, and memory (inputs plus
-// what the kernel's first run allocates, against inputs plus the
-// hand-written output). The compiled programs are the pipeline's output
-// (bench.Pipeline); -print shows them.
+// generated Go (bench/gen) and the hand-written Go loops (bench/hand.go)
+// and prints two tables, one of time and one of memory. The compiled
+// programs are the pipeline's output (bench.Pipeline); -print shows them.
 //
-//	go run ./bench/cmd/report [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...] [-dict intmap]
+//	go run ./bench/cmd/report [-rounds 5] [-benchtime 200ms] [-mem=false]
+//	    [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...] [-dict intmap]
+//
+// # Time
+//
+// The variants of a case (hand-written, compiled, generated) are timed in
+// -rounds interleaved rounds: every round times each variant for at least
+// -benchtime (at least one run), the hand-written loop between the other
+// two, whose order alternates from round to round. Each variant's time is
+// the median over the rounds of its ns per run into a reused destination;
+// each ratio to the hand-written loop is the median of the per-round
+// ratios (a variant's time over the hand-written loop's time in the same
+// round, measured back to back), followed by their minimum–maximum, so
+// machine noise slower than a round cancels out of the ratio and the rest
+// shows as the range. allocs/run is testing.AllocsPerRun of the compiled
+// kernel and of the generated Go into a reused destination; compile is
+// one exec.Compile.
+//
+// # Memory
+//
+// All sizes are in MB (10⁶ bytes). "in" is the inputs' arrays
+// (bench.Case.InputBytes: every array the kernel reads, bound without
+// copying; the hand-written BATAx also reads a CSC copy of A, which is not
+// counted) and "out" the hand-written loop's output (Case.HandOutBytes).
+//
+// "alloc" is a sound upper bound on what a variant adds to the live heap:
+// every byte it allocates on the Go heap (runtime.MemStats.TotalAlloc)
+// from the start of exec.Compile through NewResult and the first RunInto
+// for the compiled kernel, and over binding the generated Go (which
+// allocates its destination and workspace) and its first run. Its ratio
+// is (in + alloc) / (in + out). It does not count memory outside the Go
+// heap.
+//
+// "peak+" is process memory: each kernel, input and variant runs in a
+// child process (this command run again with -child) that loads the
+// inputs, runs its variant once over a 300×300 matrix (so that code and
+// the runtime's one-time structures are resident), collects garbage and
+// returns free memory to the operating system (runtime.GC,
+// debug.FreeOSMemory), resets the kernel's high-water mark of resident
+// memory (writes "5" to /proc/self/clear_refs) and reads its resident
+// memory (VmRSS in /proc/self/status), then does the variant's first run
+// as above (for the hand-written loop: allocating its output and
+// workspace, and running it) and reads the high-water mark (VmHWM):
+// peak+ is the high-water mark less the baseline. Its ratio is (in +
+// peak+ of the variant) / (in + peak+ of the hand-written loop). peak+
+// includes garbage not yet collected (the collector's pacing: with
+// GOGC=100 nothing is collected before the heap doubles), unused capacity,
+// the runtime's metadata and stacks; it is page-granular and misses small
+// allocations that fit in spans already resident, so on inputs of a few
+// hundred kilobytes it is of the size of the runtime's own noise; and it is
+// one run, not a bound. It needs Linux's /proc; elsewhere the column shows
+// "-" and the report says why.
 package main
 
 import (
@@ -22,6 +70,7 @@ import (
 
 	"github.com/nablasd/nablasd/bench"
 	"github.com/nablasd/nablasd/bench/gen"
+	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -29,14 +78,48 @@ import (
 func main() {
 	inputs := flag.String("inputs", strings.Join(bench.Inputs, ","), "inputs")
 	kernels := flag.String("kernels", "", "kernels (default all)")
+	rounds := flag.Int("rounds", 5, "interleaved timing rounds")
+	benchtime := flag.Duration("benchtime", 200*time.Millisecond, "minimum time of each variant in each round")
+	mem := flag.Bool("mem", true, "measure peak resident memory in child processes (Linux)")
 	dict := flag.String("dict", "", "dictionary index: intmap, map or swiss")
 	noDense := flag.Bool("nodense", false, "hashed dictionaries only (the paper's dictionary variant)")
 	opt := flag.String("opt", "", "optimization level: none, norm or dps")
 	noValidate := flag.Bool("novalidate", false, "skip the up-front validation of the inputs")
 	printProg := flag.Bool("print", false, "print each kernel's program (the pipeline's output) to standard error")
+	child := flag.String("child", "", "internal: measure the peak memory of KERNEL,INPUT,VARIANT")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: report [flags]\n")
+		flag.VisitAll(func(f *flag.Flag) {
+			if f.Name == "child" {
+				return
+			}
+			def := ""
+			if f.DefValue != "" && f.DefValue != "false" {
+				def = " (default " + f.DefValue + ")"
+			}
+			fmt.Fprintf(flag.CommandLine.Output(), "  -%s\t%s%s\n", f.Name, f.Usage, def)
+		})
+	}
 	flag.Parse()
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "kernel\tinput\tformat\tcompiled ns\thand ns\tratio\tgen-Go ns\tgen ratio\tallocs/run\tcompile µs\tmem MB\thand mem MB\tmem ratio\t")
+	opts := exec.Options{Dict: *dict, NoDense: *noDense, Opt: *opt, NoValidate: *noValidate}
+	if *child != "" {
+		if err := runChild(*child, opts); err != nil {
+			fail(err)
+		}
+		return
+	}
+	if *rounds < 1 {
+		fail(fmt.Errorf("-rounds %d: want at least 1", *rounds))
+	}
+	var childArgs []string
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "dict", "nodense", "opt", "novalidate":
+			childArgs = append(childArgs, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+	var rows []*row
+	memNote := ""
 	for _, in := range strings.Split(*inputs, ",") {
 		m, why, err := bench.LoadInput(in)
 		if err != nil {
@@ -50,62 +133,183 @@ func main() {
 			if *kernels != "" && !slices.Contains(strings.Split(*kernels, ","), kf.Name) {
 				continue
 			}
-			cs, err := bench.NewCase(kf.Name, kf.Format, in, m)
+			cs, err := newCase(kf.Name, kf.Format, in, m, opts)
 			if err != nil {
 				fail(err)
-			}
-			if *opt == "none" && kf.Name == "batax" {
-				if cs.Prog, err = bench.Program("batax_csr_none"); err != nil {
-					fail(err)
-				}
 			}
 			if *printProg && in == strings.Split(*inputs, ",")[0] {
 				fmt.Fprintf(os.Stderr, "== %s (fuse %v)\n%s\n", kf.Name, cs.Fuse.Elapsed.Round(time.Microsecond), sdql.Print(cs.Prog))
 			}
-			t0 := time.Now()
-			k, err := cs.Compile(exec.Options{Dict: *dict, NoDense: *noDense, Opt: *opt, NoValidate: *noValidate})
-			if err != nil {
-				fail(err)
-			}
-			compile := time.Since(t0)
-			res := k.NewResult()
-			runtime.GC()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			if err := k.RunInto(res, cs.Bindings); err != nil {
-				fail(err)
-			}
-			runtime.ReadMemStats(&after)
-			firstRun := int64(after.TotalAlloc - before.TotalAlloc)
-			comp := testing.Benchmark(func(b *testing.B) {
-				for b.Loop() {
-					_ = k.RunInto(res, cs.Bindings)
-				}
-			})
-			hand := testing.Benchmark(func(b *testing.B) {
-				for b.Loop() {
-					cs.Hand()
-				}
-			})
-			var genNs int64
-			if run := genKernel(kf.Name+"_"+kf.Format, cs.Bindings); run != nil && *opt == "" {
-				genNs = testing.Benchmark(func(b *testing.B) {
-					for b.Loop() {
-						run()
+			fmt.Fprintf(os.Stderr, "%s %s: time", kf.Name, in)
+			r := measure(cs, opts, *rounds, *benchtime)
+			if *mem {
+				fmt.Fprintf(os.Stderr, ", memory")
+				for i, v := range r.variants() {
+					p, err := measurePeak(kf.Name, in, v.name, childArgs)
+					if err != nil {
+						fail(err)
 					}
-				}).NsPerOp()
+					if p.note != "" {
+						memNote = p.note
+					}
+					r.peak[i] = p
+				}
 			}
-			allocs := testing.AllocsPerRun(3, func() { _ = k.RunInto(res, cs.Bindings) })
-			mem := float64(cs.InputBytes+firstRun) / 1e6
-			hmem := float64(cs.InputBytes+cs.HandOutBytes) / 1e6
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%.2f\t%d\t%.2f\t%.0f\t%d\t%.2f\t%.2f\t%.2f\t\n",
-				kf.Name, in, kf.Format, comp.NsPerOp(), hand.NsPerOp(),
-				float64(comp.NsPerOp())/float64(max(hand.NsPerOp(), 1)),
-				genNs, float64(genNs)/float64(max(hand.NsPerOp(), 1)), allocs,
-				compile.Microseconds(), mem, hmem, mem/hmem)
+			fmt.Fprintln(os.Stderr)
+			rows = append(rows, r)
 		}
 	}
+	fmt.Printf("# %d interleaved rounds, each variant >= %v a round; GOMAXPROCS=%d, %s %s/%s\n",
+		*rounds, *benchtime, runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	printTimes(rows)
+	fmt.Println()
+	printMemory(rows, *mem)
+	if memNote != "" {
+		fmt.Printf("peak+ not measured: %s\n", memNote)
+	}
+}
+
+// row is one case's measurements.
+type row struct {
+	cs               *bench.Case
+	hand, comp, gen  *variant // gen is nil without a generated kernel
+	allocsC, allocsG float64
+	compile          time.Duration
+	// allocH, allocC and allocG are the Go heap bytes allocated through
+	// the first run (bench.AllocatedBy): of the hand-written loop's
+	// buffers and run, of exec.Compile, NewResult and RunInto, and of
+	// binding and running the generated Go.
+	allocH, allocC, allocG int64
+	// peak is the peak+ of the hand-written loop, the compiled kernel and
+	// the generated Go, in the order of variants.
+	peak [3]peak
+}
+
+func (r *row) variants() []*variant {
+	if r.gen == nil {
+		return []*variant{r.hand, r.comp}
+	}
+	return []*variant{r.hand, r.comp, r.gen}
+}
+
+// measure compiles and times one case and measures what its kernels
+// allocate.
+func measure(cs *bench.Case, opts exec.Options, rounds int, d time.Duration) *row {
+	r := &row{cs: cs}
+	var k *exec.Kernel
+	var res *exec.Result
+	var err error
+	r.allocC = bench.AllocatedBy(func() {
+		t0 := time.Now()
+		if k, err = cs.Compile(opts); err != nil {
+			return
+		}
+		r.compile = time.Since(t0)
+		res = k.NewResult()
+		err = k.RunInto(res, cs.Bindings)
+	})
+	if err != nil {
+		fail(err)
+	}
+	r.allocH = bench.AllocatedBy(func() { cs.NewHand()() })
+	r.hand = &variant{name: "hand", run: cs.Hand}
+	r.comp = &variant{name: "compiled", run: func() { _ = k.RunInto(res, cs.Bindings) }}
+	r.allocsC = testing.AllocsPerRun(3, r.comp.run)
+	if opts.Opt == "" {
+		var run func()
+		r.allocG = bench.AllocatedBy(func() {
+			if run = genKernel(cs.Kernel+"_"+cs.Format, cs.Bindings); run != nil {
+				run()
+			}
+		})
+		if run != nil {
+			r.gen = &variant{name: "gen", run: run}
+			r.allocsG = testing.AllocsPerRun(3, run)
+		}
+	}
+	runtime.GC() // no collection left running during the timing
+	timeRounds(r.variants(), rounds, d)
+	return r
+}
+
+func printTimes(rows []*row) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "kernel\tinput\tformat\thand µs\tcompiled µs\tcompiled÷hand\tgen µs\tgen÷hand\tallocs/run\tcompile µs\t")
+	for _, r := range rows {
+		genUs, genRatio, allocs := "-", "-", fmt.Sprintf("%.0f/-", r.allocsC)
+		if r.gen != nil {
+			genUs, genRatio = usCell(median(r.gen.ns)), ratioCell(ratios(r.gen.ns, r.hand.ns))
+			allocs = fmt.Sprintf("%.0f/%.0f", r.allocsC, r.allocsG)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
+			r.cs.Kernel, r.cs.Input, r.cs.Format,
+			usCell(median(r.hand.ns)), usCell(median(r.comp.ns)), ratioCell(ratios(r.comp.ns, r.hand.ns)),
+			genUs, genRatio, allocs, r.compile.Microseconds())
+	}
 	w.Flush()
+	fmt.Println("µs: median over the rounds; ÷hand: median of the per-round ratios, then min–max; allocs/run: compiled/generated")
+}
+
+func printMemory(rows []*row, mem bool) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "kernel\tinput\tin MB\tout MB\talloc MB h/c/g\tpeak+ MB h/c/g\t(in+alloc)/(in+out) c/g\t(in+peak+)/(in+out) c/g\t(in+peak+)/(in+hand's) c/g\t")
+	for _, r := range rows {
+		in, out := float64(r.cs.InputBytes), float64(r.cs.HandOutBytes)
+		vs := r.variants()
+		alloc := []int64{r.allocH, r.allocC, r.allocG}
+		allocMB, peakMB := triple(len(vs), func(i int) string { return mb(alloc[i]) }), "-"
+		allocRatio := pair(len(vs), func(i int) string { return ratio(in+float64(alloc[i]), in+out) })
+		peakRatio, peakHand := "-", "-"
+		if mem && r.peak[0].note == "" {
+			peakMB = triple(len(vs), func(i int) string { return mb(r.peak[i].extra) })
+			peakRatio = pair(len(vs), func(i int) string { return ratio(in+float64(r.peak[i].extra), in+out) })
+			peakHand = pair(len(vs), func(i int) string { return ratio(in+float64(r.peak[i].extra), in+float64(r.peak[0].extra)) })
+		}
+		fmt.Fprintf(w, "%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.cs.Kernel, r.cs.Input, in/1e6, out/1e6, allocMB, peakMB, allocRatio, peakRatio, peakHand)
+	}
+	w.Flush()
+	fmt.Println("MB = 10^6 bytes. in: the inputs' arrays; out: the hand-written output; h/c/g: hand-written, compiled, generated Go.")
+	fmt.Println("alloc: Go heap allocated from allocating the buffers (h), exec.Compile (c) or binding (g) through the first run.")
+	fmt.Println("peak+: peak resident memory (VmHWM) above the baseline (VmRSS) over the same, each in a child process of its own.")
+}
+
+func mb(b int64) string { return fmt.Sprintf("%.2f", float64(b)/1e6) }
+
+func ratio(a, b float64) string { return fmt.Sprintf("%.2f", a/b) }
+
+// triple joins the cells of the hand-written loop, the compiled kernel
+// and the generated Go ("-" for a missing generated kernel).
+func triple(n int, cell func(i int) string) string {
+	c := []string{"-", "-", "-"}
+	for i := range n {
+		c[i] = cell(i)
+	}
+	return strings.Join(c, "/")
+}
+
+// pair joins the cells of the compiled kernel and the generated Go.
+func pair(n int, cell func(i int) string) string {
+	c := []string{"-", "-"}
+	for i := 1; i < n; i++ {
+		c[i-1] = cell(i)
+	}
+	return strings.Join(c, "/")
+}
+
+// newCase builds the case of a kernel over an input with the kernel
+// options' program (the unoptimized BATAx for -opt none).
+func newCase(kernel, format, input string, m *datasets.Coords, opts exec.Options) (*bench.Case, error) {
+	cs, err := bench.NewCase(kernel, format, input, m)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Opt == "none" && kernel == "batax" {
+		if cs.Prog, err = bench.Program("batax_csr_none"); err != nil {
+			return nil, err
+		}
+	}
+	return cs, nil
 }
 
 func fail(err error) {

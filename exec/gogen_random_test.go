@@ -1,0 +1,142 @@
+package exec_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/internal/gorun"
+	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// stored stores a logical vector or matrix in format f.
+func stored(t *testing.T, v sdql.Value, shape []int, f formats.Format) *formats.Tensor {
+	t.Helper()
+	idx := make([][]int, len(shape))
+	var val []float64
+	var walk func(v sdql.Value, coords []int)
+	walk = func(v sdql.Value, coords []int) {
+		sdql.Entries(v, func(k int, x sdql.Value) bool {
+			c := append(coords, k)
+			if len(c) < len(shape) {
+				walk(x, c)
+				return true
+			}
+			for m := range c {
+				idx[m] = append(idx[m], c[m])
+			}
+			val = append(val, float64(x.(sdql.Real)))
+			return true
+		})
+	}
+	walk(v, nil)
+	ten, err := formats.FromCoords(shape, idx, val, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ten
+}
+
+// physical composes prog with the definitions of the tensor inputs of
+// sdqltest.GenInputs stored in random formats: the unfused physical
+// program over the formats' arrays.
+func physical(t *testing.T, r *rand.Rand, prog string, in map[string]sdql.Value) (string, map[string]sdql.Value) {
+	t.Helper()
+	b := map[string]sdql.Value{"s": in["s"]}
+	var lets strings.Builder
+	shapes := map[string][]int{"M": {4, 5}, "V": {5}, "W": {5}}
+	names := []string{"M", "V", "W"}
+	sort.Strings(names)
+	for _, n := range names {
+		fs := formats.ForOrder(len(shapes[n]))
+		f := fs[r.IntN(len(fs))]
+		ten := stored(t, in[n], shapes[n], f)
+		def, err := formats.Definition(f, n, ten.Order())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&lets, "let %s = %s in\n", n, def)
+		vars, err := formats.Bind(ten, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range vars {
+			b[k] = v
+		}
+	}
+	return lets.String() + prog, b
+}
+
+// TestGenerateGoRandom: the general translation of random programs of
+// sdqltest.Gen, logical over dictionaries and composed with random
+// storage formats, and the specialized layouts GenerateGoKernel picks for
+// those it covers, agree with the interpreter (one build for all).
+func TestGenerateGoRandom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs generated Go")
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	type item struct {
+		src  string
+		want sdql.Value
+	}
+	var cases []gorun.Case
+	var items []item
+	specialized := 0
+	for i := 0; len(cases)-specialized < 300; i++ {
+		g := &sdqltest.Gen{R: r}
+		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
+		inputs := sdqltest.GenInputs(r)
+		if i%2 == 1 {
+			src, inputs = physical(t, r, src, inputs)
+		}
+		prog, err := sdql.Parse("gen.sdql", src)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		want, err := sdql.Eval(prog, inputs)
+		if err != nil {
+			continue // e.g. a sub-array out of range
+		}
+		k, err := exec.GenerateGoValue(prog, inputs, fmt.Sprintf("k%d", i), exec.GoOptions{Package: "main"})
+		if err != nil {
+			t.Errorf("generating Go: %v\n%s", err, src)
+			continue
+		}
+		if msg := scalarDrift(want, k); msg != "" {
+			t.Errorf("%s\n%s", msg, src)
+		}
+		cases = append(cases, gorun.Case{Name: fmt.Sprintf("program %d", i), Kernel: k, Inputs: inputs})
+		items = append(items, item{src, want})
+		// and through the entry point, where a specialized layout applies
+		k, err = exec.GenerateGoKernel(prog, nil, inputs, fmt.Sprintf("s%d", i), exec.GoOptions{Package: "main"})
+		if err != nil {
+			t.Errorf("generating Go: %v\n%s", err, src)
+			continue
+		}
+		if k.Layout != exec.GoValue {
+			cases = append(cases, gorun.Case{Name: fmt.Sprintf("program %d (%s)", i, k.Layout), Kernel: k, Inputs: inputs})
+			items = append(items, item{src, want})
+			specialized++
+		}
+	}
+	t.Logf("%d programs through the general translation, %d of them through a specialized layout too", len(cases)-specialized, specialized)
+	results, err := gorun.Run(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range results {
+		switch {
+		case res.Err != nil:
+			t.Errorf("%v\n%s\n%s", res.Err, items[i].src, cases[i].Kernel.Source)
+		case !sdql.Equal(res.Value, items[i].want):
+			t.Errorf("%s: generated Go %s, interpreted %s\n%s\n%s", cases[i].Name, sdql.FormatValue(res.Value),
+				sdql.FormatValue(items[i].want), items[i].src, cases[i].Kernel.Source)
+		}
+	}
+}

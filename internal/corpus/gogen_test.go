@@ -1,0 +1,102 @@
+package corpus
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/internal/gorun"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// goRun is a corpus program over inputs, with the interpreter's result,
+// to run through generated Go.
+type goRun struct {
+	where  string
+	prog   sdql.Expr
+	inputs map[string]sdql.Value
+	want   sdql.Value
+}
+
+// goRuns collects what TestCorpusAcrossExecutors compiles.
+var goRuns []goRun
+
+// checkGeneratedGo generates Go for every collected program (each
+// distinct program and inputs once), builds and runs them all in one
+// program, and compares each result with the interpreter's.
+func checkGeneratedGo(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Log("-short: not building the corpus's generated Go")
+		return
+	}
+	start := time.Now()
+	// in a fixed order, so that the generated program is the same from
+	// run to run and its build cached
+	sort.SliceStable(goRuns, func(i, j int) bool { return goRuns[i].where < goRuns[j].where })
+	seen := map[string]bool{}
+	kernels := map[string]*exec.GoKernel{} // by program and input types
+	var cases []gorun.Case
+	var runs []goRun
+	layouts := map[exec.GoLayout]int{}
+	for _, r := range goRuns {
+		prog := sdql.Print(r.prog)
+		if key := prog + "\n" + bindingsKey(r.inputs, true); seen[key] {
+			continue
+		} else {
+			seen[key] = true
+		}
+		key := prog + "\n" + bindingsKey(r.inputs, false)
+		k, ok := kernels[key]
+		if !ok {
+			var err error
+			k, err = exec.GenerateGoKernel(r.prog, nil, r.inputs, fmt.Sprintf("k%d", len(kernels)), exec.GoOptions{Package: "main"})
+			if err != nil {
+				t.Errorf("%s: generating Go: %v\n%s", r.where, err, prog)
+				continue
+			}
+			kernels[key] = k
+			layouts[k.Layout]++
+		}
+		cases = append(cases, gorun.Case{Name: r.where, Kernel: k, Inputs: r.inputs})
+		runs = append(runs, r)
+	}
+	generated := time.Since(start)
+	results, err := gorun.Run(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range results {
+		switch {
+		case res.Err != nil:
+			t.Errorf("%v\n%s\n%s", res.Err, sdql.Print(runs[i].prog), cases[i].Kernel.Source)
+		case !sdql.Equal(res.Value, runs[i].want):
+			t.Errorf("%s: generated Go %s, interpreted %s\n%s\n%s", runs[i].where, sdql.FormatValue(res.Value),
+				sdql.FormatValue(runs[i].want), sdql.Print(runs[i].prog), cases[i].Kernel.Source)
+		}
+	}
+	t.Logf("%d distinct programs over their inputs through %d generated kernels (layouts %v): generated in %v, built and run in %v",
+		len(cases), len(kernels), layouts, generated.Round(time.Millisecond), (time.Since(start) - generated).Round(time.Millisecond))
+}
+
+// bindingsKey prints the types of bindings, and their values with values,
+// in a canonical order.
+func bindingsKey(in map[string]sdql.Value, values bool) string {
+	names := make([]string, 0, len(in))
+	for n := range in {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s: %T %v", n, in[n], sdql.TypeOfValue(in[n]))
+		if values {
+			b.WriteString(" = " + sdql.FormatValue(in[n]))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
