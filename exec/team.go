@@ -101,7 +101,8 @@ type team struct {
 	partial []float64
 }
 
-// maxParts bounds the parts of a fork (the counter's field).
+// maxParts bounds the parts of a fork (the counter's field); workers
+// keeps a fork's goroutines below maxParts/partsPerRunner.
 const maxParts = 1<<16 - 1
 
 // pool is the process's worker goroutines.
@@ -180,7 +181,7 @@ func (c *compiler) workers(fr *frame, work, unit int) int {
 	if n <= 1 || fr.worker || work < 2*unit {
 		return 1
 	}
-	return min(n, work/unit)
+	return min(n, work/unit, maxParts/partsPerRunner)
 }
 
 // fork runs parts 0..parts-1 of j on up to n goroutines (the calling one
@@ -188,13 +189,15 @@ func (c *compiler) workers(fr *frame, work, unit int) int {
 // again here, after the join. With n == 1 it runs the parts inline.
 func (c *compiler) fork(fr *frame, n, parts int, j job) {
 	t := c.teamOf(fr)
-	parts = min(parts, maxParts)
 	if n <= 1 {
 		t.parts = parts
 		for p := 0; p < parts; p++ {
 			j.part(t, 0, p)
 		}
 		return
+	}
+	if parts > maxParts {
+		panic("internal error: too many parts for a fork")
 	}
 	if cap(t.panics) < parts {
 		t.panics = make([]any, parts)

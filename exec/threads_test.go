@@ -405,3 +405,38 @@ func TestThreadsConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsMany: more goroutines than parts of work (empty parts, blocks
+// of no rows) still give the interpreter's results.
+func TestThreadsMany(t *testing.T) {
+	lowThresholds(t)
+	in := threadInputs()[0]
+	for _, pg := range threadPrograms {
+		prog, err := sdql.Parse(pg.name, pg.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sdql.Eval(prog, in.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shape []int
+		if pg.shape != nil {
+			shape = pg.shape(in)
+		}
+		k, err := CompileFor(prog, in.b, Options{Threads: 64, ResultShape: shape})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := k.Run(in.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Value(); !sdql.Equal(got, want) {
+			t.Errorf("%s: got %s, want %s", pg.name, sdql.FormatValue(got), sdql.FormatValue(want))
+		}
+		if k.Threads() < 2 {
+			t.Errorf("%s: ran on %d goroutines", pg.name, k.Threads())
+		}
+	}
+}
