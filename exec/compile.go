@@ -121,7 +121,11 @@ type compiler struct {
 	// topSum is the program when it is a sum into the result; overwrite is
 	// set when its fast loop stores every key of its range (no clearing
 	// needed there: Kernel.noClear)
-	topSum    sdql.Expr
+	topSum sdql.Expr
+	// topStore is topSum under its scalar lets (let c = s + s in sum ...):
+	// a loop there that stores every key of its range still overwrites
+	// the whole result
+	topStore  sdql.Expr
 	overwrite *counted
 }
 

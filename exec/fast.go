@@ -395,7 +395,7 @@ func (c *compiler) fastSumInto(e *sdql.SumExpr, env *scope, fresh bool) intoFn {
 		op = "set"
 	}
 	loop := denseLoops[[3]string{op, string(p.key), p.val}]
-	if sdql.Expr(e) == c.topSum && op == "set" && p.key == 'P' && cs.isRange {
+	if sdql.Expr(e) == c.topStore && op == "set" && p.key == 'P' && cs.isRange {
 		c.overwrite = cs
 	}
 	c.fast++

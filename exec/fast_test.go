@@ -66,6 +66,8 @@ func TestNoClear(t *testing.T) {
 	for _, src := range []string{
 		"sum(<_, i> in (0:V1_len)) { i -> if 0 <= i && i < V2_len then V2_val(i) }",
 		"sum(<_, i> in (1:V1_len)) { unique(i) -> s * V2_val(i) }",
+		// under scalar lets (fuse's NameScalarFactor: VSM's gradient)
+		"let c = s + s in sum(<_, i> in (0:V1_len)) { unique(i) -> c * V2_val(i) }",
 	} {
 		e, err := sdql.Parse("", src)
 		if err != nil {

@@ -191,7 +191,7 @@ func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
 	if c.split {
 		k.par = c.splitTop(e)
 	}
-	c.topSum = e
+	c.topSum, c.topStore = e, underScalarLets(c, e)
 	into := c.into(e, nil, true)
 	if cs := c.overwrite; cs != nil && k.par == nil && len(c.opts.ResultShape) > 0 && c.opts.ResultShape[0] > 0 &&
 		sdql.Order(c.typeOf(e)) == 1 && !c.opts.NoDense {
@@ -432,3 +432,20 @@ func (r *Result) Value() sdql.Value {
 }
 
 var errNotTensor = errors.New("exec: the result is not a real tensor")
+
+// underScalarLets returns the body of e under the lets that bind only
+// scalars.
+func underScalarLets(c *compiler, e sdql.Expr) sdql.Expr {
+	for {
+		let, ok := e.(*sdql.LetExpr)
+		if !ok {
+			return e
+		}
+		for _, v := range let.Values {
+			if kindOf(c.typeOf(v)) == kDict {
+				return e
+			}
+		}
+		e = let.Body
+	}
+}
