@@ -75,49 +75,35 @@ func TestNoAllocs(t *testing.T) {
 }
 
 func BenchmarkGrad(b *testing.B) {
-	for _, in := range Inputs {
-		m, why, err := LoadInput(in)
+	eachCase(b, func(cs *Case) {
+		k, err := cs.Compile(exec.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if m == nil {
-			b.Logf("skipping input %s: %s", in, why)
-			continue
-		}
-		for _, kf := range Kernels {
-			cs, err := NewCase(kf.Name, kf.Format, in, m)
-			if err != nil {
-				b.Fatal(err)
-			}
-			k, err := cs.Compile(exec.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			res := k.NewResult()
-			b.Run(cs.Name()+"/impl=compiled", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if err := k.RunInto(res, cs.Bindings); err != nil {
-						b.Fatal(err)
-					}
+		res := k.NewResult()
+		b.Run(cs.Name()+"/impl=compiled", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := k.RunInto(res, cs.Bindings); err != nil {
+					b.Fatal(err)
 				}
-			})
-			if run := genKernel(kf.Name+"_"+kf.Format, cs.Bindings); run != nil {
-				b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
-					b.ReportAllocs()
-					for b.Loop() {
-						run()
-					}
-				})
 			}
-			b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
+		})
+		if run := genKernel(cs.Kernel+"_"+cs.Format, cs.Bindings); run != nil {
+			b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					cs.Hand()
+					run()
 				}
 			})
 		}
-	}
+		b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				cs.Hand()
+			}
+		})
+	})
 }
 
 // genKernel binds the generated Go kernel of name, or returns nil when

@@ -192,36 +192,22 @@ func TestGeneratedUpToDate(t *testing.T) {
 // BenchmarkGenerated runs the checked-in generated kernels and the
 // hand-written loops side by side over the benchmark inputs.
 func BenchmarkGenerated(b *testing.B) {
-	for _, in := range Inputs {
-		m, why, err := LoadInput(in)
-		if err != nil {
-			b.Fatal(err)
+	eachCase(b, func(cs *Case) {
+		mk := gen.Shaped[cs.Kernel+"_"+cs.Format]
+		if mk == nil {
+			return
 		}
-		if m == nil {
-			b.Logf("skipping input %s: %s", in, why)
-			continue
-		}
-		for _, kf := range Kernels {
-			mk := gen.Shaped[kf.Name+"_"+kf.Format]
-			if mk == nil {
-				continue
+		run, _ := mk(cs.Bindings, cs.Shape)
+		run() // sizes the destination, as NewCase's first run of Hand does
+		b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
+			for b.Loop() {
+				run()
 			}
-			cs, err := NewCase(kf.Name, kf.Format, in, m)
-			if err != nil {
-				b.Fatal(err)
+		})
+		b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
+			for b.Loop() {
+				cs.Hand()
 			}
-			run, _ := mk(cs.Bindings, cs.Shape)
-			run() // sizes the destination, as NewCase's first run of Hand does
-			b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
-				for b.Loop() {
-					run()
-				}
-			})
-			b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
-				for b.Loop() {
-					cs.Hand()
-				}
-			})
-		}
-	}
+		})
+	})
 }

@@ -17,43 +17,29 @@ import (
 // which a machine busy with other work does not inflate as it does the
 // wall time: two goroutines that get no more CPU than one show it.
 func BenchmarkThreads(b *testing.B) {
-	for _, in := range Inputs {
-		m, why, err := LoadInput(in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if m == nil {
-			b.Logf("skipping input %s: %s", in, why)
-			continue
-		}
-		for _, kf := range Kernels {
-			cs, err := NewCase(kf.Name, kf.Format, in, m)
+	eachCase(b, func(cs *Case) {
+		for _, threads := range []int{1, 2} {
+			k, err := cs.Compile(exec.Options{Threads: threads})
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, threads := range []int{1, 2} {
-				k, err := cs.Compile(exec.Options{Threads: threads})
-				if err != nil {
+			b.Run(fmt.Sprintf("%s/threads=%d", cs.Name(), threads), func(b *testing.B) {
+				res := k.NewResult()
+				if err := k.RunInto(res, cs.Bindings); err != nil { // sizes the buffers
 					b.Fatal(err)
 				}
-				b.Run(fmt.Sprintf("%s/threads=%d", cs.Name(), threads), func(b *testing.B) {
-					res := k.NewResult()
-					if err := k.RunInto(res, cs.Bindings); err != nil { // sizes the buffers
+				b.ReportAllocs()
+				cpu0 := cpuTime()
+				for b.Loop() {
+					if err := k.RunInto(res, cs.Bindings); err != nil {
 						b.Fatal(err)
 					}
-					b.ReportAllocs()
-					cpu0 := cpuTime()
-					for b.Loop() {
-						if err := k.RunInto(res, cs.Bindings); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
-					b.ReportMetric(float64(k.Threads()), "goroutines")
-				})
-			}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(k.Threads()), "goroutines")
+			})
 		}
-	}
+	})
 }
 
 // cpuTime is the process's user and system CPU time so far.
