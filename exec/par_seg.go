@@ -35,9 +35,11 @@ func (j *diagJob) part(t *team, r, p int) {
 
 func (j *diagJob) fill(fr *frame, lo, hi int) {
 	if j.constant {
-		vs := j.vals[lo:hi]
+		// x in a local: a store into vs could alias j.x, so the loop
+		// would reload it every iteration
+		vs, x := j.vals[lo:hi], j.x
 		for q := range vs {
-			vs[q] = j.x
+			vs[q] = x
 		}
 		return
 	}
