@@ -37,12 +37,7 @@ bench:
 
 ## fuzz: every fuzz target for FUZZTIME (default 60s) each.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$target"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
-	  done; \
-	done
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
 
 clean:
 	$(GO) clean -testcache
