@@ -53,50 +53,14 @@ func (j *outerJob) part(t *team, r, p int) {
 	wk := j.wk
 	switch j.phase {
 	case outerCount:
-		mark := j.marks(&wk.scratch[r])
-		total := 0
-		for i1 := wk.blocks[p]; i1 < wk.blocks[p+1]; i1++ {
-			m := int32(i1)
-			for q := j.tpos[i1]; q < j.tpos[i1+1]; q++ {
-				k := j.trow[q]
-				for _, c := range j.midx[j.mpos[k]:j.mpos[k+1]] {
-					if mark[c] != m {
-						mark[c] = m
-						total++
-					}
-				}
-			}
-		}
-		wk.counts[p] = total
+		wk.counts[p] = j.countRows(wk.blocks[p], wk.blocks[p+1], j.marks(&wk.scratch[r]))
 	case outerFill:
 		ws := &wk.scratch[r]
 		mark := j.marks(ws)
 		wv := grow(ws.w, j.ncols)
 		ws.w = wv
 		pc := &wk.pieces[p]
-		oidx, ovals := pc.oidx[:0], pc.vals[:0]
-		for i1 := wk.blocks[p]; i1 < wk.blocks[p+1]; i1++ {
-			start := len(oidx)
-			m := int32(i1)
-			for q := j.tpos[i1]; q < j.tpos[i1+1]; q++ {
-				k := j.trow[q]
-				a := j.cc * j.tval[q]
-				rv := j.mval[j.mpos[k]:j.mpos[k+1]]
-				for x, c := range j.midx[j.mpos[k]:j.mpos[k+1]] {
-					if mark[c] != m {
-						mark[c] = m
-						wv[c] = 0
-						oidx = append(oidx, c)
-					}
-					wv[c] += a * rv[x]
-				}
-			}
-			for _, c := range oidx[start:] {
-				ovals = append(ovals, wv[c])
-			}
-			j.opos[i1+1] = len(oidx)
-		}
-		pc.oidx, pc.vals = oidx, ovals
+		pc.oidx, pc.vals = j.fillRows(wk.blocks[p], wk.blocks[p+1], mark, wv, pc.oidx[:0], pc.vals[:0])
 	case outerConcat:
 		// entries cuts[p]..cuts[p+1]-1 of the result (past piece 0, in
 		// place)
@@ -111,6 +75,54 @@ func (j *outerJob) part(t *team, r, p int) {
 			}
 		}
 	}
+}
+
+// countRows counts the entries of result rows lo..hi-1 (a symbolic
+// pass); mark holds no row of them on entry.
+func (j *outerJob) countRows(lo, hi int, mark []int32) int {
+	total := 0
+	for i1 := lo; i1 < hi; i1++ {
+		m := int32(i1)
+		for q := j.tpos[i1]; q < j.tpos[i1+1]; q++ {
+			k := j.trow[q]
+			for _, c := range j.midx[j.mpos[k]:j.mpos[k+1]] {
+				if mark[c] != m {
+					mark[c] = m
+					total++
+				}
+			}
+		}
+	}
+	return total
+}
+
+// fillRows appends result rows lo..hi-1 to oidx and ovals (Gustavson:
+// row i1 = the sum over rows k with column i1 of cc * A(k, i1) * row k,
+// accumulated in the dense w marked per row) and sets opos[i1+1] to the
+// end of row i1 in oidx; mark holds no row of them on entry.
+func (j *outerJob) fillRows(lo, hi int, mark []int32, w []float64, oidx []int, ovals []float64) ([]int, []float64) {
+	for i1 := lo; i1 < hi; i1++ {
+		start := len(oidx)
+		m := int32(i1)
+		for q := j.tpos[i1]; q < j.tpos[i1+1]; q++ {
+			k := j.trow[q]
+			a := j.cc * j.tval[q]
+			rv := j.mval[j.mpos[k]:j.mpos[k+1]]
+			for x, c := range j.midx[j.mpos[k]:j.mpos[k+1]] {
+				if mark[c] != m {
+					mark[c] = m
+					w[c] = 0
+					oidx = append(oidx, c)
+				}
+				w[c] += a * rv[x]
+			}
+		}
+		for _, c := range oidx[start:] {
+			ovals = append(ovals, w[c])
+		}
+		j.opos[i1+1] = len(oidx)
+	}
+	return oidx, ovals
 }
 
 // marks returns the goroutine's marks over the columns, all -1.

@@ -241,8 +241,9 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 		if dup {
 			wk.midx, wk.mval = midx, mval
 		}
+		j := outerJob{cc: cc, ncols: ncols, mpos: mpos, midx: midx, mval: mval, tpos: tpos, trow: trow, tval: tval}
 		if n := c.workers(fr, bound, minOuterWork); n > 1 {
-			c.parGustavson(fr, id, n, sg, outerJob{cc: cc, ncols: ncols, mpos: mpos, midx: midx, mval: mval, tpos: tpos, trow: trow, tval: tval})
+			c.parGustavson(fr, id, n, sg, j)
 			return
 		}
 		if (cap(wk.oidx) < bound || cap(sg.vals) < bound) && wk.counted != bound {
@@ -250,19 +251,7 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 			for q := range mark {
 				mark[q] = -1
 			}
-			total := 0
-			for i1 := 0; i1 < ncols; i1++ {
-				m := int32(i1)
-				for q := tpos[i1]; q < tpos[i1+1]; q++ {
-					k := trow[q]
-					for _, j := range midx[mpos[k]:mpos[k+1]] {
-						if mark[j] != m {
-							mark[j] = m
-							total++
-						}
-					}
-				}
-			}
+			total := j.countRows(0, ncols, mark)
 			if cap(wk.oidx) < total {
 				wk.oidx = make([]int, 0, total)
 			}
@@ -277,29 +266,9 @@ func (c *compiler) segOuterTop(lets []*sdql.LetExpr, rng *sdql.RangeExpr, s *sdq
 		}
 		w := grow(wk.w, ncols)
 		opos := growInt(wk.opos, ncols+1)
-		oidx, ovals := wk.oidx[:0], sg.vals[:0]
 		opos[0] = 0
-		for i1 := 0; i1 < ncols; i1++ {
-			start := len(oidx)
-			m := int32(i1)
-			for q := tpos[i1]; q < tpos[i1+1]; q++ {
-				k := trow[q]
-				a := cc * tval[q]
-				rv := mval[mpos[k]:mpos[k+1]]
-				for t, j := range midx[mpos[k]:mpos[k+1]] {
-					if mark[j] != m {
-						mark[j] = m
-						w[j] = 0
-						oidx = append(oidx, j)
-					}
-					w[j] += a * rv[t]
-				}
-			}
-			for _, j := range oidx[start:] {
-				ovals = append(ovals, w[j])
-			}
-			opos[i1+1] = len(oidx)
-		}
+		j.opos = opos
+		oidx, ovals := j.fillRows(0, ncols, mark, w, wk.oidx[:0], sg.vals[:0])
 		wk.mark, wk.w, wk.opos, wk.oidx = mark, w, opos, oidx
 		sg.lo, sg.hi, sg.rowKeys, sg.start, sg.colKeys, sg.sameKey, sg.rowOn = 0, ncols, nil, opos, oidx, false, nil
 		sg.vals = ovals
