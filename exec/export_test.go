@@ -19,3 +19,11 @@ func GenerateGoValue(prog sdql.Expr, bindings map[string]sdql.Value, funcName st
 	}
 	return generateGoValue(prog, info, funcName, opts)
 }
+
+// TensorOf and Composed are the internal tests' helpers (corpus_test.go)
+// for the external ones: a logical value stored in a format, and a program
+// composed with its tensor inputs' definitions over their arrays.
+var (
+	TensorOf = tensorOf
+	Composed = composed
+)

@@ -3,8 +3,6 @@ package exec_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/nablasd/nablasd/exec"
@@ -14,62 +12,18 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// stored stores a logical vector or matrix in format f.
-func stored(t *testing.T, v sdql.Value, shape []int, f formats.Format) *formats.Tensor {
-	t.Helper()
-	idx := make([][]int, len(shape))
-	var val []float64
-	var walk func(v sdql.Value, coords []int)
-	walk = func(v sdql.Value, coords []int) {
-		sdql.Entries(v, func(k int, x sdql.Value) bool {
-			c := append(coords, k)
-			if len(c) < len(shape) {
-				walk(x, c)
-				return true
-			}
-			for m := range c {
-				idx[m] = append(idx[m], c[m])
-			}
-			val = append(val, float64(x.(sdql.Real)))
-			return true
-		})
-	}
-	walk(v, nil)
-	ten, err := formats.FromCoords(shape, idx, val, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ten
-}
-
 // physical composes prog with the definitions of the tensor inputs of
 // sdqltest.GenInputs stored in random formats: the unfused physical
 // program over the formats' arrays.
 func physical(t *testing.T, r *rand.Rand, prog string, in map[string]sdql.Value) (string, map[string]sdql.Value) {
 	t.Helper()
-	b := map[string]sdql.Value{"s": in["s"]}
-	var lets strings.Builder
 	shapes := map[string][]int{"M": {4, 5}, "V": {5}, "W": {5}}
-	names := []string{"M", "V", "W"}
-	sort.Strings(names)
-	for _, n := range names {
+	tensors := map[string]*formats.Tensor{}
+	for _, n := range []string{"M", "V", "W"} { // in order: the seed fixes the formats
 		fs := formats.ForOrder(len(shapes[n]))
-		f := fs[r.IntN(len(fs))]
-		ten := stored(t, in[n], shapes[n], f)
-		def, err := formats.Definition(f, n, ten.Order())
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&lets, "let %s = %s in\n", n, def)
-		vars, err := formats.Bind(ten, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range vars {
-			b[k] = v
-		}
+		tensors[n] = exec.TensorOf(t, in[n], shapes[n], fs[r.IntN(len(fs))])
 	}
-	return lets.String() + prog, b
+	return exec.Composed(t, prog, tensors, map[string]sdql.Value{"s": in["s"]})
 }
 
 // TestGenerateGoRandom: the general translation of random programs of
