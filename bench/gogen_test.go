@@ -109,18 +109,7 @@ func TestGeneratedGo(t *testing.T) {
 		cases = append(cases, gorun.Case{Name: c.name, Kernel: k, Inputs: c.bindings, Shape: c.shape})
 		wants = append(wants, want)
 	}
-	results, err := gorun.Run(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range results {
-		switch {
-		case r.Err != nil:
-			t.Errorf("%v", r.Err)
-		case !sdql.Equal(r.Value, wants[i]):
-			t.Errorf("%s: generated Go disagrees with the interpreter:\n got %s\nwant %s", cases[i].Name, sdql.FormatValue(r.Value), sdql.FormatValue(wants[i]))
-		}
-	}
+	gorun.Check(t, cases, wants, nil)
 }
 
 // TestCheckedInGenerated runs the checked-in kernels of bench/gen against

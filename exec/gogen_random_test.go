@@ -80,17 +80,9 @@ func TestGenerateGoRandom(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs through the general translation, %d of them through a specialized layout too", len(cases)-specialized, specialized)
-	results, err := gorun.Run(cases)
-	if err != nil {
-		t.Fatal(err)
+	wants := make([]sdql.Value, len(items))
+	for i, it := range items {
+		wants[i] = it.want
 	}
-	for i, res := range results {
-		switch {
-		case res.Err != nil:
-			t.Errorf("%v\n%s\n%s", res.Err, items[i].src, cases[i].Kernel.Source)
-		case !sdql.Equal(res.Value, items[i].want):
-			t.Errorf("%s: generated Go %s, interpreted %s\n%s\n%s", cases[i].Name, sdql.FormatValue(res.Value),
-				sdql.FormatValue(items[i].want), items[i].src, cases[i].Kernel.Source)
-		}
-	}
+	gorun.Check(t, cases, wants, func(i int) string { return items[i].src })
 }

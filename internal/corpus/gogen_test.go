@@ -65,19 +65,11 @@ func checkGeneratedGo(t *testing.T) {
 		runs = append(runs, r)
 	}
 	generated := time.Since(start)
-	results, err := gorun.Run(cases)
-	if err != nil {
-		t.Fatal(err)
+	wants := make([]sdql.Value, len(runs))
+	for i, r := range runs {
+		wants[i] = r.want
 	}
-	for i, res := range results {
-		switch {
-		case res.Err != nil:
-			t.Errorf("%v\n%s\n%s", res.Err, sdql.Print(runs[i].prog), cases[i].Kernel.Source)
-		case !sdql.Equal(res.Value, runs[i].want):
-			t.Errorf("%s: generated Go %s, interpreted %s\n%s\n%s", runs[i].where, sdql.FormatValue(res.Value),
-				sdql.FormatValue(runs[i].want), sdql.Print(runs[i].prog), cases[i].Kernel.Source)
-		}
-	}
+	gorun.Check(t, cases, wants, func(i int) string { return sdql.Print(runs[i].prog) })
 	t.Logf("%d distinct programs over their inputs through %d generated kernels (layouts %v): generated in %v, built and run in %v",
 		len(cases), len(kernels), layouts, generated.Round(time.Millisecond), (time.Since(start) - generated).Round(time.Millisecond))
 }
