@@ -375,7 +375,7 @@ func optimizeGenerated(prog sdql.Expr, types map[string]sdql.Type, saturate bool
 	c := NewCtx(e, types)
 	c.Dense = dense
 	c.Dims = genDims
-	sparsity, simplify, mulnorm, cleanup := strategies()
+	sparsity, simplify, mulnorm, cleanup := strategies(nil)
 	e, _ = sparsity(c, e)
 	stages = append(stages, physStage{Stage: Stage{StageSparsity, e}})
 	e, _ = Seq(simplify, Repeat(InlineIfCheaper(simplify, nil)), simplify)(c, e)
