@@ -313,22 +313,22 @@ type (
 	// unused), in the level's order: ascending keys for Dense, insertion
 	// order for Sparse and Hash, storage order for Positions.
 	ForLevel struct {
-		T          *Tensor
-		Level      int
-		Parent     Expr
-		Key, Pos   *Var
-		Body       Stmt
+		T        *Tensor
+		Level    int
+		Parent   Expr
+		Key, Pos *Var
+		Body     Stmt
 	}
 
 	// Search finds Key in the sorted A[Lo:Hi] (a compressed level's
 	// coordinates) and, when it is there, binds its index to Pos and runs
 	// Body.
 	Search struct {
-		Pos        *Var
-		A          *Array
-		Lo, Hi     Expr
-		Key        Expr
-		Body       Stmt
+		Pos    *Var
+		A      *Array
+		Lo, Hi Expr
+		Key    Expr
+		Body   Stmt
 	}
 
 	// Insert binds Pos to the child of position Parent at key Key in level

@@ -110,7 +110,7 @@ type lowerer struct {
 	workspace map[*Tensor]bool
 	loopDepth int
 	facts
-	undo  []*Var         // assumed facts to drop at the end of a block
+	undo  []*Var        // assumed facts to drop at the end of a block
 	letOf map[*Var]Expr // the expression a hoisted variable holds
 }
 
