@@ -207,7 +207,13 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		p := l.newVar("p", Int)
 		l.loopVar(p, lo, hi)
 		l.inRange[p] = append(l.inRange[p], ab.a)
-		body := l.loopBody(func() { f(&Ref{V: p}, scalarB{l.load(ab.a, &Ref{V: p})}) })
+		body := l.loopBody(func() {
+			val := l.load(ab.a, &Ref{V: p})
+			if ab.a.Kind == Int {
+				val = l.keyVar(val) // a coordinate: one variable for its uses and guards
+			}
+			f(&Ref{V: p}, scalarB{val})
+		})
 		l.emit(&For{V: p, Lo: lo, Hi: hi, Body: body})
 		return
 	case *sdql.LetExpr:

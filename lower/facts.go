@@ -24,6 +24,9 @@ type facts struct {
 	// same lists, for an array, the arrays of its tensor indexed by the
 	// same positions (a compressed level's idx and the values below it).
 	same map[*Array][]*Array
+	// grid gives the two extents of a dense matrix's values array, whose
+	// length is their product.
+	grid map[*Array][2]*Var
 }
 
 type lenFact struct {
@@ -67,6 +70,11 @@ func (l *lowerer) describeArrays() {
 			l.same[a] = group
 		}
 		top := ls[0]
+		if len(ls) == 2 && ls[0].Kind == "dense" && ls[1].Kind == "dense" && val != nil {
+			if r, c := vars[ls[0].Extent], vars[ls[1].Extent]; r != nil && c != nil {
+				l.grid[val] = [2]*Var{r, c}
+			}
+		}
 		n := vars[top.Extent]
 		if n == nil {
 			continue
@@ -169,7 +177,7 @@ func (l *lowerer) assume(env *scope, cond Expr) *scope {
 // load reads a[idx]: unchecked when idx is known to be a valid index of
 // a, else checked (0 outside a, as a lookup of a missing key).
 func (l *lowerer) load(a *Array, idx Expr) Expr {
-	if l.validIndex(a, idx) {
+	if l.validIndex(a, idx) || l.validGridIndex(a, idx) {
 		return &Load{A: a, Index: idx}
 	}
 	return &Select{Cond: inRangeCond(idx, intConst(0), &Len{A: a}), Then: &Load{A: a, Index: idx}, Else: zeroOf(a.Kind)}
@@ -196,6 +204,58 @@ func (l *lowerer) validIndex(a *Array, idx Expr) bool {
 	if lf, ok := l.lenOf[a]; ok && off >= 0 && off <= lf.off {
 		for _, n := range l.below[v] {
 			if lf.n == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validGridIndex reports whether idx is n*x + y for the two extents
+// {n, m} of the dense matrix whose values a holds, with x below m and y
+// below n: an index of a's rows times columns.
+func (l *lowerer) validGridIndex(a *Array, idx Expr) bool {
+	g, ok := l.grid[a]
+	if !ok {
+		return false
+	}
+	f := affine(idx)
+	if f.c != 0 || len(f.terms) != 2 {
+		return false
+	}
+	var prod *Binary
+	var y *Var
+	for _, t := range f.terms {
+		if t.coef != 1 {
+			return false
+		}
+		switch x := t.x.(type) {
+		case *Binary:
+			prod = x
+		case *Ref:
+			y = x.V
+		}
+	}
+	if prod == nil || y == nil || prod.Op != Mul {
+		return false
+	}
+	a1, ok1 := prod.X.(*Ref)
+	a2, ok2 := prod.Y.(*Ref)
+	if !ok1 || !ok2 {
+		return false
+	}
+	isBelow := func(v, n *Var) bool {
+		for _, b := range l.below[v] {
+			if b == n {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pair := range [][2]*Var{{a1.V, a2.V}, {a2.V, a1.V}} {
+		n, x := pair[0], pair[1]
+		for _, dims := range [][2]*Var{{g[0], g[1]}, {g[1], g[0]}} {
+			if n == dims[0] && isBelow(x, dims[1]) && isBelow(y, dims[0]) {
 				return true
 			}
 		}

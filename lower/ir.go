@@ -416,15 +416,3 @@ const (
 	Disjoint Merge = iota
 	Sum
 )
-
-// Prim is a primitive a loop is run as: a named IR rule (rules.go) and
-// the operands it matched.
-type Prim struct {
-	Name string
-	// Operands are the parts of the loop the primitive reads, in the
-	// rule's order (rules.go documents each primitive's).
-	Operands []Expr
-	Arrays   []*Array
-	Tensors  []*Tensor
-	Vars     []*Var
-}

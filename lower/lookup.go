@@ -175,9 +175,10 @@ func (l *lowerer) locateIn(s *sdql.SumExpr, k sdql.Expr, env *scope, key Expr, v
 	case *sdql.RangeExpr:
 		lo, hi := l.scalar(src.Lo, env), l.scalar(src.Hi, env)
 		return l.guarded(func(set func(Expr)) {
-			in := inRangeCond(key, lo, hi)
+			k := l.keyVar(key)
+			in := inRangeCond(k, lo, hi)
 			then := l.nested(func() {
-				k := l.hoist(key, "i")
+				l.assume(env, in)
 				set(value(bind(k, scalarB{k})))
 			})
 			l.emitIf(in, then, nil)
@@ -338,11 +339,13 @@ func (l *lowerer) locateInDict(s *sdql.SumExpr, k sdql.Expr, env *scope, key Exp
 	switch src := s.Src.(type) {
 	case *sdql.RangeExpr:
 		lo, hi := l.scalar(src.Lo, env), l.scalar(src.Hi, env)
+		k := l.keyVar(key)
+		in := inRangeCond(k, lo, hi)
 		then := l.nested(func() {
-			k := l.hoist(key, "i")
+			l.assume(env, in)
 			f(bind(k, scalarB{k}))
 		})
-		l.emitIf(inRangeCond(key, lo, hi), then, nil)
+		l.emitIf(in, then, nil)
 		return true
 	case *sdql.SliceExpr:
 		ab := l.arrayOf(src.X, env).(arrayB)

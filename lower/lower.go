@@ -42,7 +42,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	l := &lowerer{info: info, opts: opts, prog: &Program{Type: info.Result}, used: map[string]int{},
 		roles: map[string]*formats.LevelInfo{}, keys: map[*Tensor][]keyFact{}, workspace: map[*Tensor]bool{},
 		letOf: map[*Var]Expr{}, facts: facts{nonneg: map[*Var]bool{}, below: map[*Var][]*Var{},
-			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}}}
+			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}, grid: map[*Array][2]*Var{}}}
 	defer func() {
 		if r := recover(); r != nil {
 			le, ok := r.(lowerError)
@@ -80,6 +80,11 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	}
 	l.prog.Body = root
 	Canonicalize(l.prog)
+	eliminateDead(l.prog)
+	if l.prog.Body == nil {
+		l.prog.Body = &Block{}
+	}
+	MarkPrimitives(l.prog)
 	return l.prog, nil
 }
 

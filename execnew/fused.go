@@ -1,0 +1,241 @@
+package exec
+
+import (
+	"github.com/nablasd/nablasd/lower"
+)
+
+// Fused loops: the loops lowering marks with a primitive (lower.Rules)
+// run as one Go loop per lane of the columnar batch around them, instead
+// of flattening their iterations into a child batch: the innermost loops
+// of sparse code are short (a row's entries), and flattening them costs
+// more than they do.
+//
+//	SegDot:     for p := lo; p < hi; p++ { [j := I[p]]; acc += F }
+//	SegScatter: for p := lo; p < hi; p++ { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }
+//
+// The factors of F that are neither A[p] nor X[j] are evaluated once per
+// lane (a column of the lanes' level, or a scalar the same for all), and
+// multiplied into each lane's sum, not into each term: the sum of a
+// segment is a[1]*x[1] + ... then times the lane's factors, rounding
+// differently from scaling each term.
+
+// fusedLoop runs an inner loop of a columnar nest as its primitive, or
+// returns nil when it has none (or the region cannot run it).
+func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
+	m := s.Prim
+	if m == nil || rg.c.opts.NoFast {
+		return nil
+	}
+	switch m.Name {
+	case "SegDot":
+		if d, inner := rg.level[m.Acc]; inner && d != l {
+			return nil // a sum into a grandparent's column: flatten it
+		}
+		return rg.segDot(s, l, m)
+	case "SegScatter":
+		return rg.segScatter(s, l, m)
+	}
+	return nil
+}
+
+// segBounds compiles a fused loop's bounds per lane.
+type segBounds struct {
+	ulo, uhi iexpr
+	clo, chi icol
+	lob, hib int
+}
+
+func (rg *region) segBounds(s *lower.For, l int) *segBounds {
+	b := &segBounds{lob: rg.loBuf(l), hib: rg.hiBuf(l)}
+	b.ulo, b.clo = rg.int(s.Lo, l, false)
+	b.uhi, b.chi = rg.int(s.Hi, l, false)
+	return b
+}
+
+func (b *segBounds) eval(fr *frame, cx *vctx, rg *region) ([]int, []int) {
+	return bounds(fr, cx, b.ulo, b.clo, b.uhi, b.chi, rg, b.lob, b.hib)
+}
+
+// scale compiles the other factors of F: a function giving each lane's
+// product of them.
+func (rg *region) scale(factors []lower.Expr, l int) func(fr *frame, cx *vctx) func(k int) float64 {
+	var us []fexpr
+	var cs []fcol
+	for _, f := range factors {
+		u, c := rg.real(f, l, false)
+		if u != nil {
+			us = append(us, u)
+		} else {
+			cs = append(cs, c)
+		}
+	}
+	return func(fr *frame, cx *vctx) func(k int) float64 {
+		u := 1.0
+		for _, g := range us {
+			u *= g(fr)
+		}
+		switch len(cs) {
+		case 0:
+			return func(int) float64 { return u }
+		case 1:
+			col := cs[0](fr, cx)
+			return func(k int) float64 { return u * col[k] }
+		}
+		cols := make([][]float64, len(cs))
+		for i, c := range cs {
+			cols[i] = c(fr, cx)
+		}
+		return func(k int) float64 {
+			c := u
+			for _, col := range cols {
+				c *= col[k]
+			}
+			return c
+		}
+	}
+}
+
+func arrayID(a *lower.Array) int {
+	if a == nil {
+		return -1
+	}
+	return a.ID
+}
+
+func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	var guard iexpr
+	if m.Bound != nil {
+		guard = rg.c.int(m.Bound)
+	}
+	ai, xi, ii := arrayID(m.Vals), arrayID(m.Gather), arrayID(m.Idx)
+	d, inner := rg.level[m.Acc]
+	accSlot, accID := -1, m.Acc.ID
+	if inner && d == l {
+		accSlot = rg.fcol[m.Acc]
+	}
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		var A, X []float64
+		var I []int
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		if xi >= 0 {
+			X = fr.fa[xi]
+		}
+		if ii >= 0 {
+			I = fr.ia[ii]
+		}
+		bound := uint(len(X))
+		if guard != nil {
+			bound = uint(min(max(guard(fr), 0), len(X)))
+		}
+		var col []float64
+		total := 0.0
+		if accSlot >= 0 {
+			col = fr.regions[rg.id].f[accSlot]
+		} else {
+			total = fr.f[accID]
+		}
+		for k := 0; k < cx.n; k++ {
+			var sum float64
+			lo, hi := los[k], his[k]
+			switch {
+			case A != nil && X != nil:
+				for p := lo; p < hi; p++ {
+					if j := I[p]; uint(j) < bound {
+						sum += A[p] * X[j]
+					}
+				}
+			case A != nil:
+				for p := lo; p < hi; p++ {
+					sum += A[p]
+				}
+			case X != nil:
+				for p := lo; p < hi; p++ {
+					if j := I[p]; uint(j) < bound {
+						sum += X[j]
+					}
+				}
+			default:
+				sum = float64(max(hi-lo, 0))
+			}
+			v := sum * sc(k)
+			if accSlot >= 0 {
+				col[k] += v
+			} else {
+				total += v
+			}
+		}
+		if accSlot < 0 {
+			fr.f[accID] = total
+		}
+	}
+}
+
+func (rg *region) segScatter(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	ai, ii, t := arrayID(m.Vals), m.Idx.ID, m.Dst.ID
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		I := fr.ia[ii]
+		var A []float64
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		rt := fr.t[t]
+		for k := 0; k < cx.n; k++ {
+			c := sc(k)
+			lo, hi := los[k], his[k]
+			lev := rt.levels[0]
+			present, vals, size := lev.present, rt.vals, lev.size
+			for p := lo; p < hi; p++ {
+				j := I[p]
+				if uint(j) >= uint(size) {
+					// a key past the dense level: let it grow (or fail)
+					j = rt.insert(0, 0, j)
+					lev = rt.levels[0]
+					present, vals, size = lev.present, rt.vals, lev.size
+				} else if present != nil {
+					present[j] = true
+				}
+				if A != nil {
+					vals[j] += A[p] * c
+				} else {
+					vals[j] += c
+				}
+			}
+		}
+	}
+}
+
+// guardedGather compiles select(0 <= j && j < n, X[j], 0) (a dense
+// vector's guarded lookup, lower.GuardedLoad) in one pass over the lanes.
+func (rg *region) guardedGather(s *lower.Select, l int) fcol {
+	n, ld := lower.GuardedLoad(s)
+	if ld == nil || rg.varies(n) {
+		return nil
+	}
+	un := rg.c.int(n)
+	_, cj := rg.int(ld.Index, l, false)
+	a := ld.A.ID
+	buf := rg.newF()
+	return func(fr *frame, cx *vctx) []float64 {
+		idx, arr := cj(fr, cx), fr.fa[a]
+		bound := uint(min(max(un(fr), 0), len(arr)))
+		out := rg.fbuf(fr, buf, len(idx))
+		for k, j := range idx {
+			if uint(j) < bound {
+				out[k] = arr[j]
+			} else {
+				out[k] = 0
+			}
+		}
+		return out
+	}
+}

@@ -1,0 +1,356 @@
+package exec
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Options configure Compile.
+type Options struct {
+	// Opt selects the optimization level of the paper's Fig. 16: "none"
+	// and "norm" build every let-bound dictionary before reading it (as
+	// before destination passing); "dps" (the default) reads them in
+	// place where they are used and writes dictionary results straight
+	// into the destination.
+	Opt string
+	// Dict selects the hash index of hashed levels: "intmap" (the
+	// default, open addressing on int keys), "map" (Go's built-in map) or
+	// "swiss" (the same Swiss-table map, kept as a name for the
+	// measurements of the README).
+	Dict string
+	// NoDense hashes every level of every dictionary the kernel builds
+	// (the paper's dictionary variant); by default lowering chooses dense
+	// arrays and sparse workspaces where the keys allow.
+	NoDense bool
+	// ResultShape gives the extents of the result's levels when known (0
+	// or a missing entry: unknown). A known extent makes that level dense
+	// with every key present.
+	ResultShape []int
+	// Formats gives the storage of each tensor input bound as its
+	// format's arrays (lower.Options.Formats): what lowering may assume of
+	// them, and what validation checks before a run.
+	Formats map[string]lower.Format
+	// Threads is the most goroutines a run may use; loops lowering marks
+	// parallel are split across them where they have enough work.
+	// Results equal the serial ones up to floating-point reassociation.
+	// 0 or 1 runs serially.
+	Threads int
+	// NoValidate skips the checks of the inputs' format invariants the
+	// kernel relies on (monotone pos arrays, sorted coordinates); array
+	// bounds are still checked.
+	NoValidate bool
+	// NoFast runs every loop as general closures, without the primitive
+	// rules' whole-loop implementations (for tests and ablation).
+	NoFast bool
+	// MemoryLimit bounds, in bytes, the storage of one tensor the kernel
+	// builds: a dense level of known extent past it is an error before it
+	// is allocated. 0: no limit.
+	MemoryLimit int64
+}
+
+// Kernel is a compiled program: call Run or RunInto with the bindings of
+// its inputs. A Kernel may be run by several goroutines at once.
+type Kernel struct {
+	prog   sdql.Expr
+	info   *sdql.Info
+	opts   Options
+	ir     *lower.Program
+	c      *compiler
+	top    stmt
+	result sdql.Type
+	checks []check
+	frames sync.Pool
+	// lastThreads is the goroutines the most recent run used
+	lastThreads atomic.Int32
+}
+
+// Compile lowers prog (its free variables typed by inputs) to the loop IR
+// and compiles that to a kernel.
+func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kernel, err error) {
+	info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: inputs, Strict: true})
+	if err != nil {
+		return nil, err
+	}
+	switch opts.Opt {
+	case "", "dps", "none", "norm":
+	default:
+		return nil, fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
+	}
+	switch opts.Dict {
+	case "", "intmap", "map", "swiss":
+	default:
+		return nil, fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
+	}
+	p, err := lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
+		NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+	if err != nil {
+		return nil, err
+	}
+	return compileIR(prog, info, p, opts)
+}
+
+// CompileFor compiles prog for inputs like the given bindings (their
+// types from their values).
+func CompileFor(prog sdql.Expr, bindings map[string]sdql.Value, opts Options) (*Kernel, error) {
+	types := make(map[string]sdql.Type, len(bindings))
+	for n, v := range bindings {
+		types[n] = sdql.TypeOfValue(v)
+	}
+	return Compile(prog, types, opts)
+}
+
+func compileIR(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) (k *Kernel, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ce, ok := r.(compileError)
+			if !ok {
+				panic(r)
+			}
+			k, err = nil, ce.err
+		}
+	}()
+	c := &compiler{p: p, opts: opts}
+	k = &Kernel{prog: prog, info: info, opts: opts, ir: p, c: c, result: info.Result}
+	k.top = c.stmt(p.Body)
+	if !opts.NoValidate {
+		k.checks = checksFor(p, opts.Formats)
+	}
+	k.frames.New = func() any { return c.newFrame() }
+	return k, nil
+}
+
+// compileError is raised (panicked) inside the compiler.
+type compileError struct{ err error }
+
+// Program returns the kernel's loop IR (lower.Print prints it).
+func (k *Kernel) Program() *lower.Program { return k.ir }
+
+// Type returns the type of the kernel's result.
+func (k *Kernel) Type() sdql.Type { return k.result }
+
+// Threads is the number of goroutines the kernel's most recent run used
+// (1 before the first run).
+func (k *Kernel) Threads() int { return max(int(k.lastThreads.Load()), 1) }
+
+// NewResult returns an empty destination for the kernel's result, to be
+// filled (and refilled) by RunInto.
+func (k *Kernel) NewResult() *Result { return &Result{t: k.result, k: k} }
+
+// Run runs the kernel over bindings (every input by name) and returns a
+// new result.
+func (k *Kernel) Run(bindings map[string]sdql.Value) (*Result, error) {
+	r := k.NewResult()
+	if err := k.RunInto(r, bindings); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// RunInto runs the kernel over bindings, writing into r (a result of this
+// kernel, refilled in place: its storage is reused).
+func (k *Kernel) RunInto(r *Result, bindings map[string]sdql.Value) (err error) {
+	if r.k != k {
+		return fmt.Errorf("exec: a result of another kernel")
+	}
+	fr := r.fr
+	if fr == nil {
+		fr = k.frames.Get().(*frame)
+		r.fr = fr
+	}
+	if err := k.bind(fr, bindings); err != nil {
+		return err
+	}
+	for _, ch := range k.checks {
+		if err := ch(fr); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			switch e := p.(type) {
+			case *rtError:
+				err = e
+			case runtime.Error:
+				if os.Getenv("EXEC_PANIC") != "" {
+					panic(p)
+				}
+				err = fmt.Errorf("exec: %v (an input breaks its format's invariants; run without --no-validate)", e)
+			default:
+				panic(p)
+			}
+		}
+	}()
+	k.top(fr)
+	k.lastThreads.Store(1)
+	return nil
+}
+
+// bind loads the bindings into the frame's slots.
+func (k *Kernel) bind(fr *frame, b map[string]sdql.Value) error {
+	for _, pa := range k.ir.Params {
+		v, ok := b[pa.Name]
+		if !ok {
+			return fmt.Errorf("exec: input %s is not bound", pa.Name)
+		}
+		switch {
+		case pa.Var != nil:
+			id := pa.Var.ID
+			switch x := v.(type) {
+			case sdql.Real:
+				fr.f[id], fr.i[id] = float64(x), int(x)
+			case sdql.Int:
+				fr.f[id], fr.i[id] = float64(x), int(x)
+			case sdql.Bool:
+				fr.i[id] = b2i(bool(x))
+			default:
+				return fmt.Errorf("exec: input %s: %T is not a scalar", pa.Name, v)
+			}
+		case pa.Array != nil:
+			switch x := v.(type) {
+			case sdql.IntArray:
+				fr.ia[pa.Array.ID] = x
+			case sdql.RealArray:
+				fr.fa[pa.Array.ID] = x
+			default:
+				return fmt.Errorf("exec: input %s: %T is not an array", pa.Name, v)
+			}
+		case pa.Tensor != nil:
+			d, ok := v.(*sdql.Dict)
+			if !ok {
+				return fmt.Errorf("exec: input %s: %T is not a dictionary", pa.Name, v)
+			}
+			fillTensor(fr.t[pa.Tensor.ID], d)
+		}
+	}
+	return nil
+}
+
+// fillTensor loads a dictionary input into a hashed tensor, keys
+// ascending.
+func fillTensor(rt *tensor, d *sdql.Dict) {
+	rt.reset(make([]int, len(rt.levels)))
+	var walk func(lv, parent int, v sdql.Value)
+	walk = func(lv, parent int, v sdql.Value) {
+		dd, ok := v.(*sdql.Dict)
+		if !ok {
+			return
+		}
+		keys := dd.Keys()
+		sort.Ints(keys)
+		for _, key := range keys {
+			x, _ := dd.Get(key)
+			c := rt.insert(lv, parent, key)
+			if lv == len(rt.levels)-1 {
+				rt.vals[c] = scalarOf(x)
+			} else {
+				walk(lv+1, c, x)
+			}
+		}
+	}
+	walk(0, 0, d)
+}
+
+func scalarOf(v sdql.Value) float64 {
+	switch x := v.(type) {
+	case sdql.Real:
+		return float64(x)
+	case sdql.Int:
+		return float64(x)
+	case sdql.Bool:
+		if x {
+			return 1
+		}
+	}
+	return 0
+}
+
+// check is a validation of an input before a run.
+type check func(fr *frame) error
+
+// checksFor validates the format invariants lowering relies on for each
+// input described by Formats: compressed levels' pos arrays start at 0,
+// grow monotonically and end at their idx array's length, and coordinates
+// lie in range and ascend within a parent where Search may look them up.
+func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
+	arrays := map[string]*lower.Array{}
+	for _, a := range p.Arrays {
+		arrays[a.Name] = a
+	}
+	vars := map[string]*lower.Var{}
+	for _, pa := range p.Params {
+		if pa.Var != nil {
+			vars[pa.Name] = pa.Var
+		}
+	}
+	var out []check
+	for _, name := range sortedNames(fs) {
+		f := fs[name]
+		ls, err := formats.Levels(f.Format, name, f.Order)
+		if err != nil {
+			continue
+		}
+		// a compressed level under a dense top level has one pos entry a
+		// row and one more
+		if len(ls) > 1 && ls[0].Kind == "dense" && ls[1].Kind == "compressed" {
+			if n, pos := vars[ls[0].Extent], arrays[ls[1].Pos]; n != nil && pos != nil {
+				top, lvl := ls[0], ls[1]
+				out = append(out, func(fr *frame) error {
+					if got, want := len(fr.ia[pos.ID]), fr.i[n.ID]+1; got != want {
+						return fmt.Errorf("exec: input %s: %s has %d entries, want %s + 1 = %d", top.Tensor, lvl.Pos, got, top.Extent, want)
+					}
+					return nil
+				})
+			}
+		}
+		for _, l := range ls {
+			if l.Kind != "compressed" || l.Pos == "" {
+				continue
+			}
+			pos, idx := arrays[l.Pos], arrays[l.Idx]
+			if pos == nil || idx == nil {
+				continue
+			}
+			l := l
+			out = append(out, func(fr *frame) error {
+				ps, is := fr.ia[pos.ID], fr.ia[idx.ID]
+				if len(ps) == 0 || ps[0] != 0 || ps[len(ps)-1] != len(is) {
+					return fmt.Errorf("exec: input %s: %s does not run from 0 to len(%s) = %d", l.Tensor, l.Pos, l.Idx, len(is))
+				}
+				for q := 1; q < len(ps); q++ {
+					if ps[q] < ps[q-1] {
+						return fmt.Errorf("exec: input %s: %s[%d] = %d < %s[%d] = %d: not monotone", l.Tensor, l.Pos, q, ps[q], l.Pos, q-1, ps[q-1])
+					}
+				}
+				if !l.Search {
+					return nil
+				}
+				for q := 0; q+1 < len(ps); q++ {
+					for i := ps[q] + 1; i < ps[q+1]; i++ {
+						if is[i] <= is[i-1] {
+							return fmt.Errorf("exec: input %s: %s is not strictly ascending in parent %d", l.Tensor, l.Idx, q)
+						}
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return out
+}
+
+func sortedNames[T any](m map[string]T) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
