@@ -186,8 +186,12 @@ func (r *run) eval(e Expr, env *venv) Value {
 		return r.binary(e, env)
 	case *CallExpr:
 		x, _ := scalarOf(r.eval(e.X, env))
+		var y float64
+		if e.Y != nil {
+			y, _ = scalarOf(r.eval(e.Y, env))
+		}
 		r.in.Ops++
-		return Real(Ops[e.Op].Fn(x))
+		return Real(Ops[e.Op].Apply(x, y))
 	case *UniqueExpr:
 		return r.eval(e.X, env)
 	case *ZeroExpr:

@@ -35,6 +35,9 @@ func TestPrintEvalProperty(t *testing.T) {
 		if err != nil {
 			t.Fatalf("printed program does not parse: %v\n%s", err, sdqltest.Indent(printed))
 		}
+		if ws, _ := sdql.Lint("printed.sdql", printed); len(ws) > 0 {
+			t.Fatalf("the printed program has lint warnings (the printer parenthesizes such bodies): %v\n%s", ws[0], sdqltest.Indent(printed))
+		}
 		if !sdql.AlphaEqual(e, e2) {
 			t.Fatalf("parse(print(e)) is not e:\n%s\n%s", sdqltest.Indent(src), sdqltest.Indent(printed))
 		}

@@ -109,7 +109,11 @@ func (g *Gen) gen(typ string, depth int, env []genVar) string {
 		case 3:
 			return "-(" + g.gen("real", depth-1, env) + ")"
 		case 4:
-			return pick(r, []string{"sin", "cos", "tanh"}) + "(" + g.gen("real", depth-1, env) + ")"
+			op := pick(r, []string{"sin", "cos", "tanh", "sigmoid", "softplus", "abs", "max", "min"})
+			if op == "max" || op == "min" {
+				return op + "(" + g.gen("real", depth-1, env) + ", " + g.gen("real", depth-1, env) + ")"
+			}
+			return op + "(" + g.gen("real", depth-1, env) + ")"
 		case 5:
 			return g.sum("real", depth, env)
 		case 6:
