@@ -23,7 +23,15 @@ type Interp struct {
 	// dictionary insertions performed; it lets tests check that an optimized
 	// program does asymptotically less work.
 	Ops int64
+	// MemoryLimit, when positive, bounds in bytes what one dictionary a sum
+	// builds may take (at InterpEntryBytes a key): growing past it is a
+	// run-time error at the sum, not an exhausted machine.
+	MemoryLimit int64
 }
+
+// InterpEntryBytes is the least memory the interpreter's dictionaries take
+// per key (the key, the boxed value, the index's entry).
+const InterpEntryBytes = 64
 
 // Eval checks e strictly against the inputs and evaluates it.
 func (in *Interp) Eval(e Expr, inputs map[string]Value) (Value, error) {
@@ -76,6 +84,7 @@ type venv struct {
 type run struct {
 	in   *Interp
 	info *Info
+	at   Pos // the innermost sum being accumulated, for MemoryLimit's error
 }
 
 func (r *run) fail(pos Pos, format string, args ...any) {
@@ -255,7 +264,10 @@ func (r *run) sum(e *SumExpr, env *venv) Value {
 		if acc == nil {
 			acc = own(x)
 		} else {
+			saved := r.at
+			r.at = e.Sum
 			acc = r.addInto(acc, x)
+			r.at = saved
 		}
 		return true
 	})
@@ -293,6 +305,10 @@ func (r *run) addInto(acc, x Value) Value {
 			d.Set(k, r.addInto(old, v))
 		} else {
 			d.Set(k, own(v))
+			if n := int64(d.Len()); r.in.MemoryLimit > 0 && n >= 1024 && n&(n-1) == 0 && n > r.in.MemoryLimit/InterpEntryBytes {
+				r.fail(r.at, "the dictionary this sum builds has %d keys and grows: it needs more than %s, over the memory limit of %s",
+					n, FormatBytes(float64(n*InterpEntryBytes)), FormatBytes(float64(r.in.MemoryLimit)))
+			}
 		}
 		return true
 	})
