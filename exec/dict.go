@@ -1,6 +1,6 @@
 package exec
 
-import "github.com/nablasd/nablasd/sdql"
+import "fmt"
 
 // kind is the run-time class of a scalar or dictionary.
 type kind uint8
@@ -68,8 +68,8 @@ func (d *hdict) initDense(n int, full, grow bool) {
 	if d.t.noDense && !full {
 		return
 	}
-	if d.t.limit > 0 && int64(n) > d.t.limit/8 {
-		panic(rtErrorf("a dense level of %d keys needs %s, over the memory limit of %s", n, sdql.FormatBytes(float64(n)*8), sdql.FormatBytes(float64(d.t.limit))))
+	if d.t.limit > 0 && (cap(d.f) < n || !d.t.isLeaf() && cap(d.d) < n) {
+		checkGrowth(d.t.limit, float64(n)*8, func() string { return fmt.Sprintf("a dense level of %d keys", n) })
 	}
 	if full {
 		d.mode = modeFull
@@ -180,9 +180,9 @@ func (d *hdict) find(k int) int {
 // appendKey adds a new key to a hashed dictionary and returns its position.
 func (d *hdict) appendKey(k int) int {
 	n := len(d.keys)
-	if d.t.limit > 0 && n >= 1024 && n&(n-1) == 0 && int64(n) > d.t.limit/hashedEntryBytes {
-		panic(rtErrorf("a dictionary of %d keys and growing needs more than %s, over the memory limit of %s",
-			n, sdql.FormatBytes(float64(n)*hashedEntryBytes), sdql.FormatBytes(float64(d.t.limit))))
+	if d.t.limit > 0 && n >= 1024 && n&(n-1) == 0 {
+		// growing to 2n keys takes new arrays beside the old ones
+		checkGrowth(d.t.limit, float64(n)*2*hashedEntryBytes, func() string { return fmt.Sprintf("a dictionary of %d keys and growing", n) })
 	}
 	d.keys = append(d.keys, k)
 	if d.idx != nil {
@@ -213,7 +213,7 @@ func (d *hdict) dense(k int) bool {
 	if uint(k) < uint(n) {
 		return true
 	}
-	if d.grow && k >= 0 && (k < denseMin || k < 8*(d.Len()+1)) && (d.t.limit == 0 || int64(max(2*n, k+1, 64)) <= d.t.limit/8) {
+	if d.grow && k >= 0 && (k < denseMin || k < 8*(d.Len()+1)) && (d.t.limit == 0 || fitsGrowth(d.t.limit, float64(max(2*n, k+1, 64))*9)) {
 		m := max(2*n, k+1, 64)
 		if d.t.isLeaf() {
 			d.f = append(d.f, make([]float64, m-n)...)
@@ -412,7 +412,3 @@ func (d *hdict) addDict(src *hdict, s float64) {
 		}
 	}
 }
-
-// hashedEntryBytes is the least a hashed dictionary takes per key: the key,
-// the value and the index's slot.
-const hashedEntryBytes = 32

@@ -151,3 +151,35 @@ func (s *segResult) entries(f func([]int, float64) bool) {
 		}
 	}
 }
+
+// Size returns the bytes a tensor result's storage takes: the capacity of
+// its arrays and indexes (a Go map's or swiss index's at 16 bytes a key),
+// children included; 0 for a scalar. It is what writing a result is
+// measured against (bench's BenchmarkWriteResult).
+func (r *Result) Size() int64 {
+	if r.seg != nil {
+		s := r.seg
+		return 8*int64(cap(s.rowKeys)+cap(s.start)+cap(s.colKeys)+cap(s.vals)+cap(s.ws)) + int64(cap(s.rowOn))
+	}
+	if r.dict == nil {
+		return 0
+	}
+	return r.dict.size()
+}
+
+func (d *hdict) size() int64 {
+	n := 8*int64(cap(d.keys)+cap(d.f)+cap(d.d)) + int64(cap(d.pres))
+	switch ix := d.idx.(type) {
+	case *intMap:
+		n += 16 * int64(cap(ix.slots))
+	case nil:
+	default:
+		n += 16 * int64(len(d.keys))
+	}
+	for _, c := range d.d {
+		if c != nil {
+			n += c.size()
+		}
+	}
+	return n
+}

@@ -88,7 +88,7 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("under the limit: %v", err)
 	}
 	k, _ = CompileFor(sdql.MustParse("sum(<_, i> in (0:n)) { i -> 1.0 }"), in, Options{MemoryLimit: 1 << 20, ResultShape: []int{1 << 30}})
-	if _, err := k.Run(in); err == nil || !strings.Contains(err.Error(), "a dense level of 1073741824 keys needs 8.0 GiB, over the memory limit of 1.0 MiB") {
+	if _, err := k.Run(in); err == nil || !strings.Contains(err.Error(), "a dense level of 1073741824 keys: the run needs more than 8.0 GiB, over the memory limit of 1.0 MiB") {
 		t.Errorf("a dense result past the limit: %v", err)
 	}
 }
