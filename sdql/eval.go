@@ -3,7 +3,9 @@ package sdql
 import (
 	"fmt"
 	"math"
+	"runtime/metrics"
 	"sort"
+	"sync"
 )
 
 // Eval type-checks e against its inputs (every free variable must be
@@ -23,9 +25,9 @@ type Interp struct {
 	// dictionary insertions performed; it lets tests check that an optimized
 	// program does asymptotically less work.
 	Ops int64
-	// MemoryLimit, when positive, bounds in bytes what one dictionary a sum
-	// builds may take (at InterpEntryBytes a key): growing past it is a
-	// run-time error at the sum, not an exhausted machine.
+	// MemoryLimit, when positive, bounds in bytes the Go heap a run may
+	// take: a dictionary a sum builds growing past it (at InterpEntryBytes
+	// a key) is a run-time error at the sum, not an exhausted machine.
 	MemoryLimit int64
 }
 
@@ -305,9 +307,13 @@ func (r *run) addInto(acc, x Value) Value {
 			d.Set(k, r.addInto(old, v))
 		} else {
 			d.Set(k, own(v))
-			if n := int64(d.Len()); r.in.MemoryLimit > 0 && n >= 1024 && n&(n-1) == 0 && n > r.in.MemoryLimit/InterpEntryBytes {
-				r.fail(r.at, "the dictionary this sum builds has %d keys and grows: it needs more than %s, over the memory limit of %s",
-					n, FormatBytes(float64(n*InterpEntryBytes)), FormatBytes(float64(r.in.MemoryLimit)))
+			if n := d.Len(); r.in.MemoryLimit > 0 && n >= 1024 && n&(n-1) == 0 {
+				// growing to 2n keys takes new arrays beside the old ones
+				more := float64(2 * n * InterpEntryBytes)
+				if heap := heapBytes(); more > float64(r.in.MemoryLimit) || heap+more > float64(r.in.MemoryLimit) {
+					r.fail(r.at, "the dictionary this sum builds has %d keys and grows: the run needs more than %s, over the memory limit of %s",
+						n, FormatBytes(heap+more), FormatBytes(float64(r.in.MemoryLimit)))
+				}
 			}
 		}
 		return true
@@ -370,4 +376,20 @@ func (r *run) binary(e *BinaryExpr, env *venv) Value {
 		return Bool(a >= b)
 	}
 	panic("internal error: unknown operator " + e.Op.String())
+}
+
+var heapSample = struct {
+	sync.Mutex
+	s []metrics.Sample
+}{s: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
+
+// heapBytes is the Go heap's objects, what Interp.MemoryLimit bounds.
+func heapBytes() float64 {
+	heapSample.Lock()
+	defer heapSample.Unlock()
+	metrics.Read(heapSample.s)
+	if heapSample.s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return float64(heapSample.s[0].Value.Uint64())
 }
