@@ -77,7 +77,7 @@ func (mw *MatrixMarketWriter) Write(idx []int, v float64) error {
 	switch mw.field {
 	case "real":
 		buf = append(buf, ' ')
-		buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+		buf = appendReal(buf, v)
 	case "integer":
 		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
 			return fmt.Errorf("write matrix market: entry %d: value %v is not an integer", mw.n, v)
@@ -99,4 +99,14 @@ func (mw *MatrixMarketWriter) Close() error {
 		return fmt.Errorf("write matrix market: %d entries written, the header announced %d", mw.n, mw.want)
 	}
 	return mw.bw.Flush()
+}
+
+// appendReal appends v in Go's shortest round-trip form, as
+// strconv.AppendFloat(buf, v, 'g', -1, 64) does, taking a fast path for
+// the integers it prints without an exponent (|v| < 1e6).
+func appendReal(buf []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1e6 && !(v == 0 && math.Signbit(v)) {
+		return strconv.AppendInt(buf, int64(v), 10)
+	}
+	return strconv.AppendFloat(buf, v, 'g', -1, 64)
 }

@@ -3,8 +3,10 @@ package datasets
 import (
 	"bytes"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,3 +89,53 @@ func TestSharedDirs(t *testing.T) {
 		seen[d] = true
 	}
 }
+
+// TestAppendReal: the fast path prints what strconv does.
+func TestAppendReal(t *testing.T) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 7, 999999, -999999, 1e6, 1234567, 0.5, 1e-7, 1e21, math.Inf(1), math.NaN(), 123456.5} {
+		if got, want := string(appendReal(nil, v)), strconv.FormatFloat(v, 'g', -1, 64); got != want {
+			t.Errorf("appendReal(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// BenchmarkMatrixMarketWriter: the writer alone (formatting and buffering
+// into io.Discard), 10M vector entries of non-integer and integer values.
+func BenchmarkMatrixMarketWriter(b *testing.B) {
+	const n = 10_000_000
+	for _, kind := range []string{"real", "integral"} {
+		b.Run("values="+kind, func(b *testing.B) {
+			var size countWriter
+			write := func(w io.Writer) {
+				mw, err := NewMatrixMarketWriter(w, []int{n}, n, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				idx := []int{0}
+				for i := 0; i < n; i++ {
+					idx[0] = i
+					v := float64(i%1000) / 7
+					if kind == "integral" {
+						v = float64(i % 1000)
+					}
+					if err := mw.Write(idx, v); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := mw.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			write(&size)
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				write(io.Discard)
+			}
+		})
+	}
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
