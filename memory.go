@@ -14,11 +14,23 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// DefaultMemoryLimit returns the default memory budget: 80% of the memory
-// the process may use, the least of the machine's (/proc/meminfo), its
-// cgroup's (v2 memory.max, v1 memory.limit_in_bytes) and its address-space
-// limit (RLIMIT_AS). It returns -1 (no budget) when none is known.
+// DefaultMemoryLimit returns the default memory budget, 80% of the memory
+// available to the process (AvailableMemory), or -1 (no budget) when that
+// is not known.
 func DefaultMemoryLimit() int64 {
+	avail := AvailableMemory()
+	if avail < 0 {
+		return -1
+	}
+	return avail / 5 * 4
+}
+
+// AvailableMemory is the memory the process may use: the least of the
+// machine's (/proc/meminfo), its cgroup's (v2 memory.max, v1
+// memory.limit_in_bytes) and half its address-space limit (RLIMIT_AS, which
+// also counts the Go runtime's reserved virtual memory and a growing
+// array's old and new copies), or -1 when none is known.
+func AvailableMemory() int64 {
 	avail := int64(math.MaxInt64)
 	if n := memTotal(); n > 0 {
 		avail = min(avail, n)
@@ -28,12 +40,12 @@ func DefaultMemoryLimit() int64 {
 	}
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err == nil && rl.Cur < math.MaxInt64 {
-		avail = min(avail, int64(rl.Cur))
+		avail = min(avail, int64(rl.Cur)/2)
 	}
 	if avail == math.MaxInt64 {
 		return -1
 	}
-	return avail / 5 * 4
+	return avail
 }
 
 // memTotal is the machine's memory from /proc/meminfo, or 0.
@@ -92,8 +104,8 @@ func cgroupLimit() int64 {
 // ParseBytes parses a size: a number of bytes with an optional unit (B,
 // KB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024),
 // such as "512MiB" or "1.5 GB", or a percentage of the memory the process
-// may use ("80%", as DefaultMemoryLimit measures it). "none" and "0" mean
-// no budget (-1).
+// may use ("80%" of AvailableMemory, the default). "none" and "0" mean no
+// budget (-1).
 func ParseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	if t == "none" || t == "0" {
@@ -104,11 +116,11 @@ func ParseBytes(s string) (int64, error) {
 		if err != nil || x <= 0 || x > 100 {
 			return 0, fmt.Errorf("bad size %q: a percentage must be in 0..100", s)
 		}
-		def := DefaultMemoryLimit()
-		if def < 0 {
+		avail := AvailableMemory()
+		if avail < 0 {
 			return -1, nil
 		}
-		return int64(float64(def) / 0.8 * x / 100), nil
+		return int64(float64(avail) * x / 100), nil
 	}
 	units := []struct {
 		suffix string

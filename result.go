@@ -98,6 +98,16 @@ func (r *Result) Entries(f func(coords []int, v float64) bool) error {
 	return nil
 }
 
+// Size returns the bytes a compiled kernel's destination holds (its
+// arrays' and indexes' capacity); 0 for the interpreter's values and
+// scalars.
+func (r *Result) Size() int64 {
+	if r.v == nil && r.ex != nil {
+		return r.ex.Size()
+	}
+	return 0
+}
+
 // Extents returns the result's shape for writing it: Shape where known,
 // else one past the largest key of each mode.
 func (r *Result) Extents() ([]int, error) {
