@@ -139,9 +139,9 @@ func (c *commonArgs) register(fs *flagSet, withWrt bool) {
 	if withWrt {
 		fs.Value(&c.wrt, "wrt", "differentiate with respect to the input `NAME` (once)")
 	}
-	fs.String(&c.opt, "opt", "full", "optimizations: full, rules (no equality saturation) or none (the logical program)")
+	fs.String(&c.opt, "opt", "full", "optimizations, a `LEVEL`: full, rules (no equality saturation) or none (the logical program)")
 	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns): keys x lacks read as zero")
-	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the machine's or cgroup's memory, or none")
+	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none; also the Go runtime's soft limit")
 }
 
 // source returns the program's name (for error messages) and text.
@@ -177,8 +177,8 @@ type evalArgs struct {
 
 func (a *evalArgs) register(fs *flagSet) {
 	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market)")
-	fs.String(&a.exec, "exec", "compiled", "executor: compiled (the kernel compiler) or interp (the reference interpreter)")
-	fs.String(&a.dict, "dict", "intmap", "hash index of hashed dictionaries: intmap, map (Go's map) or swiss")
+	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler) or interp (the reference interpreter)")
+	fs.String(&a.dict, "dict", "intmap", "the hash `INDEX` of hashed dictionaries: intmap, map (Go's map) or swiss")
 	fs.Int(&a.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
 	fs.Bool(&a.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")
 	fs.Bool(&a.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
