@@ -24,7 +24,7 @@ func (p *parser) parse() (e Expr, err error) {
 	p.next()
 	e = p.parseExpr()
 	if p.tok.Kind != EOF {
-		p.errorf(p.tok.Pos, "unexpected %s after the end of the expression", p.describe())
+		p.errorf(p.tok.Pos, "expected an operator or the end of the program, found %s", p.describe())
 	}
 	return e, nil
 }
@@ -36,7 +36,7 @@ func ParseType(filename, src string) (t Type, err error) {
 	p.next()
 	t = p.parseType()
 	if p.tok.Kind != EOF {
-		p.errorf(p.tok.Pos, "unexpected %s after the type", p.describe())
+		p.errorf(p.tok.Pos, "expected the end of the type, found %s", p.describe())
 	}
 	return t, nil
 }
@@ -304,7 +304,7 @@ func (p *parser) parsePrimary() Expr {
 		p.errorf(tok.Pos, "a tuple <...> may only appear in a tupled let")
 	}
 	if IsKeyword(tok.Text) && tok.Kind != EOF {
-		p.errorf(tok.Pos, "unexpected keyword %s, expected an expression", tok.Text)
+		p.errorf(tok.Pos, "expected an expression, found keyword %s", tok.Text)
 	}
 	p.errorf(tok.Pos, "expected an expression, found %s", p.describe())
 	panic("unreachable")
