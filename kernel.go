@@ -67,7 +67,7 @@ func (q *Query) Compile(wrt ...string) (*Kernel, error) {
 	}
 	k = &Kernel{q: q, plan: p, resultShape: q.denseResultShape(p), shape: q.resultShape(p)}
 	if q.opts.Exec == "compiled" {
-		if k.ex, err = q.compileProgram(p.Program, p.Bindings, k.resultShape); err != nil {
+		if k.ex, err = q.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
 			return nil, err
 		}
 	}
@@ -84,13 +84,13 @@ func (q *Query) Compile(wrt ...string) (*Kernel, error) {
 // compileProgram compiles the program that runs: the one place the
 // executor is called, so that a later stage (lowering to a loop IR) has
 // one place to go.
-func (q *Query) compileProgram(prog sdql.Expr, bindings map[string]sdql.Value, shape []int) (*exec.Kernel, error) {
+func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*exec.Kernel, error) {
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: q.opts.NoValidate,
 		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0)}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
 	}
-	k, err := exec.CompileFor(prog, bindings, opts)
+	k, err := exec.Compile(prog, info.Free, opts)
 	if err != nil {
 		return nil, q.withFile(err)
 	}
@@ -195,17 +195,18 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 
 // completes reports whether the gradient a run computes must be completed
 // to the wrt input's stored positions: that of a scalar program, unless a
-// compiled kernel's dense destination already holds every position.
+// compiled kernel's dense destination already holds every position (a
+// dense vector's; a dense matrix's destination is dense in its rows only).
 func (k *Kernel) completes(ex *exec.Kernel) bool {
 	w := k.plan.Wrt
 	if w == "" || k.q.info.Result != sdql.RealType {
 		return false
 	}
 	in := k.q.inputs[w]
-	if in == nil || in.isNum {
+	if in == nil || in.isNum || in.isBool {
 		return false
 	}
-	return ex == nil || !in.dense()
+	return ex == nil || !in.dense() || in.tensor.Order() != 1
 }
 
 // onStoredPositions completes a scalar program's gradient g to exactly
@@ -251,7 +252,7 @@ func (k *Kernel) execFor(shape []int) (*exec.Kernel, error) {
 	if ex := k.others[key]; ex != nil {
 		return ex, nil
 	}
-	ex, err := k.q.compileProgram(k.plan.Program, k.plan.Bindings, shape)
+	ex, err := k.q.compileProgram(k.plan.Program, k.plan.Info, shape)
 	if err != nil {
 		return nil, err
 	}

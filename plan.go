@@ -145,6 +145,11 @@ func (q *Query) plan(wrt string) (*Plan, error) {
 	types := make(map[string]sdql.Type, len(p.Bindings))
 	for n, v := range p.Bindings {
 		types[n] = sdql.TypeOfValue(v)
+		if in := q.inputs[n]; in != nil && in.tensor != nil {
+			// a tensor's type is its order's, whatever its value shows (an
+			// empty matrix's dictionary looks like any dictionary)
+			types[n] = sdql.Tensor(in.tensor.Order())
+		}
 	}
 	info, err := sdql.Check(p.Program, &sdql.CheckConfig{File: q.name, Inputs: types, Strict: true})
 	if err != nil {
