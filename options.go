@@ -4,7 +4,8 @@ import "fmt"
 
 // Options configure Prepare. The zero value, and a nil *Options, mean the
 // defaults: the full optimizer, compiled kernels, shapes checked and the
-// memory budget of DefaultMemoryLimit.
+// memory budget of DefaultMemoryLimit. (Automatic differentiation's mode
+// will be an option here when reverse mode comes.)
 type Options struct {
 	// File names the program in messages (prog.sdql:3:14: ...);
 	// PrepareFile sets it.
@@ -36,10 +37,13 @@ type Options struct {
 	// partial-dictionary semantics.
 	NoShapeCheck bool
 	// MemoryLimit is the memory budget in bytes: a program certain to
-	// build more (a dense range of 10^12 entries), a dense result or
-	// workspace past it, and a dictionary growing past it are errors
-	// before the memory is taken. 0 means DefaultMemoryLimit(); a
-	// negative value means no budget.
+	// build a larger result (a dense range of 10^12 entries) is an error
+	// before anything runs, and a dense level or a dictionary that would
+	// take the heap past it stops the run with an error before the memory
+	// is taken. 0 means DefaultMemoryLimit() (80% of AvailableMemory); a
+	// negative value means no budget. The Go runtime's soft limit
+	// (debug.SetMemoryLimit) is the caller's to set; the command line sets
+	// it to the budget.
 	MemoryLimit int64
 }
 

@@ -165,6 +165,7 @@ type UndefinedError struct {
 	Name string
 }
 
+// Error prints "prog.sdql:1:22: undefined: y (no input binds it)".
 func (e *UndefinedError) Error() string {
 	return (&sdql.Error{File: e.File, Pos: e.Pos, Msg: "undefined: " + e.Name + " (no input binds it)"}).Error()
 }
