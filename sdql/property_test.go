@@ -12,7 +12,7 @@ import (
 // same and evaluates to the same value as e.
 func TestPrintEvalProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	g := &sdqltest.Gen{R: r}
+	g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
 	n := 3000
 	if testing.Short() {
 		n = 300
