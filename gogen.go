@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nablasd/nablasd/exec"
+	exec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/formats"
 )
 

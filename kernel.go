@@ -8,6 +8,7 @@ import (
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -86,7 +87,7 @@ func (q *Query) Compile(wrt ...string) (*Kernel, error) {
 // one place to go.
 func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*exec.Kernel, error) {
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: q.opts.NoValidate,
-		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0)}
+		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats()}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
 	}
@@ -95,6 +96,22 @@ func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*e
 		return nil, q.withFile(err)
 	}
 	return k, nil
+}
+
+// formats describes the storage of the tensor inputs the program that
+// runs reads as their formats' arrays (none with Options.Opt "none": it
+// reads the logical values), for lowering.
+func (q *Query) formats() map[string]lower.Format {
+	if q.opts.Opt == "none" {
+		return nil
+	}
+	fs := map[string]lower.Format{}
+	for n, in := range q.inputs {
+		if in.tensor != nil {
+			fs[n] = lower.Format{Format: in.tensor.Format, Order: in.tensor.Order()}
+		}
+	}
+	return fs
 }
 
 // denseResultShape is the result shape the compiled kernel may make dense:

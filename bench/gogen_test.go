@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd/bench/gen"
-	nexec "github.com/nablasd/nablasd/exec"
+	nexec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/internal/gorun"
 	"github.com/nablasd/nablasd/sdql"
 )

@@ -196,3 +196,28 @@ func WalkExpr(e Expr, f func(Expr)) {
 		WalkExpr(x.Pos, f)
 	}
 }
+
+// WalkStmts calls f for s and every statement inside it, parents first.
+func WalkStmts(s Stmt, f func(Stmt)) {
+	if s == nil {
+		return
+	}
+	f(s)
+	switch x := s.(type) {
+	case *Block:
+		for _, y := range x.List {
+			WalkStmts(y, f)
+		}
+	case *If:
+		WalkStmts(x.Then, f)
+		WalkStmts(x.Else, f)
+	case *For:
+		WalkStmts(x.Body, f)
+	case *ForLevel:
+		WalkStmts(x.Body, f)
+	case *Search:
+		WalkStmts(x.Body, f)
+	case *Locate:
+		WalkStmts(x.Body, f)
+	}
+}

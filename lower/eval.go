@@ -2,7 +2,6 @@ package lower
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/nablasd/nablasd/sdql"
@@ -261,18 +260,14 @@ func (in *interp) reals3(args []Expr) []float64 {
 
 // callFn applies one of the language's real functions.
 func callFn(fn string, args []float64) float64 {
-	if op, ok := sdql.Ops[fn]; ok && len(args) == 1 {
+	op, ok := sdql.Ops[fn]
+	switch {
+	case ok && len(args) == 1 && op.Fn != nil:
 		return op.Fn(args[0])
+	case ok && len(args) == 2 && op.Fn2 != nil:
+		return op.Fn2(args[0], args[1])
 	}
-	switch fn {
-	case "pow":
-		return math.Pow(args[0], args[1])
-	case "max":
-		return math.Max(args[0], args[1])
-	case "min":
-		return math.Min(args[0], args[1])
-	}
-	panic(fmt.Sprintf("internal error: unknown function %s", fn))
+	panic(fmt.Sprintf("internal error: unknown function %s/%d", fn, len(args)))
 }
 
 // int evaluates an int or bool expression (a bool as 0 or 1).

@@ -143,28 +143,28 @@ func (l *lowerer) outerD(d dval, y sdql.Expr, env *scope, dst target, scale Expr
 }
 
 // oneHot lowers onehot[tensor n] x (Fig. 7): for every stored position
-// (i1, ..., in) of x, 1 at (i1, ..., in, i1, ..., in).
+// (i1, ..., in) of x, 1 at (i1, ..., in, i1, ..., in). Keys are inserted
+// at the positions only: an empty row of x gives no key.
 func (l *lowerer) oneHot(e *sdql.OneHotExpr, env *scope, dst target, scale Expr) {
 	n := sdql.Order(e.T)
 	one := scale
 	if one == nil {
 		one = realConst(1)
 	}
-	var walk func(d dval, keys []Expr, dst target)
-	walk = func(d dval, keys []Expr, dst target) {
+	var walk func(d dval, keys []Expr)
+	walk = func(d dval, keys []Expr) {
 		l.iterateD(d, true, func(key Expr, val binding) {
 			ks := append(append([]Expr(nil), keys...), key)
-			pos := l.insert(dst, key)
-			sub := target{t: dst.t, level: dst.level + 1, parent: pos}
 			if len(ks) < n {
-				walk(val.(dictB).d, ks, sub)
+				walk(val.(dictB).d, ks)
 				return
 			}
-			// the diagonal: the same keys again, then 1
-			cur := sub
-			for i, k := range ks {
+			// the position, then the diagonal: the same keys again, then 1
+			cur := dst
+			path := append(append([]Expr(nil), ks...), ks...)
+			for i, k := range path {
 				p := l.insert(cur, k)
-				if i == len(ks)-1 {
+				if i == len(path)-1 {
 					l.emit(&Store{T: cur.t, Pos: p, Op: AddTo, X: one})
 				} else {
 					cur = target{t: cur.t, level: cur.level + 1, parent: p}
@@ -172,7 +172,7 @@ func (l *lowerer) oneHot(e *sdql.OneHotExpr, env *scope, dst target, scale Expr)
 			}
 		})
 	}
-	walk(l.dvalOf(e.X, env), nil, dst)
+	walk(l.dvalOf(e.X, env), nil)
 }
 
 // materialize builds a dictionary expression into a new tensor, here,

@@ -406,6 +406,9 @@ type Par struct {
 	Merge   Merge
 	Tensors []*Tensor
 	Reduce  []*Var
+	// Private are the workspaces the loop initializes itself: each
+	// worker has its own, and nothing is merged from them.
+	Private []*Tensor
 }
 
 // Merge is how a parallel loop's workers combine their results.

@@ -242,18 +242,8 @@ func (l *lowerer) locateD(d dval, key Expr, f func(val binding)) {
 	case lookupD:
 		l.resolve(d, func(sub dval) { l.locateD(sub, key, f) })
 	case viewD:
-		if l.vkindOf(d.e) == kDict && isScalarValued(l.typeOf(d.e)) {
-			x := l.lookupView(d.e, d.env, key)
-			f(scalarB{x})
-			return
-		}
-		l.resolve(lookupD{d, key}, func(sub dval) { f(dictB{sub}) })
+		l.locateView(d.e, d.env, key, f)
 	}
-}
-
-func isScalarValued(t sdql.Type) bool {
-	dt, ok := t.(*sdql.DictType)
-	return ok && kindOf(dt.Val) != kDict
 }
 
 // resolve finds the entry of a lookupD and calls f with it, a dictionary,
@@ -272,53 +262,61 @@ func (l *lowerer) resolve(d lookupD, f func(sub dval)) {
 	case lookupD:
 		l.resolve(x, func(sub dval) { l.resolve(lookupD{sub, d.key}, f) })
 	case viewD:
-		l.resolveView(x.e, x.env, d.key, f)
+		l.locateView(x.e, x.env, d.key, func(v binding) { f(v.(dictB).d) })
 	default:
 		panic("internal error: resolve")
 	}
 }
 
-// resolveView finds key in the SDQL dictionary expression e (whose values
-// are dictionaries) and calls f with the value found.
-func (l *lowerer) resolveView(e sdql.Expr, env *scope, key Expr, f func(sub dval)) {
+// locateView finds key in the SDQL dictionary expression e and calls f
+// with the value there, only where the key is present (its value may be
+// 0 or {}; a missing key is not a zero entry): a range check, a binary
+// search or a tensor lookup in e's source when e builds its keys from
+// one, else e built (materialize) and looked up.
+func (l *lowerer) locateView(e sdql.Expr, env *scope, key Expr, f func(val binding)) {
 	switch x := e.(type) {
 	case *sdql.Ident, *sdql.LookupExpr, *sdql.ZeroExpr:
-		l.resolve(lookupD{l.dvalOf(e, env), key}, f)
+		l.locateD(l.dvalOf(e, env), key, f)
 		return
 	case *sdql.LetExpr:
-		l.resolveView(x.Body, l.let(x, env), key, f)
+		l.locateView(x.Body, l.let(x, env), key, f)
 		return
 	case *sdql.IfExpr:
 		cond := l.scalar(x.Cond, env)
-		then := l.nested(func() { l.resolveView(x.Then, l.assume(env, cond), key, f) })
+		then := l.nested(func() { l.locateView(x.Then, l.assume(env, cond), key, f) })
 		var els Stmt
 		if x.Else != nil {
-			els = l.nested(func() { l.resolveView(x.Else, env, key, f) })
+			els = l.nested(func() { l.locateView(x.Else, env, key, f) })
 		}
 		l.emitIf(cond, then, els)
 		return
 	case *sdql.BinaryExpr:
 		if x.Op == sdql.MUL || x.Op == sdql.QUO {
 			if c, d, ok := l.scaling(x, env); ok {
-				l.resolveView(d, env, key, func(sub dval) { f(scaledD{sub, c}) })
+				l.locateView(d, env, key, func(v binding) { f(scaleB(v, c)) })
 				return
 			}
+		}
+	case *sdql.UnaryExpr:
+		if x.Op == sdql.SUB {
+			l.locateView(x.X, env, key, func(v binding) { f(scaleB(v, realConst(-1))) })
+			return
 		}
 	case *sdql.DictExpr:
 		if len(x.Entries) == 1 {
 			k := l.scalar(stripUnique(x.Entries[0].Key), env)
-			then := l.nested(func() { f(l.dvalOf(x.Entries[0].Val, env)) })
+			then := l.nested(func() { f(l.valueOf(x.Entries[0].Val, env)) })
 			l.emitIf(&Binary{Op: Eq, X: k, Y: key}, then, nil)
 			return
 		}
 	case *sdql.SumExpr:
 		if k, v, ok := singleton(x.Body); ok {
-			if l.locateInDict(x, stripUnique(k), env, key, func(inner *scope) { f(l.dvalOf(v, inner)) }) {
+			if l.locateInDict(x, stripUnique(k), env, key, func(inner *scope) { f(l.valueOf(v, inner)) }) {
 				return
 			}
 		}
 	}
-	l.resolve(lookupD{l.materialize(e, env, "t"), key}, f)
+	l.locateD(l.materialize(e, env, "t"), key, f)
 }
 
 // locateInDict is locateIn for a sum whose values are dictionaries: f

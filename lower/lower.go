@@ -85,6 +85,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		l.prog.Body = &Block{}
 	}
 	MarkPrimitives(l.prog)
+	MarkParallel(l.prog)
 	return l.prog, nil
 }
 

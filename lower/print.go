@@ -169,7 +169,15 @@ func parString(p *Par) string {
 	if p.Merge == Sum {
 		kind = "sum"
 	}
-	return "parallel " + kind + "(" + strings.Join(what, ", ") + ")"
+	s := "parallel " + kind + "(" + strings.Join(what, ", ") + ")"
+	if len(p.Private) > 0 {
+		var ws []string
+		for _, t := range p.Private {
+			ws = append(ws, t.Name)
+		}
+		s += " private(" + strings.Join(ws, ", ") + ")"
+	}
+	return s
 }
 
 // precedence of binary operators, Go's.

@@ -39,7 +39,11 @@ func (l *lowerer) scalar(e sdql.Expr, env *scope) Expr {
 	case *sdql.BinaryExpr:
 		return l.binary(e, env)
 	case *sdql.CallExpr:
-		return &Call{Fn: e.Op, Args: []Expr{l.real(l.scalar(e.X, env))}}
+		args := []Expr{l.real(l.scalar(e.X, env))}
+		if e.Y != nil {
+			args = append(args, l.real(l.scalar(e.Y, env)))
+		}
+		return &Call{Fn: e.Op, Args: args}
 	case *sdql.IfExpr:
 		return l.ifScalar(e, env)
 	case *sdql.LetExpr:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nablasd/nablasd/exec"
+	exec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/internal/gorun"
 	"github.com/nablasd/nablasd/sdql"
 )
