@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	exec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/internal/gorun"
+	exec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/sdql"
 )
 

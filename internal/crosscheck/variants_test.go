@@ -6,10 +6,10 @@ import (
 
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/exec"
-	"github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/internal/gorun"
+	"github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/sdql"
 )
 
