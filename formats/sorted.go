@@ -1,0 +1,159 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotSorted is returned (wrapped) by FromSortedCoords when the entries
+// are not in the format's storage order or store a coordinate twice; the
+// caller can sort and sum them, or use FromCoords.
+var ErrNotSorted = errors.New("entries not sorted in storage order without duplicates")
+
+// FromSortedCoords builds a tensor like FromCoords from entries that are
+// already in the storage order of format f for len(shape) modes (sorted
+// by their coordinates in the layout's mode order, CSC by column then
+// row) and store no coordinate twice. It copies as little as it can: where
+// the format stores a coordinate slice as it is (the last level of every
+// sparse layout, COO's row and column slices) the tensor's Idx shares
+// idx[m], and Val shares val when every entry is one stored position (all
+// sparse layouts, and dense layouts given every position). The caller must
+// not modify idx and val afterwards.
+//
+// Unsorted entries or a repeated coordinate give an error wrapping
+// ErrNotSorted; bad shapes, lengths or coordinates and dense containers
+// past MaxDenseSize give other errors, as for FromCoords.
+func FromSortedCoords(shape []int, idx [][]int, val []float64, f Format) (*Tensor, error) {
+	lay, err := f.Layout(len(shape))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEntries(shape, idx, val); err != nil {
+		return nil, err
+	}
+	n, order := len(val), lay.Order()
+	// diff[e]: the first level at which entry e's coordinates differ from
+	// entry e-1's (order when they are equal).
+	diff := make([]uint8, n)
+	for e := 1; e < n; e++ {
+		k := 0
+		for ; k < order; k++ {
+			a, b := idx[lay.ModeOrder[k]][e-1], idx[lay.ModeOrder[k]][e]
+			if a < b {
+				break
+			}
+			if a > b {
+				return nil, fmt.Errorf("formats: %s: entry %d: %w", f, e, ErrNotSorted)
+			}
+		}
+		if k == order {
+			return nil, fmt.Errorf("formats: %s: entries %d and %d store the same coordinates: %w", f, e-1, e, ErrNotSorted)
+		}
+		diff[e] = uint8(k)
+	}
+	t := &Tensor{Format: f, Shape: append([]int(nil), shape...), Pos: make([][]int, order), Idx: make([][]int, order)}
+	posOf := make([]int, n) // position of entry e at the last built level
+	identity := false       // posOf[e] == e for every e
+	parent := 1
+	for k, l := range lay.Levels {
+		xs := idx[lay.ModeOrder[k]]
+		switch l := l.(type) {
+		case DenseLevel:
+			extent := shape[lay.ModeOrder[k]]
+			size, ok := denseSize(parent, extent)
+			if !ok {
+				return nil, fmt.Errorf("formats: %s: level %d (dense, mode %d): %d×%d positions exceed MaxDenseSize (%d)",
+					f, k, lay.ModeOrder[k], parent, extent, MaxDenseSize)
+			}
+			for e := range posOf {
+				posOf[e] = posOf[e]*extent + xs[e]
+			}
+			identity = size == n && isIdentity(posOf)
+			parent = size
+		case CompressedLevel:
+			pos := make([]int, parent+1)
+			last := k == order-1
+			if last || !l.Unique {
+				// one position per entry: the coordinates are the level's idx
+				for e := range posOf {
+					pos[posOf[e]+1]++
+					posOf[e] = e
+				}
+				t.Idx[k] = xs
+				parent, identity = n, true
+			} else {
+				var ix []int
+				for e := range posOf {
+					if e == 0 || int(diff[e]) <= k {
+						ix = append(ix, xs[e])
+						pos[posOf[e]+1]++
+					}
+					posOf[e] = len(ix) - 1
+				}
+				t.Idx[k] = ix
+				if ix == nil {
+					t.Idx[k] = []int{}
+				}
+				parent, identity = len(ix), len(ix) == n
+			}
+			for q := 1; q <= len(pos)-1; q++ {
+				pos[q] += pos[q-1]
+			}
+			t.Pos[k] = pos
+		case SingletonLevel:
+			// one position per parent position, which is one per entry
+			// (a singleton follows a non-unique level, or another singleton)
+			if !identity {
+				return nil, fmt.Errorf("internal error: formats: %s: singleton level %d under a level that merges entries", f, k)
+			}
+			t.Idx[k] = xs
+		default:
+			return nil, fmt.Errorf("internal error: formats: unknown level %T", l)
+		}
+	}
+	if identity && parent == n {
+		t.Val = val
+	} else {
+		t.Val = make([]float64, parent)
+		for e, x := range val {
+			t.Val[posOf[e]] = x
+		}
+	}
+	return t, nil
+}
+
+func isIdentity(p []int) bool {
+	for e, q := range p {
+		if q != e {
+			return false
+		}
+	}
+	return true
+}
+
+// checkEntries checks FromCoords-style entries: one coordinate slice per
+// mode, each as long as val, every coordinate within its extent.
+func checkEntries(shape []int, idx [][]int, val []float64) error {
+	for m, n := range shape {
+		if n < 0 {
+			return fmt.Errorf("formats: extent of mode %d is %d, want >= 0", m, n)
+		}
+	}
+	if len(idx) != len(shape) {
+		return fmt.Errorf("formats: %d coordinate slices for a tensor of order %d", len(idx), len(shape))
+	}
+	if len(shape) > 255 {
+		return fmt.Errorf("formats: order %d is too large", len(shape))
+	}
+	for m := range idx {
+		if len(idx[m]) != len(val) {
+			return fmt.Errorf("formats: %d coordinates in mode %d for %d values", len(idx[m]), m, len(val))
+		}
+		for e, x := range idx[m] {
+			if x < 0 || x >= shape[m] {
+				return fmt.Errorf("formats: entry %d: coordinate %d of mode %d out of range 0..%d", e, x, m, shape[m]-1)
+			}
+		}
+	}
+	return nil
+}
