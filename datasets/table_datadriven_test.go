@@ -1,0 +1,473 @@
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// TestTableDataDriven runs testdata/tables/*.txt (regenerate the expected
+// output with go test ./datasets -run TestTableDataDriven -rewrite).
+// Files are made in a temporary folder shared by the commands of a file.
+//
+//	write file=NAME [meta=K:V;K:V] [batch=N]
+//	    input: a header "name:type ..." (int8 … int64, uint8 … uint64,
+//	    float32, float64, decimal, string, date32), then one row a line,
+//	    null for a null; batch=N writes N rows a record batch (a row group
+//	    for Parquet)
+//	truncate file=NAME keep=N|cut=N   keeps the first N bytes, or cuts the last N
+//	read file=NAME [format=F] [opts=O]   the tensor read, or the error
+//	groups key=K in=NAME:FILE[:FORMAT][?OPTS] ...   every group, or the error
+//	job key=K in=... out=FILE step=copy:NAME|sum:NAME [workers=N] [resume] [stop-after=N] [fail-at=KEY]
+//	    runs a Job and prints its output table (or the error, and the
+//	    files left)
+//	cat file=NAME                     the rows and metadata of a table
+func TestTableDataDriven(t *testing.T) {
+	datadriven.Walk(t, "testdata/tables", func(t *testing.T, path string) {
+		dir := t.TempDir()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "write":
+				return ddWrite(t, d, dir)
+			case "truncate":
+				var name string
+				var keep, cut int
+				d.ScanArgs(t, "file", &name)
+				if d.HasArg("cut") {
+					d.ScanArgs(t, "cut", &cut)
+					st, err := os.Stat(filepath.Join(dir, name))
+					if err != nil {
+						d.Fatalf(t, "%v", err)
+					}
+					keep = int(st.Size()) - cut
+				} else {
+					d.ScanArgs(t, "keep", &keep)
+				}
+				if err := os.Truncate(filepath.Join(dir, name), int64(keep)); err != nil {
+					d.Fatalf(t, "%v", err)
+				}
+				return ""
+			case "read":
+				return ddRead(t, d, dir)
+			case "groups":
+				return ddGroups(t, d, dir)
+			case "job":
+				return ddJob(t, d, dir)
+			case "cat":
+				var name string
+				d.ScanArgs(t, "file", &name)
+				return catTable(t, filepath.Join(dir, name))
+			}
+			d.Fatalf(t, "unknown command %s", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func ddWrite(t *testing.T, d *datadriven.TestData, dir string) string {
+	var name, metaArg string
+	batchRows := 0
+	d.ScanArgs(t, "file", &name)
+	if d.HasArg("meta") {
+		d.ScanArgs(t, "meta", &metaArg)
+	}
+	if d.HasArg("batch") {
+		d.ScanArgs(t, "batch", &batchRows)
+	}
+	lines := strings.Split(strings.TrimSpace(d.Input), "\n")
+	var fields []arrow.Field
+	for _, h := range strings.Fields(lines[0]) {
+		n, ty, _ := strings.Cut(h, ":")
+		fields = append(fields, arrow.Field{Name: n, Type: ddType(t, d, ty), Nullable: true})
+	}
+	meta := map[string]string{}
+	for _, kv := range strings.Split(metaArg, ";") {
+		if k, v, ok := strings.Cut(kv, ":"); ok {
+			meta[k] = v
+		}
+	}
+	md := arrow.MetadataFrom(meta)
+	schema := arrow.NewSchema(fields, &md)
+	w, err := createTable(filepath.Join(dir, name), schema, 1<<20, false)
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	rows := lines[1:]
+	if len(rows) == 1 && rows[0] == "" {
+		rows = nil
+	}
+	if batchRows <= 0 {
+		batchRows = max(len(rows), 1)
+	}
+	for lo := 0; lo < len(rows) || lo == 0; lo += batchRows {
+		hi := min(lo+batchRows, len(rows))
+		b := array.NewRecordBuilder(goAlloc, schema)
+		for _, row := range rows[lo:hi] {
+			vals := strings.Fields(row)
+			if len(vals) != len(fields) {
+				d.Fatalf(t, "row %q: %d values for %d columns", row, len(vals), len(fields))
+			}
+			for c, v := range vals {
+				ddAppend(t, d, b.Field(c), v)
+			}
+		}
+		rec := b.NewRecordBatch()
+		if err := w.Write(rec); err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		rec.Release()
+		b.Release()
+		if hi == len(rows) {
+			break
+		}
+	}
+	if err := w.Close(); err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	return ""
+}
+
+func ddType(t *testing.T, d *datadriven.TestData, ty string) arrow.DataType {
+	switch ty {
+	case "int8":
+		return arrow.PrimitiveTypes.Int8
+	case "int16":
+		return arrow.PrimitiveTypes.Int16
+	case "int32":
+		return arrow.PrimitiveTypes.Int32
+	case "int64":
+		return arrow.PrimitiveTypes.Int64
+	case "uint8":
+		return arrow.PrimitiveTypes.Uint8
+	case "uint16":
+		return arrow.PrimitiveTypes.Uint16
+	case "uint32":
+		return arrow.PrimitiveTypes.Uint32
+	case "uint64":
+		return arrow.PrimitiveTypes.Uint64
+	case "float32":
+		return arrow.PrimitiveTypes.Float32
+	case "float64":
+		return arrow.PrimitiveTypes.Float64
+	case "decimal":
+		return &arrow.Decimal128Type{Precision: 10, Scale: 2}
+	case "string":
+		return arrow.BinaryTypes.String
+	case "date32":
+		return arrow.FixedWidthTypes.Date32
+	}
+	d.Fatalf(t, "unknown type %s", ty)
+	return nil
+}
+
+func ddAppend(t *testing.T, d *datadriven.TestData, b array.Builder, v string) {
+	if v == "null" {
+		b.AppendNull()
+		return
+	}
+	fail := func(err error) {
+		if err != nil {
+			d.Fatalf(t, "value %q: %v", v, err)
+		}
+	}
+	switch b := b.(type) {
+	case *array.StringBuilder:
+		b.Append(v)
+	case *array.Float64Builder:
+		x, err := strconv.ParseFloat(v, 64)
+		fail(err)
+		b.Append(x)
+	case *array.Float32Builder:
+		x, err := strconv.ParseFloat(v, 32)
+		fail(err)
+		b.Append(float32(x))
+	case *array.Decimal128Builder:
+		x, err := decimal128.FromString(v, 10, 2)
+		fail(err)
+		b.Append(x)
+	case *array.Uint64Builder:
+		x, err := strconv.ParseUint(v, 10, 64)
+		fail(err)
+		b.Append(x)
+	default:
+		x, err := strconv.ParseInt(v, 10, 64)
+		fail(err)
+		switch b := b.(type) {
+		case *array.Int8Builder:
+			b.Append(int8(x))
+		case *array.Int16Builder:
+			b.Append(int16(x))
+		case *array.Int32Builder:
+			b.Append(int32(x))
+		case *array.Int64Builder:
+			b.Append(x)
+		case *array.Uint8Builder:
+			b.Append(uint8(x))
+		case *array.Uint16Builder:
+			b.Append(uint16(x))
+		case *array.Uint32Builder:
+			b.Append(uint32(x))
+		case *array.Date32Builder:
+			b.Append(arrow.Date32(x))
+		default:
+			d.Fatalf(t, "cannot append to %T", b)
+		}
+	}
+}
+
+// ddFormat reads the format= and opts= arguments.
+func ddFormat(t *testing.T, d *datadriven.TestData) (formats.Format, TableOptions) {
+	var f formats.Format
+	var o TableOptions
+	if d.HasArg("format") {
+		var name string
+		d.ScanArgs(t, "format", &name)
+		var err error
+		if f, err = formats.ByName(name); err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+	}
+	if d.HasArg("opts") {
+		var s string
+		d.ScanArgs(t, "opts", &s)
+		var err error
+		if o, err = ParseTableOptions(s); err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+	}
+	return f, o
+}
+
+// describe prints a table tensor: its format, shape and value.
+func describe(tt *TableTensor) string {
+	if tt.Tensor == nil {
+		return "scalar " + sdql.FormatReal(tt.Scalar)
+	}
+	if err := tt.Tensor.Validate(); err != nil {
+		return "invalid: " + err.Error()
+	}
+	return fmt.Sprintf("%s %s", tt.Tensor, sdql.FormatValue(formats.ToValue(tt.Tensor)))
+}
+
+func ddRead(t *testing.T, d *datadriven.TestData, dir string) string {
+	var name string
+	d.ScanArgs(t, "file", &name)
+	f, o := ddFormat(t, d)
+	tt, err := ReadTable(filepath.Join(dir, name), o, f)
+	if err != nil {
+		return "error: " + strings.ReplaceAll(err.Error(), dir+"/", "") + "\n"
+	}
+	return describe(tt) + "\n"
+}
+
+// ddInputs parses in=NAME:FILE[:FORMAT][?OPTS] arguments.
+func ddInputs(t *testing.T, d *datadriven.TestData, dir string) []GroupInput {
+	var ins []GroupInput
+	for _, a := range d.CmdArgs {
+		if a.Key != "in" {
+			continue
+		}
+		spec := a.Vals[0]
+		var in GroupInput
+		spec, opts, _ := strings.Cut(spec, "?")
+		parts := strings.Split(spec, ":")
+		in.Name, in.Path = parts[0], filepath.Join(dir, parts[1])
+		if len(parts) > 2 {
+			f, err := formats.ByName(parts[2])
+			if err != nil {
+				d.Fatalf(t, "%v", err)
+			}
+			in.Format = f
+		}
+		if opts != "" {
+			o, err := ParseTableOptions(opts)
+			if err != nil {
+				d.Fatalf(t, "%v", err)
+			}
+			in.Options = o
+		}
+		ins = append(ins, in)
+	}
+	return ins
+}
+
+func ddGroups(t *testing.T, d *datadriven.TestData, dir string) string {
+	var key string
+	d.ScanArgs(t, "key", &key)
+	clean := func(err error) string { return "error: " + strings.ReplaceAll(err.Error(), dir+"/", "") + "\n" }
+	g, err := OpenGroups(key, ddInputs(t, d, dir))
+	if err != nil {
+		return clean(err)
+	}
+	defer g.Close()
+	var b strings.Builder
+	var shared []string
+	for n := range g.Shared() {
+		shared = append(shared, n)
+	}
+	sort.Strings(shared)
+	for _, n := range shared {
+		fmt.Fprintf(&b, "shared %s: %s\n", n, describe(g.Shared()[n]))
+	}
+	for {
+		grp, err := g.Next(nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.WriteString(clean(err))
+			break
+		}
+		fmt.Fprintf(&b, "%s=%s (%d rows):\n", key, grp.Key, grp.Rows)
+		for _, n := range g.Grouped() {
+			fmt.Fprintf(&b, "  %s: %s\n", n, describe(grp.Inputs[n]))
+		}
+	}
+	return b.String()
+}
+
+func ddJob(t *testing.T, d *datadriven.TestData, dir string) string {
+	var key, out, step string
+	d.ScanArgs(t, "key", &key)
+	d.ScanArgs(t, "out", &out)
+	d.ScanArgs(t, "step", &step)
+	workers, stopAfter := 1, -1
+	failAt := ""
+	if d.HasArg("workers") {
+		d.ScanArgs(t, "workers", &workers)
+	}
+	if d.HasArg("stop-after") {
+		d.ScanArgs(t, "stop-after", &stopAfter)
+	}
+	if d.HasArg("fail-at") {
+		d.ScanArgs(t, "fail-at", &failAt)
+	}
+	clean := func(s string) string { return strings.ReplaceAll(s, dir+"/", "") }
+	g, err := OpenGroups(key, ddInputs(t, d, dir))
+	if err != nil {
+		return "error: " + clean(err.Error()) + "\n"
+	}
+	defer g.Close()
+	kind, name, _ := strings.Cut(step, ":")
+	order := 0
+	if kind == "copy" {
+		shape, _ := g.Shape(name)
+		order = len(shape)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := 0
+	job := &Job{Groups: g, Order: order, Out: filepath.Join(dir, out), Workers: workers, Resume: d.HasArg("resume"),
+		Meta: map[string]string{MetaProgram: step},
+		Step: func(grp *Group) (*TableTensor, error) {
+			if grp.Key.String() == failAt {
+				return nil, fmt.Errorf("step failed")
+			}
+			ran++
+			if ran == stopAfter {
+				cancel()
+			}
+			in := grp.Inputs[name]
+			if kind == "copy" {
+				return in, nil
+			}
+			s := in.Scalar
+			if in.Tensor != nil {
+				s = 0
+				for _, v := range in.Tensor.Val {
+					s += v
+				}
+			}
+			return &TableTensor{Scalar: s}, nil
+		}}
+	st, err := job.Run(ctx)
+	var b strings.Builder
+	if err != nil {
+		fmt.Fprintf(&b, "error: %s\n", clean(err.Error()))
+	}
+	if st != nil {
+		fmt.Fprintf(&b, "groups run %d, kept %d, rows %d, entries %d\n", st.Groups, st.Kept, st.Rows, st.Entries)
+	}
+	ents, _ := os.ReadDir(dir)
+	var files []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), out) || strings.HasPrefix(e.Name(), "."+out) {
+			files = append(files, e.Name())
+		}
+	}
+	fmt.Fprintf(&b, "files: %s\n", strings.Join(files, " "))
+	if err == nil {
+		b.WriteString(catTable(t, filepath.Join(dir, out)))
+	}
+	return b.String()
+}
+
+// catTable prints a table's columns, metadata (nablasd's keys) and rows.
+func catTable(t *testing.T, path string) string {
+	tf, err := openTable(path)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	defer tf.close()
+	var b strings.Builder
+	for i, f := range tf.schema.Fields() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s:%s", f.Name, f.Type)
+	}
+	b.WriteByte('\n')
+	var keys []string
+	for k := range tf.meta {
+		if strings.HasPrefix(k, "nablasd.") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%q\n", k, tf.meta[k])
+	}
+	cols := make([]int, len(tf.schema.Fields()))
+	for i := range cols {
+		cols[i] = i
+	}
+	br, err := tf.batches(cols, nil)
+	if err != nil {
+		return b.String() + "error: " + err.Error() + "\n"
+	}
+	defer br.close()
+	for {
+		bt, err := br.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return b.String() + "error: " + err.Error() + "\n"
+		}
+		for r := range int(bt.rec.NumRows()) {
+			for c := range cols {
+				if c > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(bt.rec.Column(c).ValueStr(r))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
