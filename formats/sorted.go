@@ -32,24 +32,21 @@ func FromSortedCoords(shape []int, idx [][]int, val []float64, f Format) (*Tenso
 		return nil, err
 	}
 	n, order := len(val), lay.Order()
+	if err := checkSorted(f, lay.ModeOrder, idx, n); err != nil {
+		return nil, err
+	}
 	// diff[e]: the first level at which entry e's coordinates differ from
-	// entry e-1's (order when they are equal).
-	diff := make([]uint8, n)
-	for e := 1; e < n; e++ {
-		k := 0
-		for ; k < order; k++ {
-			a, b := idx[lay.ModeOrder[k]][e-1], idx[lay.ModeOrder[k]][e]
-			if a < b {
-				break
+	// entry e-1's; needed by unique compressed levels above the last.
+	var diff []uint8
+	if needsDiff(lay) {
+		diff = make([]uint8, n)
+		for e := 1; e < n; e++ {
+			k := 0
+			for idx[lay.ModeOrder[k]][e-1] == idx[lay.ModeOrder[k]][e] {
+				k++
 			}
-			if a > b {
-				return nil, fmt.Errorf("formats: %s: entry %d: %w", f, e, ErrNotSorted)
-			}
+			diff[e] = uint8(k)
 		}
-		if k == order {
-			return nil, fmt.Errorf("formats: %s: entries %d and %d store the same coordinates: %w", f, e-1, e, ErrNotSorted)
-		}
-		diff[e] = uint8(k)
 	}
 	t := &Tensor{Format: f, Shape: append([]int(nil), shape...), Pos: make([][]int, order), Idx: make([][]int, order)}
 	posOf := make([]int, n) // position of entry e at the last built level
@@ -129,6 +126,53 @@ func isIdentity(p []int) bool {
 		}
 	}
 	return true
+}
+
+// needsDiff reports whether a unique compressed level sits above the last.
+func needsDiff(lay Layout) bool {
+	for _, l := range lay.Levels[:len(lay.Levels)-1] {
+		if c, ok := l.(CompressedLevel); ok && c.Unique {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSorted checks that the n entries are sorted strictly by their
+// coordinates in the mode order.
+func checkSorted(f Format, modeOrder []int, idx [][]int, n int) error {
+	if len(modeOrder) == 2 {
+		a, b := idx[modeOrder[0]], idx[modeOrder[1]]
+		a, b = a[:n], b[:n]
+		for e := 1; e < n; e++ {
+			if a[e-1] < a[e] {
+				continue
+			}
+			if a[e-1] > a[e] || b[e-1] > b[e] {
+				return fmt.Errorf("formats: %s: entry %d: %w", f, e, ErrNotSorted)
+			}
+			if b[e-1] == b[e] {
+				return fmt.Errorf("formats: %s: entries %d and %d store the same coordinates: %w", f, e-1, e, ErrNotSorted)
+			}
+		}
+		return nil
+	}
+	for e := 1; e < n; e++ {
+		k := 0
+		for ; k < len(modeOrder); k++ {
+			a, b := idx[modeOrder[k]][e-1], idx[modeOrder[k]][e]
+			if a < b {
+				break
+			}
+			if a > b {
+				return fmt.Errorf("formats: %s: entry %d: %w", f, e, ErrNotSorted)
+			}
+		}
+		if k == len(modeOrder) {
+			return fmt.Errorf("formats: %s: entries %d and %d store the same coordinates: %w", f, e-1, e, ErrNotSorted)
+		}
+	}
+	return nil
 }
 
 // checkEntries checks FromCoords-style entries: one coordinate slice per
