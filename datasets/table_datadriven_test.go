@@ -8,16 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/internal/tabletest"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -89,145 +86,16 @@ func ddWrite(t *testing.T, d *datadriven.TestData, dir string) string {
 	if d.HasArg("batch") {
 		d.ScanArgs(t, "batch", &batchRows)
 	}
-	lines := strings.Split(strings.TrimSpace(d.Input), "\n")
-	var fields []arrow.Field
-	for _, h := range strings.Fields(lines[0]) {
-		n, ty, _ := strings.Cut(h, ":")
-		fields = append(fields, arrow.Field{Name: n, Type: ddType(t, d, ty), Nullable: true})
-	}
 	meta := map[string]string{}
 	for _, kv := range strings.Split(metaArg, ";") {
 		if k, v, ok := strings.Cut(kv, ":"); ok {
 			meta[k] = v
 		}
 	}
-	md := arrow.MetadataFrom(meta)
-	schema := arrow.NewSchema(fields, &md)
-	w, err := createTable(filepath.Join(dir, name), schema, 1<<20, false)
-	if err != nil {
-		d.Fatalf(t, "%v", err)
-	}
-	rows := lines[1:]
-	if len(rows) == 1 && rows[0] == "" {
-		rows = nil
-	}
-	if batchRows <= 0 {
-		batchRows = max(len(rows), 1)
-	}
-	for lo := 0; lo < len(rows) || lo == 0; lo += batchRows {
-		hi := min(lo+batchRows, len(rows))
-		b := array.NewRecordBuilder(goAlloc, schema)
-		for _, row := range rows[lo:hi] {
-			vals := strings.Fields(row)
-			if len(vals) != len(fields) {
-				d.Fatalf(t, "row %q: %d values for %d columns", row, len(vals), len(fields))
-			}
-			for c, v := range vals {
-				ddAppend(t, d, b.Field(c), v)
-			}
-		}
-		rec := b.NewRecordBatch()
-		if err := w.Write(rec); err != nil {
-			d.Fatalf(t, "%v", err)
-		}
-		rec.Release()
-		b.Release()
-		if hi == len(rows) {
-			break
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := tabletest.Write(filepath.Join(dir, name), d.Input, batchRows, meta); err != nil {
 		d.Fatalf(t, "%v", err)
 	}
 	return ""
-}
-
-func ddType(t *testing.T, d *datadriven.TestData, ty string) arrow.DataType {
-	switch ty {
-	case "int8":
-		return arrow.PrimitiveTypes.Int8
-	case "int16":
-		return arrow.PrimitiveTypes.Int16
-	case "int32":
-		return arrow.PrimitiveTypes.Int32
-	case "int64":
-		return arrow.PrimitiveTypes.Int64
-	case "uint8":
-		return arrow.PrimitiveTypes.Uint8
-	case "uint16":
-		return arrow.PrimitiveTypes.Uint16
-	case "uint32":
-		return arrow.PrimitiveTypes.Uint32
-	case "uint64":
-		return arrow.PrimitiveTypes.Uint64
-	case "float32":
-		return arrow.PrimitiveTypes.Float32
-	case "float64":
-		return arrow.PrimitiveTypes.Float64
-	case "decimal":
-		return &arrow.Decimal128Type{Precision: 10, Scale: 2}
-	case "string":
-		return arrow.BinaryTypes.String
-	case "date32":
-		return arrow.FixedWidthTypes.Date32
-	}
-	d.Fatalf(t, "unknown type %s", ty)
-	return nil
-}
-
-func ddAppend(t *testing.T, d *datadriven.TestData, b array.Builder, v string) {
-	if v == "null" {
-		b.AppendNull()
-		return
-	}
-	fail := func(err error) {
-		if err != nil {
-			d.Fatalf(t, "value %q: %v", v, err)
-		}
-	}
-	switch b := b.(type) {
-	case *array.StringBuilder:
-		b.Append(v)
-	case *array.Float64Builder:
-		x, err := strconv.ParseFloat(v, 64)
-		fail(err)
-		b.Append(x)
-	case *array.Float32Builder:
-		x, err := strconv.ParseFloat(v, 32)
-		fail(err)
-		b.Append(float32(x))
-	case *array.Decimal128Builder:
-		x, err := decimal128.FromString(v, 10, 2)
-		fail(err)
-		b.Append(x)
-	case *array.Uint64Builder:
-		x, err := strconv.ParseUint(v, 10, 64)
-		fail(err)
-		b.Append(x)
-	default:
-		x, err := strconv.ParseInt(v, 10, 64)
-		fail(err)
-		switch b := b.(type) {
-		case *array.Int8Builder:
-			b.Append(int8(x))
-		case *array.Int16Builder:
-			b.Append(int16(x))
-		case *array.Int32Builder:
-			b.Append(int32(x))
-		case *array.Int64Builder:
-			b.Append(x)
-		case *array.Uint8Builder:
-			b.Append(uint8(x))
-		case *array.Uint16Builder:
-			b.Append(uint16(x))
-		case *array.Uint32Builder:
-			b.Append(uint32(x))
-		case *array.Date32Builder:
-			b.Append(arrow.Date32(x))
-		default:
-			d.Fatalf(t, "cannot append to %T", b)
-		}
-	}
 }
 
 // ddFormat reads the format= and opts= arguments.

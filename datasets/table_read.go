@@ -121,6 +121,10 @@ func findColumns(file string, sc *arrow.Schema, meta map[string]string, o TableO
 		return nil, tableErrorf(file, valName, -1, "the value column cannot also be a coordinate or key column")
 	}
 	c.names = append(append([]string(nil), idx...), valName)
+	if len(idx) == 0 && len(sc.Fields()) > 1+btoi(c.key >= 0) {
+		return nil, tableErrorf(file, "", -1, "no coordinate columns: want i0, i1, … (row and col for a matrix, i for a vector), or only %s for a scalar; name them with ?i=…, ?row=…,col=… or ?i0=…,i1=…,… (columns: %s)",
+			valName, list)
+	}
 	// The shape: metadata, options, else inferred.
 	from := ""
 	if s, ok := meta[MetaShape]; ok {
@@ -148,6 +152,13 @@ func findColumns(file string, sc *arrow.Schema, meta map[string]string, o TableO
 			from, len(c.shape), len(c.index), cols)
 	}
 	return c, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func names(sc *arrow.Schema) []string {

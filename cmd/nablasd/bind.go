@@ -35,6 +35,9 @@ func parseInput(s string) (*input, error) {
 		in.number, in.isNum = x, true
 		return in, nil
 	}
+	if t, ok, err := tableInput(name, val); ok {
+		return t, err
+	}
 	src, fmtName := splitFormat(val)
 	coords, dense, err := loadCoords(src)
 	if err != nil {
@@ -171,7 +174,7 @@ func load(c *common) (*program, error) {
 	e, name := p.expr, p.name
 	types := map[string]sdql.Type{}
 	for _, s := range c.inputs {
-		in, err := parseInput(s)
+		in, err := c.parseInput(s)
 		if err != nil {
 			return nil, err
 		}

@@ -16,10 +16,15 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	x.tableMeta = tableMeta(&c, "")
+	if c.batch.groupBy != "" {
+		return runBatch(&c, &x, &rs, "", stderr)
+	}
 	p, err := load(&c)
 	if err != nil {
 		return err
 	}
+	x.tableOrder = resultOrder(p, "")
 	compileStart := time.Now()
 	pl, err := prepare(p, "", c.opt)
 	if err != nil {

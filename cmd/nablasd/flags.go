@@ -21,6 +21,7 @@ type common struct {
 	out        string
 	wrt        string
 	opt        string
+	batch      batchFlags
 }
 
 func newFlagSet(name string, c *common, withWrt, withOut bool) *flag.FlagSet {
@@ -30,7 +31,8 @@ func newFlagSet(name string, c *common, withWrt, withOut bool) *flag.FlagSet {
 	fs.StringVar(&c.text, "e", "", "the program `TEXT`")
 	fs.Var(&c.inputs, "in", "bind an input: `NAME=VALUE` (repeatable)")
 	if withOut {
-		fs.StringVar(&c.out, "out", "", "write the result to `FILE` (.mtx: Matrix Market)")
+		fs.StringVar(&c.out, "out", "", "write the result to `FILE` (.mtx: Matrix Market; .parquet, .arrow, .arrows: a table)")
+		c.batch.register(fs)
 	}
 	if withWrt {
 		fs.StringVar(&c.wrt, "wrt", "", "differentiate with respect to the input `NAME`")

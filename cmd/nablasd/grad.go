@@ -25,6 +25,10 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	if c.wrt == "" {
 		return usagef("grad needs --wrt NAME: the input to differentiate with respect to")
 	}
+	x.tableMeta = tableMeta(&c, c.wrt)
+	if c.batch.groupBy != "" {
+		return runBatch(&c, &x, &rs, c.wrt, stderr)
+	}
 	p, err := load(&c)
 	if err != nil {
 		return err
@@ -32,6 +36,7 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	if _, ok := p.inputs[c.wrt]; !ok {
 		return fmt.Errorf("--wrt %s: %s is not an input of the program (its inputs: %s)", c.wrt, c.wrt, inputList(p))
 	}
+	x.tableOrder = resultOrder(p, c.wrt)
 	compileStart := time.Now()
 	pl, err := prepare(p, c.wrt, c.opt)
 	if err != nil {

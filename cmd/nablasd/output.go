@@ -22,7 +22,7 @@ func writeResult(v sdql.Value, out string, shape []int, stdout io.Writer) error 
 	}
 	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(out, ".gz")))
 	if ext != ".mtx" {
-		return usagef("--out %s: only Matrix Market output (.mtx) is supported", out)
+		return usagef("--out %s: want FILE.mtx (Matrix Market) or FILE.parquet, FILE.arrow, FILE.arrows (a table)", out)
 	}
 	c, err := toCoords(v)
 	if err != nil {

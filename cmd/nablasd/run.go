@@ -20,6 +20,10 @@ type execFlags struct {
 	dps        bool
 	noValidate bool
 	outFormat  string
+	// tableMeta is the metadata of a result written to a table (--out
+	// FILE.parquet|.arrow|.arrows).
+	tableMeta  map[string]string
+	tableOrder int // the result's order, for an empty result
 }
 
 func (x *execFlags) register(fs *flag.FlagSet) {
@@ -92,6 +96,9 @@ func (x *execFlags) execute(p *program, pl *plan, rs *runStats, shape []int) (sd
 // output writes the result: as a container with --out-format, else as a
 // literal or to --out.
 func (x *execFlags) output(v sdql.Value, res *exec.Result, out string, shape []int, stdout io.Writer) error {
+	if x.outFormat == "" && isTableOut(out) {
+		return writeTableResult(v, out, shape, x.tableMeta, x.tableOrder)
+	}
 	if x.outFormat == "" {
 		return writeResult(v, out, shape, stdout)
 	}
