@@ -55,7 +55,7 @@ func createJournal(out string, schema *arrow.Schema, resume bool) (*journal, err
 	if err != nil {
 		return nil, err
 	}
-	j.f, j.bw = f, bufio.NewWriterSize(f, 1<<20)
+	j.f, j.bw = f, bufio.NewWriterSize(f, 64<<10)
 	j.w = ipc.NewWriter(j.bw, ipc.WithSchema(schema), ipc.WithAllocator(goAlloc))
 	fail := func(err error) (*journal, error) {
 		j.w.Close()

@@ -115,14 +115,14 @@ func (t *tableFile) corrupt(err error) error {
 func (t *tableFile) openParquet() error {
 	props := parquet.NewReaderProperties(goAlloc)
 	props.BufferedStreamEnabled = true // read pages as needed, not whole column chunks
-	props.BufferSize = 1 << 20
+	props.BufferSize = 64 << 10
 	t.pqProp = props
 	r, err := file.NewParquetReader(t.f, file.WithReadProps(props))
 	if err != nil {
 		return t.corrupt(err)
 	}
 	t.pq = r
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{Parallel: true, BatchSize: 1 << 16}, goAlloc)
+	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{Parallel: true, BatchSize: streamBatchRows}, goAlloc)
 	if err != nil {
 		return t.corrupt(err)
 	}
@@ -395,3 +395,8 @@ func (t *tableFile) statsMinMax(field, rg int) (lo, hi int64, ok bool) {
 	}
 	return 0, 0, false
 }
+
+// streamBatchRows is the number of rows of a record batch read from a
+// Parquet file while streaming groups: the decoders hold about that many
+// values of each column.
+const streamBatchRows = 1 << 13
