@@ -120,7 +120,7 @@ func (j *journal) copyJournal(path string) error {
 		return err
 	}
 	defer f.Close()
-	r, err := ipc.NewReader(f, ipc.WithAllocator(goAlloc))
+	r, err := newStreamReader(f, fileSize(f))
 	if err != nil {
 		return nil // cut before its schema: nothing to keep
 	}
@@ -321,7 +321,7 @@ func (j *journal) copyTo(w *TableWriter) error {
 		return err
 	}
 	defer f.Close()
-	r, err := ipc.NewReader(f, ipc.WithAllocator(goAlloc))
+	r, err := newStreamReader(f, fileSize(f))
 	if err != nil {
 		return fmt.Errorf("%s: %v", j.path, err)
 	}
@@ -358,4 +358,13 @@ func (j *journal) copyTo(w *TableWriter) error {
 		rec.Release()
 	}
 	return nil
+}
+
+// fileSize returns the size of an open file (0 when it cannot be known:
+// nothing is read then).
+func fileSize(f *os.File) int64 {
+	if st, err := f.Stat(); err == nil {
+		return st.Size()
+	}
+	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -249,6 +250,7 @@ func (t *tableFile) readAll(fields []int) ([][]span, error) {
 	if t.pqa != nil {
 		t.pqa.Props.BatchSize = 0              // a row group a batch
 		t.pqProp.BufferedStreamEnabled = false // whole column chunks: fewer reads
+		return t.readColumns(fields)
 	}
 	br, err := t.batches(fields, nil)
 	if err != nil {
@@ -267,6 +269,51 @@ func (t *tableFile) readAll(fields []int) ([][]span, error) {
 		n := int(b.rec.NumRows())
 		for i := range fields {
 			cols[i] = append(cols[i], span{arr: b.rec.Column(i), lo: 0, hi: n, row: b.row})
+		}
+	}
+	return cols, nil
+}
+
+// readColumns reads the columns of a Parquet file whole, each on a
+// goroutine of its own (which recovers a decoder's panic).
+func (t *tableFile) readColumns(fields []int) ([][]span, error) {
+	cols := make([][]span, len(fields))
+	errs := make([]error, len(fields))
+	var wg sync.WaitGroup
+	for i, f := range fields {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = func() (err error) {
+				defer recovered(t.name, t.kind, &err)
+				br, err := t.batches([]int{f}, nil)
+				if err != nil {
+					return err
+				}
+				defer br.close()
+				for {
+					b, err := br.next()
+					if errors.Is(err, io.EOF) {
+						return nil
+					}
+					if err != nil {
+						return err
+					}
+					cols[i] = append(cols[i], span{arr: b.rec.Column(0), lo: 0, hi: int(b.rec.NumRows()), row: b.row})
+				}
+			}()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i := range cols {
+		if spansLen(cols[i]) != spansLen(cols[0]) {
+			return nil, tableErrorf(t.name, t.schema.Field(fields[i]).Name, -1, "corrupt Parquet file: %d values, but %d in column %s",
+				spansLen(cols[i]), spansLen(cols[0]), t.schema.Field(fields[0]).Name)
 		}
 	}
 	return cols, nil

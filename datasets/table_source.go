@@ -1,7 +1,9 @@
 package datasets
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -37,8 +39,9 @@ type tableFile struct {
 	pq     *file.Reader
 	pqProp *parquet.ReaderProperties
 	pqa    *pqarrow.FileReader
-	ipcf   *ipc.FileReader
-	stream bool
+	// the Arrow IPC stream (for an IPC file: the one inside it) is bytes
+	// ipcStart to ipcEnd of the file
+	ipcStart, ipcEnd int64
 }
 
 // batch is one record batch of a table with the columns asked for, and the
@@ -88,10 +91,8 @@ func openTable(path string) (t *tableFile, err error) {
 	switch kind {
 	case Parquet:
 		err = t.openParquet()
-	case ArrowFile:
-		err = t.openArrowFile()
-	case ArrowStream:
-		err = t.openArrowStream()
+	case ArrowFile, ArrowStream:
+		err = t.openArrow()
 	}
 	if err != nil {
 		return nil, err
@@ -122,7 +123,10 @@ func (t *tableFile) openParquet() error {
 		return t.corrupt(err)
 	}
 	t.pq = r
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{Parallel: true, BatchSize: streamBatchRows}, goAlloc)
+	// Not Parallel: pqarrow's column goroutines cannot recover the panics
+	// of its decoders on a corrupt file; readAll decodes columns in
+	// goroutines of its own.
+	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{BatchSize: streamBatchRows}, goAlloc)
 	if err != nil {
 		return t.corrupt(err)
 	}
@@ -142,31 +146,55 @@ func (t *tableFile) openParquet() error {
 	return nil
 }
 
-func (t *tableFile) ipcOptions() []ipc.Option {
-	return []ipc.Option{ipc.WithAllocator(goAlloc), ipc.WithBodySizeLimit(t.size), ipc.WithMetadataSizeLimit(min(t.size, 64<<20))}
+// newStreamReader reads an Arrow IPC stream of size bytes from r, each
+// message's metadata verified before arrow-go decodes it (verifyMessage).
+func newStreamReader(r io.Reader, size int64) (*ipc.Reader, error) {
+	return ipc.NewReaderFromMessageReader(newVerifiedMessages(r, size), ipc.WithAllocator(goAlloc))
 }
 
-func (t *tableFile) openArrowFile() error {
-	r, err := ipc.NewFileReader(t.f, t.ipcOptions()...)
+// ipcFileMagic starts and ends an Arrow IPC file.
+const ipcFileMagic = "ARROW1"
+
+// openArrow reads the schema of an Arrow IPC stream, or of an IPC file
+// through the stream it holds between its magic and its footer (the same
+// messages: the footer only indexes them for random access).
+func (t *tableFile) openArrow() error {
+	t.ipcStart, t.ipcEnd = 0, t.size
+	if t.kind == ArrowFile {
+		var head [8]byte
+		var tail [10]byte
+		if t.size < 18 {
+			return tableErrorf(t.name, "", -1, "truncated Arrow IPC file: %d bytes", t.size)
+		}
+		if _, err := t.f.ReadAt(head[:], 0); err != nil {
+			return t.corrupt(err)
+		}
+		if _, err := t.f.ReadAt(tail[:], t.size-10); err != nil {
+			return t.corrupt(err)
+		}
+		if string(head[:6]) != ipcFileMagic || string(tail[4:]) != ipcFileMagic {
+			return tableErrorf(t.name, "", -1, "not an Arrow IPC file, or a truncated one (no %s at its start and end)", ipcFileMagic)
+		}
+		footer := int64(binary.LittleEndian.Uint32(tail[:4]))
+		t.ipcStart, t.ipcEnd = 8, t.size-10-footer
+		if t.ipcEnd < t.ipcStart {
+			return tableErrorf(t.name, "", -1, "corrupt Arrow IPC file: a footer of %d bytes", footer)
+		}
+	}
+	r, err := t.ipcReader()
 	if err != nil {
 		return t.corrupt(err)
 	}
-	t.ipcf = r
+	defer r.Release()
 	t.schema = r.Schema()
 	t.meta = schemaMeta(t.schema)
 	return nil
 }
 
-func (t *tableFile) openArrowStream() error {
-	r, err := ipc.NewReader(t.f, t.ipcOptions()...)
-	if err != nil {
-		return t.corrupt(err)
-	}
-	t.schema = r.Schema()
-	t.meta = schemaMeta(t.schema)
-	r.Release()
-	t.stream = true
-	return nil
+// ipcReader starts reading the IPC stream from its beginning.
+func (t *tableFile) ipcReader() (*ipc.Reader, error) {
+	sec := io.NewSectionReader(t.f, t.ipcStart, t.ipcEnd-t.ipcStart)
+	return newStreamReader(bufio.NewReaderSize(sec, 1<<16), t.ipcEnd-t.ipcStart)
 }
 
 func schemaMeta(s *arrow.Schema) map[string]string {
@@ -183,10 +211,6 @@ func (t *tableFile) close() {
 		t.pq.Close() // closes t.f
 		t.pq = nil
 		t.f = nil
-	}
-	if t.ipcf != nil {
-		t.ipcf.Close()
-		t.ipcf = nil
 	}
 	if t.f != nil {
 		t.f.Close()
@@ -229,13 +253,8 @@ func (t *tableFile) batches(cols []int, rowGroups []int) (br batchReader, err er
 			start[i+1] = start[i] + t.pq.MetaData().RowGroup(i).NumRows()
 		}
 		return &parquetBatches{t: t, leaves: leaves, groups: rowGroups, start: start}, nil
-	case ArrowFile:
-		return &ipcFileBatches{t: t, cols: cols}, nil
 	default:
-		if _, err := t.f.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		r, err := ipc.NewReader(t.f, t.ipcOptions()...)
+		r, err := t.ipcReader()
 		if err != nil {
 			return nil, t.corrupt(err)
 		}
@@ -302,35 +321,6 @@ func (p *parquetBatches) close() {
 		p.rr = nil
 	}
 }
-
-type ipcFileBatches struct {
-	t    *tableFile
-	cols []int
-	i    int
-	row  int64
-}
-
-func (p *ipcFileBatches) next() (b batch, err error) {
-	defer recovered(p.t.name, p.t.kind, &err)
-	for p.i < p.t.ipcf.NumRecords() {
-		rec, err := p.t.ipcf.RecordBatchAt(p.i)
-		if err != nil {
-			return batch{}, p.t.corrupt(err)
-		}
-		p.i++
-		if rec.NumRows() == 0 {
-			rec.Release()
-			continue
-		}
-		b = batch{rec: project(rec, p.cols), row: p.row}
-		rec.Release()
-		p.row += rec.NumRows()
-		return b, nil
-	}
-	return batch{}, io.EOF
-}
-
-func (p *ipcFileBatches) close() {}
 
 type ipcStreamBatches struct {
 	t    *tableFile
