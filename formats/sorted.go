@@ -49,9 +49,39 @@ func FromSortedCoords(shape []int, idx [][]int, val []float64, f Format) (*Tenso
 		}
 	}
 	t := &Tensor{Format: f, Shape: append([]int(nil), shape...), Pos: make([][]int, order), Idx: make([][]int, order)}
-	posOf := make([]int, n) // position of entry e at the last built level
-	identity := false       // posOf[e] == e for every e
-	parent := 1
+	// The position of each entry at the last built level: computed from
+	// the coordinates while every level so far is dense (linear), one per
+	// entry after a level that stores every entry (identity), else held
+	// in posOf; so CSR, CSC and COO need no array of n positions.
+	var (
+		posOf    []int
+		linear   = true
+		identity = false
+		dense    []int // the modes of the dense levels so far, while linear
+		parent   = 1
+	)
+	positionOf := func(e int) int {
+		switch {
+		case posOf != nil:
+			return posOf[e]
+		case identity:
+			return e
+		}
+		p := 0
+		for _, m := range dense {
+			p = p*shape[m] + idx[m][e]
+		}
+		return p
+	}
+	materialize := func() {
+		if posOf == nil {
+			posOf = make([]int, n)
+			for e := range posOf {
+				posOf[e] = positionOf(e)
+			}
+		}
+		linear, identity = false, false
+	}
 	for k, l := range lay.Levels {
 		xs := idx[lay.ModeOrder[k]]
 		switch l := l.(type) {
@@ -62,38 +92,38 @@ func FromSortedCoords(shape []int, idx [][]int, val []float64, f Format) (*Tenso
 				return nil, fmt.Errorf("formats: %s: level %d (dense, mode %d): %d×%d positions exceed MaxDenseSize (%d)",
 					f, k, lay.ModeOrder[k], parent, extent, MaxDenseSize)
 			}
-			for e := range posOf {
-				posOf[e] = posOf[e]*extent + xs[e]
+			if linear {
+				dense = append(dense, lay.ModeOrder[k])
+			} else {
+				materialize()
+				for e := range posOf {
+					posOf[e] = posOf[e]*extent + xs[e]
+				}
 			}
-			identity = size == n && isIdentity(posOf)
 			parent = size
 		case CompressedLevel:
 			pos := make([]int, parent+1)
-			last := k == order-1
-			if last || !l.Unique {
+			if k == order-1 || !l.Unique {
 				// one position per entry: the coordinates are the level's idx
-				for e := range posOf {
-					pos[posOf[e]+1]++
-					posOf[e] = e
+				for e := range n {
+					pos[positionOf(e)+1]++
 				}
 				t.Idx[k] = xs
-				parent, identity = n, true
+				parent, posOf, linear, identity = n, nil, false, true
 			} else {
-				var ix []int
-				for e := range posOf {
+				ix := []int{}
+				next := make([]int, n)
+				for e := range n {
 					if e == 0 || int(diff[e]) <= k {
 						ix = append(ix, xs[e])
-						pos[posOf[e]+1]++
+						pos[positionOf(e)+1]++
 					}
-					posOf[e] = len(ix) - 1
+					next[e] = len(ix) - 1
 				}
 				t.Idx[k] = ix
-				if ix == nil {
-					t.Idx[k] = []int{}
-				}
-				parent, identity = len(ix), len(ix) == n
+				parent, posOf, linear, identity = len(ix), next, false, false
 			}
-			for q := 1; q <= len(pos)-1; q++ {
+			for q := 1; q < len(pos); q++ {
 				pos[q] += pos[q-1]
 			}
 			t.Pos[k] = pos
@@ -108,24 +138,16 @@ func FromSortedCoords(shape []int, idx [][]int, val []float64, f Format) (*Tenso
 			return nil, fmt.Errorf("internal error: formats: unknown level %T", l)
 		}
 	}
-	if identity && parent == n {
+	if parent == n && (identity || (n > 0 && positionOf(0) == 0 && positionOf(n-1) == n-1)) {
+		// every position stored, in order (entries are strictly sorted)
 		t.Val = val
 	} else {
 		t.Val = make([]float64, parent)
 		for e, x := range val {
-			t.Val[posOf[e]] = x
+			t.Val[positionOf(e)] = x
 		}
 	}
 	return t, nil
-}
-
-func isIdentity(p []int) bool {
-	for e, q := range p {
-		if q != e {
-			return false
-		}
-	}
-	return true
 }
 
 // needsDiff reports whether a unique compressed level sits above the last.
