@@ -357,6 +357,11 @@ func buildTensor(shape []int, idx [][]int, val []float64, f formats.Format) (*fo
 	if err != nil {
 		return nil, err
 	}
-	idx, val = sortSum(shape, lay.ModeOrder, idx, val)
+	if ascending(idx, lay.ModeOrder) {
+		// sorted but for coordinates stored twice: sum them in place
+		idx, val = sumAdjacent(idx, val)
+	} else {
+		idx, val = sortSum(shape, lay.ModeOrder, idx, val)
+	}
 	return formats.FromSortedCoords(shape, idx, val, f)
 }

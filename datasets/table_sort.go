@@ -39,6 +39,57 @@ func sortSum(shape, modeOrder []int, idx [][]int, val []float64) ([][]int, []flo
 	return out, vals
 }
 
+// ascending reports whether the entries are sorted by their coordinates in
+// the mode order, coordinates stored twice next to each other.
+func ascending(idx [][]int, modeOrder []int) bool {
+	if len(idx) == 0 {
+		return true
+	}
+	n := len(idx[0])
+	for e := 1; e < n; e++ {
+		for _, m := range modeOrder {
+			a, b := idx[m][e-1], idx[m][e]
+			if a < b {
+				break
+			}
+			if a > b {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sumAdjacent sums the values of adjacent entries with the same
+// coordinates, compacting the slices in place.
+func sumAdjacent(idx [][]int, val []float64) ([][]int, []float64) {
+	keep := 0
+	for e := range val {
+		if keep > 0 {
+			same := true
+			for m := range idx {
+				if idx[m][e] != idx[m][keep-1] {
+					same = false
+					break
+				}
+			}
+			if same {
+				val[keep-1] += val[e]
+				continue
+			}
+		}
+		for m := range idx {
+			idx[m][keep] = idx[m][e]
+		}
+		val[keep] = val[e]
+		keep++
+	}
+	for m := range idx {
+		idx[m] = idx[m][:keep]
+	}
+	return idx, val[:keep]
+}
+
 // sortedPerm returns the entries' order sorted by coordinates in mode
 // order, ties in input order: by a radix sort of the linearized
 // coordinates packed with the entry number when they fit in 64 bits, else
