@@ -147,7 +147,7 @@ func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.
 			return nil, err
 		}
 	}
-	if live := dropDeadLets(prog); live != prog {
+	if live := dropDeadLets(dropDeadValues(prog, info)); live != prog {
 		var err error
 		if info, err = sdql.Check(live, &sdql.CheckConfig{Inputs: info.Free, Strict: true}); err != nil {
 			return nil, err

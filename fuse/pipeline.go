@@ -41,8 +41,19 @@ type Config struct {
 	Runner RunnerConfig
 	// Disabled rules never fire (strategies and saturation).
 	Disabled map[string]bool
+	// Rules, when set, is the rule set the schedule draws its groups from
+	// instead of the built-in one (Rules()): for experiments with variants
+	// of rules, and for the tests that show an unsound variant is caught.
+	Rules []*Rule
 	// Trace, when set, is called for every firing.
 	Trace func(rule string, before, after sdql.Expr)
+}
+
+func (cfg *Config) rules() []*Rule {
+	if cfg.Rules != nil {
+		return cfg.Rules
+	}
+	return builtinRules
 }
 
 // Stage is one program of the pipeline.
@@ -83,15 +94,19 @@ const (
 //	compose    = Compose(defs) ; simplify ; ResolveMembership ; simplify ; saturate over the physical inputs
 //	mulnorm    = normalizeInnermost(sparsity <+ mulnorm <+ algebra minus hoisting <+ InlineLet)   (Fig. 9, second group)
 //	cleanup    = normalize(cleanup rules) ; normalize(ANF)
-func strategies() (sparsity, simplify, mulnorm, cleanup Strategy) {
-	sp := ApplyAny(RulesOf("sparsity", TagNormalize))
-	alg := ApplyAny(RulesOf("algebra", TagNormalize))
-	fus := ApplyAny(RulesOf("fusion", TagNormalize))
-	mn := ApplyAny(RulesOf("mulnorm", TagNormalize))
+func strategies(rules []*Rule) (sparsity, simplify, mulnorm, cleanup Strategy) {
+	if rules == nil {
+		rules = builtinRules
+	}
+	of := func(group string) []*Rule { return rulesOf(rules, group, TagNormalize) }
+	sp := ApplyAny(of("sparsity"))
+	alg := ApplyAny(of("algebra"))
+	fus := ApplyAny(of("fusion"))
+	mn := ApplyAny(of("mulnorm"))
 	sparsity = Normalize(Choice(sp, InlineLet))
 	simplify = Normalize(Choice(sp, alg, fus, InlineLet))
-	mulnorm = NormalizeInnermost(Choice(sp, mn, ApplyAny(without(RulesOf("algebra", TagNormalize), undoMulnorm)), InlineLet))
-	cleanup = Seq(Normalize(ApplyAny(RulesOf("cleanup", TagNormalize))), Normalize(ANF))
+	mulnorm = NormalizeInnermost(Choice(sp, mn, ApplyAny(without(of("algebra"), undoMulnorm)), InlineLet))
+	cleanup = Seq(Normalize(ApplyAny(of("cleanup"))), Normalize(ANF))
 	return
 }
 
@@ -156,7 +171,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	opt := cfg.Opt
 	prog = Uniquify(SplitLets(prog))
 	if dense := cfg.Dense; opt != "none" {
-		sparsity, simplify, _, _ := strategies()
+		sparsity, simplify, _, _ := strategies(cfg.Rules)
 		prog = run(prog, cfg.Inputs, dense, sparsity)
 		stage(StageSparsity, prog)
 		prog = run(prog, cfg.Inputs, dense, Seq(Try(ResolveMembership), simplify, Try(GroupByKey), simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
@@ -164,7 +179,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled
 			rc.Dims = cfg.Dims
-			out, rep := Saturate(prog, SaturationRules(), cfg.Inputs, dense, cfg.Stats, rc)
+			out, rep := Saturate(prog, saturationRules(cfg.rules()), cfg.Inputs, dense, cfg.Stats, rc)
 			res.Reports = append(res.Reports, rep)
 			for k, v := range rep.Fired {
 				res.Fired[k] += v
@@ -188,12 +203,12 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		}
 		prog = Uniquify(SplitLets(Compose(prog, cfg.Defs)))
 		if opt != "none" {
-			_, simplify, _, _ := strategies()
+			_, simplify, _, _ := strategies(cfg.Rules)
 			prog = run(prog, phys, nil, Seq(simplify, Try(ResolveMembership), simplify))
 			if opt != "rules" {
 				rc := cfg.Runner
 				rc.Disabled = cfg.Disabled
-				out, rep := Saturate(prog, SaturationRules(), phys, nil, cfg.PhysStats, rc)
+				out, rep := Saturate(prog, saturationRules(cfg.rules()), phys, nil, cfg.PhysStats, rc)
 				res.Reports = append(res.Reports, rep)
 				for k, v := range rep.Fired {
 					res.Fired[k] += v
@@ -204,7 +219,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		stage(StageComposed, prog)
 	}
 	if opt != "none" {
-		_, _, mulnorm, cleanup := strategies()
+		_, _, mulnorm, cleanup := strategies(cfg.Rules)
 		prog = run(prog, phys, nil, Seq(mulnorm, cleanup))
 	}
 	stage(StageNormalized, prog)

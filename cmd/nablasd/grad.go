@@ -48,10 +48,9 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if t := p.inputs[c.wrt].tensor; t != nil && p.info.Result == sdql.RealType && (dense == nil || x.exec != "compiled") {
+	if t := p.inputs[c.wrt].tensor; t != nil && p.info.Result == sdql.RealType {
 		// the gradient of a scalar program is given on exactly the wrt
-		// input's stored positions, whichever executor computed it (a
-		// compiled kernel with a dense destination already covers them)
+		// input's stored positions, whichever executor computed it
 		v, res = ad.OnStoredPositions(v, formats.ToValue(t)), nil
 	}
 	rs.report(stderr, optimize+kernel)

@@ -76,6 +76,11 @@ func (p *program) checked(e sdql.Expr, values map[string]sdql.Value) (*plan, err
 	types := map[string]sdql.Type{}
 	for n, v := range values {
 		types[n] = sdql.TypeOfValue(v)
+		if in := p.inputs[n]; in != nil && in.tensor != nil {
+			// a tensor's type is its order's, whatever its value shows
+			// (an empty matrix's dictionary looks like any dictionary)
+			types[n] = sdql.Tensor(in.tensor.Order())
+		}
 	}
 	info, err := sdql.Check(e, &sdql.CheckConfig{File: p.name, Inputs: types, Strict: true})
 	if err != nil {

@@ -65,7 +65,7 @@ func (x *execFlags) execute(p *program, pl *plan, rs *runStats, shape []int) (sd
 		opts.Opt = "norm"
 	}
 	start := time.Now()
-	k, err := exec.CompileFor(pl.prog, pl.values, opts)
+	k, err := exec.Compile(pl.prog, pl.info.Free, opts)
 	if err != nil {
 		return nil, nil, 0, p.withFile(err)
 	}

@@ -112,7 +112,7 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 				if kind == "program" && it.wrt != "" {
 					continue
 				}
-				opt, err := optimize(prog, b.logical, b.phys, b.defs)
+				opt, err := optimize(prog, b)
 				if err != nil {
 					t.Errorf("%s over %s: fuse: %v", where, b.desc, err)
 					continue
@@ -139,8 +139,9 @@ func check(t *testing.T, where string, prog sdql.Expr, inputs map[string]sdql.Va
 		t.Errorf("%s: run: %v\n%s", where, err, sdql.Print(prog))
 		return 0
 	}
-	if got := res.Value(); !sdql.Equal(got, want) {
-		t.Errorf("%s: compiled %s, interpreted %s\n%s", where, sdql.FormatValue(got), sdql.FormatValue(want), sdql.Print(prog))
+	if got := res.Value(); !sdql.Identical(got, want) {
+		t.Errorf("%s: compiled %s, interpreted %s (%s)\n%s", where, sdql.FormatValue(got), sdql.FormatValue(want),
+			sdql.DiffDicts(got, want, 1e-9), sdql.Print(prog))
 	}
 	return 1
 }
@@ -150,6 +151,8 @@ type bound struct {
 	phys    map[string]sdql.Value // the storage arrays and scalars
 	defs    map[string]sdql.Expr  // each tensor input's Physical SDQLite definition
 	logical map[string]sdql.Value // the inputs as stored (formats.ToValue)
+	dense   map[string]bool       // the inputs stored in a dense format
+	dims    map[string][]int      // the tensors' shapes
 	desc    string                // which input is in which format
 }
 
@@ -170,7 +173,7 @@ func rounds(inputs map[string]sdql.Value) int {
 // that rounds 0, 1, ... give each input every format. ok is false when an
 // input cannot be stored (negative keys, non-real values, empty rows).
 func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
-	b := bound{phys: map[string]sdql.Value{}, logical: map[string]sdql.Value{}}
+	b := bound{phys: map[string]sdql.Value{}, logical: map[string]sdql.Value{}, dense: map[string]bool{}, dims: map[string][]int{}}
 	storage := map[string]fuse.Storage{}
 	names := make([]string, 0, len(inputs))
 	for n := range inputs {
@@ -207,6 +210,8 @@ func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
 			b.phys[k] = x
 		}
 		b.logical[n] = formats.ToValue(tn)
+		b.dims[n] = tn.Shape
+		b.dense[n] = f == formats.Dense || f == formats.DenseCol
 		storage[n] = fuse.Storage{Format: f, Order: order}
 		desc = append(desc, n+":"+f.Name())
 	}
@@ -261,17 +266,20 @@ func coords(d *sdql.Dict, order int) ([]int, [][]int, []float64, bool) {
 	return shape, idx, val, ok && len(val) > 0
 }
 
-func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[string]sdql.Expr) (sdql.Expr, error) {
+// optimize runs fuse's pipeline as nablasd does for the binding: with
+// the dense inputs and the shapes (so LookupOfSum's extent condition sees
+// what the CLI gives it).
+func optimize(prog sdql.Expr, b bound) (sdql.Expr, error) {
 	types := map[string]sdql.Type{}
-	for n, v := range logical {
+	for n, v := range b.logical {
 		types[n] = sdql.TypeOfValue(v)
 	}
 	physTypes := map[string]sdql.Type{}
-	for n, v := range phys {
+	for n, v := range b.phys {
 		physTypes[n] = sdql.TypeOfValue(v)
 	}
-	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(logical),
-		Defs: defs, PhysInputs: physTypes, PhysStats: fuse.StatsOf(phys)})
+	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(b.logical),
+		Dense: b.dense, Dims: b.dims, Defs: b.defs, PhysInputs: physTypes, PhysStats: fuse.StatsOf(b.phys)})
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,8 @@ type Gen struct {
 }
 
 // GenInputs returns random values for the inputs generated programs use:
-// vectors V and W ({int -> real}), a matrix M and a scalar s.
+// vectors V and W ({int -> real}), a matrix M and a scalar s. Programs
+// look keys up to 5 (a literal 4, plus 1): past these inputs' keys 0..4.
 func GenInputs(r *rand.Rand) map[string]sdql.Value {
 	vec := func() sdql.Value {
 		d := sdql.NewDict()
@@ -168,13 +169,19 @@ func (g *Gen) sum(typ string, depth int, env []genVar) string {
 		src, vt = "M", "vec"
 	}
 	inner := append(append([]genVar(nil), env...), genVar{k, "key"}, genVar{v, vt})
+	// over M's rows, a body that does not vanish on an empty row (a
+	// constant plus the rest) now and then: an empty row then counts
+	nonzero := ""
+	if src == "M" && g.R.IntN(3) == 0 {
+		nonzero = "1.5 + "
+	}
 	var body string
 	switch typ {
 	case "real":
-		body = g.gen("real", depth-1, inner)
+		body = nonzero + g.gen("real", depth-1, inner)
 	case "vec":
-		if g.R.IntN(2) == 0 {
-			body = "{ " + k + " -> " + g.gen("real", depth-1, inner) + " }"
+		if g.R.IntN(2) == 0 || nonzero != "" {
+			body = "{ " + k + " -> " + nonzero + g.gen("real", depth-1, inner) + " }"
 		} else {
 			body = g.gen("vec", depth-1, inner)
 		}
