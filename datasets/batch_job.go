@@ -95,6 +95,7 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 		return nil, err
 	}
 	st := &JobStats{Kept: len(jr.keys)}
+	kept := maps.Clone(jr.done) // the reader's copy: the writer adds to jr.done
 	prog := newProgress(j.Progress, j.Groups.Rows(), start)
 	defer prog.stop()
 
@@ -116,7 +117,7 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 			if ctx.Err() != nil {
 				return
 			}
-			g, err := j.Groups.Next(func(k Key) bool { return jr.done[k] })
+			g, err := j.Groups.Next(func(k Key) bool { return kept[k] })
 			if err != nil {
 				if errors.Is(err, io.EOF) {
 					reachedEnd = true

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -239,15 +240,14 @@ func ddJob(t *testing.T, d *datadriven.TestData, dir string) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ran := 0
+	var ran atomic.Int32
 	job := &Job{Groups: g, Order: order, Out: filepath.Join(dir, out), Workers: workers, Resume: d.HasArg("resume"),
 		Meta: map[string]string{MetaProgram: step},
 		Step: func(grp *Group) (*TableTensor, error) {
 			if grp.Key.String() == failAt {
 				return nil, fmt.Errorf("step failed")
 			}
-			ran++
-			if ran == stopAfter {
+			if int(ran.Add(1)) == stopAfter {
 				cancel()
 			}
 			in := grp.Inputs[name]
