@@ -18,7 +18,9 @@
 //
 // The API:
 //
-//	Optimize(prog, cfg) (*Result, error)   the whole pipeline (pipeline.go); Result.Plan() prints every stage
+//	Optimize(prog, cfg) (*Result, error)   the optimizing passes (pipeline.go) over a program already
+//	                                       differentiated (the root package calls ad; fuse does not);
+//	                                       Result.Plan() prints every stage
 //	Compose(prog, defs) sdql.Expr          binds inputs to their Physical SDQLite definitions (section 5.3)
 //	Definitions(map[string]Storage)        definitions and input types from the formats package
 //	StatsOf(values) Stats                  input sizes for the cost model

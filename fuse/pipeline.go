@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -13,11 +12,10 @@ import (
 type Config struct {
 	// Inputs gives the types of the logical program's inputs.
 	Inputs map[string]sdql.Type
-	// Wrt, when set, differentiates the program with respect to that input
-	// with Grad before optimizing.
-	Wrt string
-	// Grad is the differentiation step; nil means ad.Grad.
-	Grad func(prog sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Expr, error)
+	// InputStage names the program Optimize is given in Result.Stages:
+	// StageLogical (the default) or StageDifferentiated for a derivative
+	// (the root package differentiates, then optimizes).
+	InputStage string
 	// Dense names the inputs that store every index of their dimension.
 	Dense map[string]bool
 	// Dims gives the extents of the logical inputs' modes (a 2×3 matrix
@@ -124,9 +122,10 @@ func without(rs []*Rule, names map[string]bool) []*Rule {
 	return out
 }
 
-// Optimize runs the ∇SD pipeline on a logical program and returns every
-// stage: logical, differentiated (when cfg.Wrt is set), after sparsity
-// propagation, after saturation, after storage composition, and
+// Optimize runs the optimizing part of the ∇SD pipeline on a logical
+// program (a derivative is differentiated before: fuse does not call ad)
+// and returns every stage: the program given (named cfg.InputStage), after
+// sparsity propagation, after saturation, after storage composition, and
 // normalized — the last is the program that runs.
 func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	if cfg == nil {
@@ -138,19 +137,11 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	}
 	res := &Result{Fired: map[string]int{}}
 	stage := func(name string, e sdql.Expr) { res.Stages = append(res.Stages, Stage{name, e}) }
-	stage(StageLogical, prog)
-	if cfg.Wrt != "" {
-		grad := cfg.Grad
-		if grad == nil {
-			grad = ad.Grad
-		}
-		d, err := grad(prog, cfg.Wrt, cfg.Inputs)
-		if err != nil {
-			return nil, err
-		}
-		prog = d
-		stage(StageDifferentiated, prog)
+	input := cfg.InputStage
+	if input == "" {
+		input = StageLogical
 	}
+	stage(input, prog)
 	run := func(e sdql.Expr, inputs map[string]sdql.Type, dense map[string]bool, s Strategy) sdql.Expr {
 		c := NewCtx(e, inputs)
 		c.Dense = dense
@@ -229,12 +220,20 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 }
 
 // Plan prints every stage, each introduced by "-- stage: NAME", followed by
-// the saturation reports as "--" comment lines.
+// the saturation reports as "--" comment lines (Notes).
 func (r *Result) Plan() string {
 	var b strings.Builder
 	for _, s := range r.Stages {
 		fmt.Fprintf(&b, "-- stage: %s\n%s\n", s.Name, sdql.Print(s.Program))
 	}
+	b.WriteString(r.Notes())
+	return b.String()
+}
+
+// Notes prints the saturation reports and the warnings as "--" comment
+// lines.
+func (r *Result) Notes() string {
+	var b strings.Builder
 	for _, rep := range r.Reports {
 		b.WriteString(rep.Lines())
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nablasd/nablasd/ad"
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -26,69 +24,76 @@ type batchFlags struct {
 	groupBy string
 	resume  bool
 	quiet   bool
-	// preset are the bindings runBatch made, by their --in flag: load
-	// takes them instead of reading the files whole.
-	preset map[string]*input
 }
 
-func (b *batchFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&b.groupBy, "group-by", "", "run once per value of the column `KEY` of the table inputs that have it, into --out FILE.parquet|.arrow|.arrows with KEY first")
-	fs.BoolVar(&b.resume, "resume", false, "with --group-by: keep the groups a stopped run finished (OUT.partial) or an earlier output holds, and run the others")
-	fs.BoolVar(&b.quiet, "quiet", false, "no progress bar on standard error")
-}
-
-// parseInput is parseInput, but for the bindings runBatch made.
-func (c *common) parseInput(s string) (*input, error) {
-	if in, ok := c.batch.preset[s]; ok {
-		return in, nil
-	}
-	return parseInput(s)
+func (b *batchFlags) register(fs *flagSet) {
+	fs.String(&b.groupBy, "group-by", "", "run once per value of the column `KEY` of the table inputs that have it, into --out FILE.parquet|.arrow|.arrows with KEY first")
+	fs.Bool(&b.resume, "resume", false, "with --group-by: keep the groups a stopped run finished (OUT.partial) or an earlier output holds, and run the others")
+	fs.Bool(&b.quiet, "quiet", false, "no progress bar on standard error")
 }
 
 // runBatch runs eval (wrt "") or grad once per group of the table inputs
-// split by --group-by: the program is checked, optimized and compiled once
-// (for the first group's inputs) and run for every group on --threads
-// workers; the results go to --out with the key column first.
-func runBatch(c *common, x *execFlags, rs *runStats, wrt string, stderr io.Writer) error {
-	key := c.batch.groupBy
+// split by --group-by: the program is prepared and compiled once (for the
+// first group's inputs) and its kernel run for every group (with the
+// group's tensors rebound: nablasd.Kernel.Run) on --threads workers; the
+// results go to --out with the key column first.
+func (a *evalArgs) runBatch(wrt string, stderr io.Writer) error {
+	key := a.batch.groupBy
 	switch {
-	case c.out == "" || !isTableOut(c.out):
+	case a.out == "" || !isTableOut(a.out):
 		return usagef("--group-by %s writes a table: give --out FILE.parquet, FILE.arrow or FILE.arrows", key)
-	case x.outFormat != "":
+	case a.outFormat != "":
 		return usagef("--out-format prints one result; it does not go with --group-by")
-	case rs.repeat != 1:
+	case a.repeat != 1:
 		return usagef("--repeat times one run; it does not go with --group-by")
-	case x.threads < 1:
-		return usagef("--threads %d: want at least 1", x.threads)
 	}
-	switch x.exec {
-	case "compiled", "interp":
-	default:
-		return usagef("--exec %q: want compiled or interp", x.exec)
+	o, err := a.options()
+	if err != nil {
+		return err
 	}
-	switch x.dict {
-	case "intmap", "map", "swiss":
-	default:
-		return usagef("--dict %q: want intmap, map or swiss", x.dict)
+	workers := o.Threads
+	o.Threads = 1 // the groups share the workers
+	name, text, err := a.source()
+	if err != nil {
+		return err
 	}
+	if _, err := sdql.Parse(name, text); err != nil {
+		return err
+	}
+	o.File = name
 	var tables []datasets.GroupInput
-	flagOf := map[string]string{}
-	for _, s := range c.inputs {
-		name, val, _ := strings.Cut(s, "=")
-		ts, ok, err := parseTableSpec(name, val)
+	var rest []string
+	bound := map[string]bool{}
+	for _, s := range a.inputs {
+		n, val, _ := strings.Cut(s, "=")
+		ts, ok, err := parseTableSpec(n, val)
 		if err != nil {
 			return err
 		}
-		if ok {
-			tables = append(tables, datasets.GroupInput{Name: name, Path: ts.path, Options: ts.opts, Format: ts.format})
-			flagOf[name] = s
+		if !ok {
+			rest = append(rest, s)
+			continue
+		}
+		if bound[n] {
+			return usagef("--in %s is bound twice", n)
+		}
+		bound[n] = true
+		tables = append(tables, datasets.GroupInput{Name: n, Path: ts.path, Options: ts.opts, Format: ts.format})
+	}
+	inputs, err := parseInputs(rest, stderr)
+	if err != nil {
+		return err
+	}
+	for n := range bound {
+		if _, dup := inputs[n]; dup {
+			return usagef("--in %s is bound twice", n)
 		}
 	}
 	if os.Getenv("GOGC") == "" {
 		// A grouped job holds little (a group and the shared inputs) and
 		// reads a lot: decoding makes about four bytes of garbage a byte
 		// read. Collecting at 25% growth instead of 100% keeps its peak
-		// near what it holds (BenchmarkGroupedJob).
+		// nearer what it holds (BenchmarkGroupedJob).
 		debug.SetGCPercent(25)
 	}
 	groups, err := datasets.OpenGroups(key, tables)
@@ -96,46 +101,43 @@ func runBatch(c *common, x *execFlags, rs *runStats, wrt string, stderr io.Write
 		return fmt.Errorf("--group-by %s: %v", key, err)
 	}
 	defer groups.Close()
-	c.batch.preset = map[string]*input{}
-	for name, tt := range groups.Shared() {
-		c.batch.preset[flagOf[name]] = tableTensorInput(name, "", tt)
+	for n, tt := range groups.Shared() {
+		inputs[n] = tableValue(tt)
 	}
 	grouped := groups.Grouped()
-	for _, name := range grouped {
-		shape, f := groups.Shape(name)
-		in := &input{name: name, isNum: shape == nil}
-		if shape != nil {
-			// an empty tensor of the group's shape and format stands for
-			// the groups while the program is checked
-			t, err := formats.FromSortedCoords(shape, make([][]int, len(shape)), nil, f)
-			if err != nil {
-				return fmt.Errorf("--in %s: %v", name, err)
-			}
-			in.tensor = t
+	for _, n := range grouped {
+		// an empty tensor of the groups' shape and format stands for them
+		// while the program is checked
+		shape, f := groups.Shape(n)
+		if shape == nil {
+			inputs[n] = 0.0
+			continue
 		}
-		c.batch.preset[flagOf[name]] = in
+		t, err := formats.FromSortedCoords(shape, make([][]int, len(shape)), nil, f)
+		if err != nil {
+			return fmt.Errorf("--in %s: %v", n, err)
+		}
+		inputs[n] = t
 	}
-	p, err := load(c)
+	q, err := a.prepareWith(text, inputs, o, wrt, stderr)
 	if err != nil {
 		return err
 	}
-	if wrt != "" {
-		if _, ok := p.inputs[wrt]; !ok {
-			return fmt.Errorf("--wrt %s: %s is not an input of the program (its inputs: %s)", wrt, wrt, inputList(p))
-		}
+	order := max(sdql.Order(q.Type()), 0)
+	if t, ok := inputs[wrt].(*formats.Tensor); ok && wrt != "" {
+		order += t.Order()
 	}
-	order := resultOrder(p, wrt)
-	b := &batchRun{p: p, x: x, wrt: wrt, opt: c.opt, grouped: grouped, order: order}
+	b := &batchRun{a: a, text: text, base: inputs, opts: o, wrt: wrt, grouped: grouped}
 	job := &datasets.Job{
 		Groups:  groups,
 		Step:    b.step,
 		Order:   order,
-		Out:     c.out,
-		Meta:    batchMeta(c, x.tableMeta),
-		Workers: x.threads,
-		Resume:  c.batch.resume,
+		Out:     a.out,
+		Meta:    batchMeta(a, wrt),
+		Workers: workers,
+		Resume:  a.batch.resume,
 	}
-	if !c.batch.quiet && isTerminal(stderr) {
+	if !a.batch.quiet && isTerminal(stderr) {
 		job.Progress = stderr
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -145,9 +147,9 @@ func runBatch(c *common, x *execFlags, rs *runStats, wrt string, stderr io.Write
 		if errors.Is(err, datasets.ErrStopped) {
 			return fmt.Errorf("--group-by %s: %v", key, err)
 		}
-		return p.withFile(err)
+		return err
 	}
-	if rs.stats {
+	if a.stats {
 		rate := 0.0
 		if s := st.Elapsed.Seconds(); s > 0 {
 			rate = float64(st.Rows) / s
@@ -158,42 +160,72 @@ func runBatch(c *common, x *execFlags, rs *runStats, wrt string, stderr io.Write
 	return nil
 }
 
+// prepareWith prepares the program over inputs as commonArgs.prepare does
+// over the --in flags: errors in the CLI's words, warnings printed.
+func (a *evalArgs) prepareWith(text string, inputs nablasd.Inputs, o *nablasd.Options, wrt string, stderr io.Writer) (*nablasd.Query, error) {
+	q, err := nablasd.Prepare(text, inputs, o)
+	if err != nil {
+		var ue *nablasd.UndefinedError
+		if errors.As(err, &ue) {
+			return nil, &sdql.Error{File: ue.File, Pos: ue.Pos, Msg: fmt.Sprintf("undefined: %s (bind it with --in %s=VALUE)", ue.Name, ue.Name)}
+		}
+		return nil, err
+	}
+	if stderr != nil {
+		for _, w := range q.Warnings() {
+			fmt.Fprintf(stderr, "nablasd: warning: %s\n", w)
+		}
+	}
+	if wrt != "" {
+		if err := checkWrt(q, wrt); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
 // batchMeta is the metadata of a grouped job's output: the program, the
 // gradient's input and the bindings (--resume requires the same).
-func batchMeta(c *common, meta map[string]string) map[string]string {
-	m := map[string]string{}
-	for k, v := range meta {
-		m[k] = v
-	}
-	m["nablasd.inputs"] = strings.Join(c.inputs, " ")
+func batchMeta(a *evalArgs, wrt string) map[string]string {
+	m := tableMeta(&a.commonArgs, wrt)
+	m["nablasd.inputs"] = strings.Join(a.inputs, " ")
 	return m
 }
 
-// batchRun is the per-group step of a grouped job. The plan and kernel are
-// made once, for the first group that runs; after that the step only reads
-// them, so that groups run on several goroutines.
+// batchRun is the per-group step of a grouped job. The query and kernel
+// are made once, for the first group that runs; after that the step only
+// reads them, so that groups run on several goroutines.
 type batchRun struct {
-	p       *program
-	x       *execFlags
+	a       *evalArgs
+	text    string
+	base    nablasd.Inputs // the shared inputs and the groups' stand-ins
+	opts    *nablasd.Options
 	wrt     string
-	opt     string
 	grouped []string
-	order   int // the results' order
+
+	used    map[string]bool // the program's inputs: the unused ones are not rebound
 
 	mu      sync.Mutex
 	ready   bool
 	err     error
-	pl      *plan
-	kernel  *exec.Kernel
-	dense   []int // the result shape a compiled gradient makes dense
-	shape   []int // the results' shape (resultShape)
-	shaped  bool  // shape is set
+	kernel  *nablasd.Kernel
 	compile time.Duration
 }
 
-// prepare makes the plan and the kernel for the first group's inputs (the
-// optimizer's cost model measures them; the plan holds for every group:
-// the groups differ only in their arrays).
+// groupInputs are a group's values of the grouped inputs.
+func (b *batchRun) groupInputs(g *datasets.Group) nablasd.Inputs {
+	in := nablasd.Inputs{}
+	for _, n := range b.grouped {
+		if b.used == nil || b.used[n] {
+			in[n] = tableValue(g.Inputs[n])
+		}
+	}
+	return in
+}
+
+// prepare prepares and compiles the program for the first group's inputs
+// (the optimizer's cost model measures them; the plan holds for every
+// group: the groups differ only in their arrays).
 func (b *batchRun) prepare(g *datasets.Group) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -202,37 +234,27 @@ func (b *batchRun) prepare(g *datasets.Group) error {
 	}
 	b.ready = true
 	start := time.Now()
-	templates := map[string]*formats.Tensor{}
-	for _, n := range b.grouped {
-		templates[n] = b.p.inputs[n].tensor
-		if t := g.Inputs[n].Tensor; t != nil {
-			b.p.inputs[n].tensor = t
-		}
+	inputs := nablasd.Inputs{}
+	for n, v := range b.base {
+		inputs[n] = v
 	}
-	b.p.logical = nil
-	defer func() {
-		for n, t := range templates {
-			b.p.inputs[n].tensor = t
-		}
-		b.p.logical = nil
-	}()
-	b.pl, b.err = prepare(b.p, b.wrt, b.opt)
-	if b.err != nil {
-		return b.err
+	for n, v := range b.groupInputs(g) {
+		inputs[n] = v
 	}
+	q, err := b.a.prepareWith(b.text, inputs, b.opts, b.wrt, nil)
+	if err != nil {
+		b.err = err
+		return err
+	}
+	b.used = map[string]bool{}
+	for _, n := range q.InputNames() {
+		b.used[n] = true
+	}
+	var ws []string
 	if b.wrt != "" {
-		b.dense = denseGradShape(b.p, b.wrt)
+		ws = []string{b.wrt}
 	}
-	if b.x.exec == "compiled" {
-		opts := exec.Options{Dict: b.x.dict, Threads: 1, NoValidate: b.x.noValidate, ResultShape: b.dense, Opt: "dps"}
-		if !b.x.dps {
-			opts.Opt = "norm"
-		}
-		b.kernel, b.err = exec.CompileFor(b.pl.prog, b.pl.values, opts)
-		if b.err != nil {
-			b.err = b.p.withFile(b.err)
-		}
-	}
+	b.kernel, b.err = q.Compile(ws...)
 	b.compile = time.Since(start)
 	return b.err
 }
@@ -242,68 +264,11 @@ func (b *batchRun) step(g *datasets.Group) (*datasets.TableTensor, error) {
 	if err := b.prepare(g); err != nil {
 		return nil, err
 	}
-	values := make(map[string]sdql.Value, len(b.pl.values))
-	for n, v := range b.pl.values {
-		values[n] = v
+	res := b.kernel.NewResult()
+	if err := b.kernel.Run(res, b.groupInputs(g)); err != nil {
+		return nil, err
 	}
-	logical := b.pl.result == nil
-	for _, n := range b.grouped {
-		tt := g.Inputs[n]
-		if tt.Tensor == nil {
-			if _, isInt := b.p.values[n].(sdql.Int); isInt {
-				values[n] = sdql.Int(int(tt.Scalar))
-			} else {
-				values[n] = sdql.Real(tt.Scalar)
-			}
-			continue
-		}
-		if logical {
-			values[n] = formats.ToValue(tt.Tensor)
-			continue
-		}
-		arrays, err := formats.Bind(tt.Tensor, n)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range arrays {
-			values[k] = v
-		}
-	}
-	var v sdql.Value
-	if b.kernel != nil {
-		res, err := b.kernel.Run(values)
-		if err != nil {
-			return nil, err
-		}
-		v = res.Value()
-	} else {
-		var err error
-		if v, err = (&sdql.Interp{File: b.p.name}).Run(b.pl.prog, b.pl.info, values); err != nil {
-			return nil, err
-		}
-	}
-	if b.wrt != "" && b.p.info.Result == sdql.RealType && (b.dense == nil || b.kernel == nil) {
-		var x *formats.Tensor
-		if tt, ok := g.Inputs[b.wrt]; ok {
-			x = tt.Tensor
-		} else {
-			x = b.p.inputs[b.wrt].tensor
-		}
-		if x != nil {
-			v = ad.OnStoredPositions(v, formats.ToValue(x))
-		}
-	}
-	b.mu.Lock()
-	if !b.shaped {
-		// an empty result gives no shape (resultShape checks the value's
-		// order): wait for a group with entries
-		if s := b.p.resultShape(b.wrt, v); len(s) == b.order {
-			b.shape, b.shaped = s, true
-		}
-	}
-	shape := b.shape
-	b.mu.Unlock()
-	return resultTable(v, shape, b.order)
+	return resultTable(res)
 }
 
 // isTerminal reports whether w is a terminal (a character device).

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
-	"github.com/nablasd/nablasd/sdql"
 )
 
 // tableSpec is a table binding's value: FILE[:FORMAT][?OPTIONS], FILE a
@@ -46,9 +46,10 @@ func parseTableSpec(name, val string) (ts tableSpec, ok bool, err error) {
 	return ts, true, nil
 }
 
-// tableInput binds a table file read whole: a tensor, or a number for a
-// scalar table. ok is false when val does not name a table file.
-func tableInput(name, val string) (in *input, ok bool, err error) {
+// tableInput reads a table file whole for a binding: a tensor, or a
+// number for a scalar table. ok is false when val does not name a table
+// file.
+func tableInput(name, val string) (v any, ok bool, err error) {
 	ts, ok, err := parseTableSpec(name, val)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -57,18 +58,16 @@ func tableInput(name, val string) (in *input, ok bool, err error) {
 	if err != nil {
 		return nil, true, fmt.Errorf("--in %s: %v", name, err)
 	}
-	return tableTensorInput(name, ts.path, tt), true, nil
+	return tableValue(tt), true, nil
 }
 
-// tableTensorInput binds a tensor or scalar read from a table.
-func tableTensorInput(name, path string, tt *datasets.TableTensor) *input {
-	in := &input{name: name, source: path}
+// tableValue is a table's tensor, or its number for a scalar table, as an
+// input of the API.
+func tableValue(tt *datasets.TableTensor) any {
 	if tt.Tensor == nil {
-		in.number, in.isNum = tt.Scalar, true
-	} else {
-		in.tensor = tt.Tensor
+		return tt.Scalar
 	}
-	return in
+	return tt.Tensor
 }
 
 // isTableOut reports whether --out names a table file.
@@ -78,11 +77,10 @@ func isTableOut(out string) bool {
 }
 
 // writeTableResult writes a result to a table file by the convention: a
-// scalar as one row with val, a tensor as its entries with the shape of
-// the result (resultShape, at least one past the largest key), in the
-// default format of its order.
-func writeTableResult(v sdql.Value, out string, shape []int, meta map[string]string, order int) error {
-	tt, err := resultTable(v, shape, order)
+// scalar as one row with val, a tensor as its entries with the result's
+// extents (nablasd.Result.Extents), in the default format of its order.
+func writeTableResult(res *nablasd.Result, out string, meta map[string]string) error {
+	tt, err := resultTable(res)
 	if err != nil {
 		return fmt.Errorf("--out %s: %v", out, err)
 	}
@@ -92,56 +90,38 @@ func writeTableResult(v sdql.Value, out string, shape []int, meta map[string]str
 	return nil
 }
 
-// resultTable turns a result value into a table tensor of the given order
-// (-1: the value's; an empty dictionary has no order of its own).
-func resultTable(v sdql.Value, shape []int, order int) (*datasets.TableTensor, error) {
-	if x, ok := scalar(v); ok {
-		return &datasets.TableTensor{Scalar: x}, nil
+// resultTable turns a result into a table tensor.
+func resultTable(res *nablasd.Result) (*datasets.TableTensor, error) {
+	if res.Order() == 0 {
+		return &datasets.TableTensor{Scalar: res.Scalar()}, nil
 	}
-	if order < 0 {
-		order = sdql.Order(sdql.TypeOfValue(v))
-	}
-	if d, ok := v.(*sdql.Dict); ok && d.Len() == 0 && order > 0 {
-		dims := make([]int, order)
-		copy(dims, shape)
-		t, err := formats.FromSortedCoords(dims, make([][]int, order), nil, datasets.DefaultFormat(order, nil))
-		if err != nil {
-			return nil, err
-		}
-		return &datasets.TableTensor{Tensor: t}, nil
-	}
-	t, err := tensorOf(v, datasets.DefaultFormat(order, nil), shape)
+	t, err := res.Tensor(datasets.DefaultFormat(res.Order(), nil))
 	if err != nil {
 		return nil, err
 	}
 	return &datasets.TableTensor{Tensor: t}, nil
 }
 
-// resultOrder is the order of the program's result, or of its gradient
-// with respect to wrt (the result's order plus the input's).
-func resultOrder(p *program, wrt string) int {
-	order := max(sdql.Order(p.info.Result), 0)
-	if wrt != "" {
-		if t := p.inputs[wrt].tensor; t != nil {
-			order += t.Order()
-		}
-	}
-	return order
-}
-
 // tableMeta is the metadata written with a result table: the program's
 // text, and for a gradient the input it is taken with respect to.
-func tableMeta(c *common, wrt string) map[string]string {
-	text := c.text
-	if c.file != "" {
-		_, t, err := c.source()
-		if err == nil {
-			text = t
-		}
-	}
+func tableMeta(c *commonArgs, wrt string) map[string]string {
+	_, text, _ := c.source()
 	meta := map[string]string{datasets.MetaProgram: text}
 	if wrt != "" {
 		meta["nablasd.wrt"] = wrt
 	}
 	return meta
+}
+
+// splitFormat splits VALUE[:FORMAT] when the part after the last colon is
+// a format name.
+func splitFormat(v string) (string, string) {
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 {
+		return v, ""
+	}
+	if _, err := formats.ByName(v[i+1:]); err == nil {
+		return v[:i], v[i+1:]
+	}
+	return v, ""
 }

@@ -139,11 +139,66 @@ func check(t *testing.T, where string, prog sdql.Expr, inputs map[string]sdql.Va
 		t.Errorf("%s: run: %v\n%s", where, err, sdql.Print(prog))
 		return 0
 	}
-	if got := res.Value(); !sdql.Identical(got, want) {
+	got := res.Value()
+	if !sdql.Identical(got, want) {
 		t.Errorf("%s: compiled %s, interpreted %s (%s)\n%s", where, sdql.FormatValue(got), sdql.FormatValue(want),
 			sdql.DiffDicts(got, want, 1e-9), sdql.Print(prog))
 	}
+	checkEntries(t, where, res, got)
 	return 1
+}
+
+// checkEntries: Result.Entries (what writes a result in place) walks the
+// leaves of the result's Value, keys ascending, each once.
+func checkEntries(t *testing.T, where string, res *exec.Result, v sdql.Value) {
+	t.Helper()
+	if sdql.Order(res.Type()) < 1 {
+		return
+	}
+	var want []string
+	var walk func(prefix string, v sdql.Value)
+	walk = func(prefix string, v sdql.Value) {
+		d, ok := v.(*sdql.Dict)
+		if !ok {
+			want = append(want, prefix+sdql.FormatValue(v))
+			return
+		}
+		for _, k := range d.Keys() {
+			x, _ := d.Get(k)
+			walk(fmt.Sprintf("%s%d ", prefix, k), x)
+		}
+	}
+	walk("", v)
+	var got []string
+	err := res.Entries(func(c []int, x float64) bool {
+		var b strings.Builder
+		for _, k := range c {
+			fmt.Fprintf(&b, "%d ", k)
+		}
+		got = append(got, b.String()+sdql.FormatValue(leaf(res.Type(), x)))
+		return true
+	})
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s: Entries gives\n%s\nValue's leaves are\n%s", where, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// leaf is a leaf of type t's innermost values as the interpreter prints it.
+func leaf(t sdql.Type, x float64) sdql.Value {
+	for {
+		d, ok := t.(*sdql.DictType)
+		if !ok {
+			break
+		}
+		t = d.Val
+	}
+	switch t {
+	case sdql.IntType, sdql.DenseIntType:
+		return sdql.Int(int(x))
+	case sdql.BoolType:
+		return sdql.Bool(x != 0)
+	}
+	return sdql.Real(x)
 }
 
 // bound is a corpus item's inputs stored in formats.

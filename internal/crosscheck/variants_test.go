@@ -91,11 +91,21 @@ func (j *job) program(opt string) (sdql.Expr, map[string]sdql.Value, error) {
 		return j.logical, j.b.logical, nil
 	}
 	cfg := j.b.cfg
-	cfg.Wrt, cfg.Rules = j.wrt, j.rules
+	cfg.Rules = j.rules
 	if opt == "rules" {
 		cfg.Opt = "rules"
 	}
-	res, err := fuse.Optimize(j.prog, &cfg)
+	prog := j.prog
+	if j.wrt != "" {
+		// fuse optimizes a derivative; ad differentiates (as the root
+		// package's Plan does)
+		g, err := ad.Grad(j.prog, j.wrt, cfg.Inputs)
+		if err != nil {
+			return nil, nil, err
+		}
+		prog, cfg.InputStage = g, fuse.StageDifferentiated
+	}
+	res, err := fuse.Optimize(prog, &cfg)
 	if err != nil {
 		return nil, nil, err
 	}
