@@ -203,7 +203,7 @@ type batchRun struct {
 	wrt     string
 	grouped []string
 
-	used    map[string]bool // the program's inputs: the unused ones are not rebound
+	used map[string]bool // the program's inputs: the unused ones are not rebound
 
 	mu      sync.Mutex
 	ready   bool
