@@ -31,6 +31,13 @@ func parseInputs(flags []string, progress io.Writer) (nablasd.Inputs, error) {
 			in[name] = x
 			continue
 		}
+		if v, ok, err := tableInput(name, val); ok {
+			if err != nil {
+				return nil, err
+			}
+			in[name] = v
+			continue
+		}
 		t, err := nablasd.Load(val, &nablasd.LoadOptions{Progress: progress})
 		if err != nil {
 			return nil, fmt.Errorf("--in %s: %v", name, err)

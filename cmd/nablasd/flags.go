@@ -173,10 +173,11 @@ type evalArgs struct {
 	outFormat  string
 	repeat     int
 	stats      bool
+	batch      batchFlags // --group-by, --resume, --quiet (batch.go)
 }
 
 func (a *evalArgs) register(fs *flagSet) {
-	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market)")
+	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market; .parquet, .arrow, .arrows: a table)")
 	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler) or interp (the reference interpreter)")
 	fs.String(&a.dict, "dict", "intmap", "the hash `INDEX` of hashed dictionaries: intmap, map (Go's map) or swiss")
 	fs.Int(&a.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
@@ -185,6 +186,7 @@ func (a *evalArgs) register(fs *flagSet) {
 	fs.String(&a.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
 	fs.Int(&a.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
 	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms and peak_rss_mb to standard error")
+	a.batch.register(fs)
 }
 
 func evalFlags(a *evalArgs) *flagSet {

@@ -65,8 +65,8 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 			return nil, usagef("--out-format prints the container; --out writes Matrix Market: give one of them")
 		}
 	}
-	if a.out != "" && !isMatrixMarket(a.out) {
-		return nil, usagef("--out %s: only Matrix Market output (.mtx or .mtx.gz) is supported", a.out)
+	if a.out != "" && !isMatrixMarket(a.out) && !isTableOut(a.out) {
+		return nil, usagef("--out %s: want FILE.mtx or FILE.mtx.gz (Matrix Market), or FILE.parquet, FILE.arrow, FILE.arrows (a table)", a.out)
 	}
 	o.Exec, o.Dict, o.Threads, o.NoDPS, o.NoValidate = a.exec, a.dict, a.threads, !a.dps, a.noValidate
 	return o, nil
@@ -75,6 +75,9 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 // run evaluates the program (wrt "") or its gradient, --repeat times, and
 // writes the last result.
 func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
+	if a.batch.groupBy != "" {
+		return a.runBatch(wrt, stderr)
+	}
 	o, err := a.options()
 	if err != nil {
 		return err
@@ -103,6 +106,8 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	switch {
 	case a.outFormat != "":
 		return printContainer(stdout, res, a.outFormat)
+	case a.out != "" && isTableOut(a.out):
+		return writeTableResult(res, a.out, tableMeta(&a.commonArgs, wrt))
 	case a.out != "":
 		return writeResult(res, a.out)
 	}
