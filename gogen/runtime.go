@@ -1,0 +1,220 @@
+package gogen
+
+import (
+	"sort"
+	"strings"
+)
+
+// The fixed code a generated file may need, written once per file with
+// its names prefixed (PFX is replaced by the kernel's prefix), so that
+// several kernels can share a package.
+
+var helperSources = map[string]string{
+	"hash": `// PFXHash is a hashed level of a tensor: it maps (parent position, key)
+// pairs to child positions, numbered in insertion order, by open
+// addressing; each parent's children are chained in insertion order.
+type PFXHash struct {
+	Keys, Parents []int // the key and the parent of each child
+	table         []int32 // child+1 at the slot of its (parent, key); 0 when free
+	shift         uint
+	head, tail    []int32 // per parent: its first and last child + 1
+	next          []int32 // per child: its next sibling + 1
+}
+
+// reset empties l, keeping its memory.
+func (l *PFXHash) reset() {
+	if 8*len(l.Keys) < len(l.table) {
+		mask := len(l.table) - 1
+		for c := range l.Keys {
+			h := l.slot(l.Parents[c], l.Keys[c])
+			for l.table[h] != int32(c+1) {
+				h = (h + 1) & mask
+			}
+			l.table[h] = 0
+		}
+	} else {
+		clear(l.table)
+	}
+	clear(l.head)
+	l.Keys, l.Parents, l.next = l.Keys[:0], l.Parents[:0], l.next[:0]
+	l.head, l.tail = l.head[:0], l.tail[:0]
+}
+
+func (l *PFXHash) slot(parent, key int) int {
+	h := uint64(key)*0x9E3779B97F4A7C15 ^ uint64(parent)*0xC2B2AE3D27D4EB4F
+	return int(h >> l.shift)
+}
+
+// find returns the child of parent at key.
+func (l *PFXHash) find(parent, key int) (int, bool) {
+	if len(l.table) == 0 {
+		return 0, false
+	}
+	mask := len(l.table) - 1
+	for h := l.slot(parent, key); ; h = (h + 1) & mask {
+		e := l.table[h]
+		if e == 0 {
+			return 0, false
+		}
+		if l.Keys[e-1] == key && l.Parents[e-1] == parent {
+			return int(e - 1), true
+		}
+	}
+}
+
+// insert returns the child of parent at key, added (with the next
+// number) when it is not there.
+func (l *PFXHash) insert(parent, key int) (int, bool) {
+	if c, ok := l.find(parent, key); ok {
+		return c, false
+	}
+	c := len(l.Keys)
+	l.Keys = append(l.Keys, key)
+	l.Parents = append(l.Parents, parent)
+	l.next = append(l.next, 0)
+	for parent >= len(l.head) {
+		l.head = append(l.head, 0)
+		l.tail = append(l.tail, 0)
+	}
+	if l.tail[parent] == 0 {
+		l.head[parent] = int32(c + 1)
+	} else {
+		l.next[l.tail[parent]-1] = int32(c + 1)
+	}
+	l.tail[parent] = int32(c + 1)
+	if 2*len(l.Keys) > len(l.table) {
+		l.rehash()
+	} else {
+		l.place(c)
+	}
+	return c, true
+}
+
+func (l *PFXHash) place(c int) {
+	mask := len(l.table) - 1
+	h := l.slot(l.Parents[c], l.Keys[c])
+	for l.table[h] != 0 {
+		h = (h + 1) & mask
+	}
+	l.table[h] = int32(c + 1)
+}
+
+func (l *PFXHash) rehash() {
+	n := 16
+	for n < 4*len(l.Keys) {
+		n *= 2
+	}
+	l.table = make([]int32, n)
+	l.shift = 64
+	for s := n; s > 1; s >>= 1 {
+		l.shift--
+	}
+	for c := range l.Keys {
+		l.place(c)
+	}
+}
+
+// first returns the first child of parent, or -1.
+func (l *PFXHash) first(parent int) int {
+	if parent < len(l.head) {
+		return int(l.head[parent]) - 1
+	}
+	return -1
+}
+
+// after returns the child after c of the same parent, or -1.
+func (l *PFXHash) after(c int) int { return int(l.next[c]) - 1 }
+
+// sorted returns the children of parent in ascending key order.
+func (l *PFXHash) sorted(parent int) []int {
+	var cs []int
+	for c := l.first(parent); c >= 0; c = l.after(c) {
+		cs = append(cs, c)
+	}
+	slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(l.Keys[a], l.Keys[b]) })
+	return cs
+}
+`,
+	"b2f": `func PFXB2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+`,
+	"b2i": `func PFXB2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+`,
+	"formatReal": `// PFXFormatReal prints a real as SDQL does: Go's shortest round-trip
+// form, nan, inf and -inf.
+func PFXFormatReal(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+`,
+	"sigmoid": `func PFXSigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+`,
+	"softplus": `func PFXSoftplus(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
+`,
+	"sign": `func PFXSign(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+`,
+	"search": `// PFXSearch finds key in the ascending a[lo:hi] (binary search).
+func PFXSearch(a []int, lo, hi, key int) (int, bool) {
+	h := hi
+	for lo < h {
+		m := int(uint(lo+h) >> 1)
+		if a[m] < key {
+			lo = m + 1
+		} else {
+			h = m
+		}
+	}
+	return lo, lo < hi && a[lo] == key
+}
+`,
+}
+
+// helperImports are the packages each helper uses.
+var helperImports = map[string][]string{
+	"hash":       {"cmp", "slices"},
+	"formatReal": {"math", "strconv"},
+	"sigmoid":    {"math"},
+	"softplus":   {"math"},
+}
+
+// helperSource returns the helpers the file uses, in a fixed order.
+func (g *gen) helperSource() string {
+	var names []string
+	for n := range g.helpers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		for _, imp := range helperImports[n] {
+			g.imports[imp] = true
+		}
+		b.WriteString(strings.ReplaceAll(helperSources[n], "PFX", g.pfx))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
