@@ -143,8 +143,8 @@ func TestDataSources(t *testing.T) {
 func TestGenCLI(t *testing.T) {
 	code, out, stderr := runCLI("gen", "-e", "sum(<i, r> in A) sum(<j, a> in r) a * x(j)", "--wrt", "x",
 		"--in", "A=synthetic:rows=20,cols=20,density=0.2,seed=1", "--in", "x=synthetic:n=20,density=1,seed=2:dense")
-	if code != 0 || !strings.Contains(out, "func Grad_x(A_idx []int, A_len int, A_pos []int, A_val []float64") ||
-		!strings.Contains(out, "dst[A_idx[p]] += A_val[p]") {
+	if code != 0 || !strings.Contains(out, "func Grad_x(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst *Grad_xResult) (err error) {") ||
+		!strings.Contains(out, "for k := range A_idxSeg {") || !strings.Contains(out, "A_pos = t.Pos[1]") || strings.Contains(out, "map[") {
 		t.Fatalf("gen: exit %d\n%s%s", code, out, stderr)
 	}
 	if formatted, err := format.Source([]byte(out)); err != nil || string(formatted) != out {
@@ -155,16 +155,16 @@ func TestGenCLI(t *testing.T) {
 	if b, err := os.ReadFile(file); code != 0 || err != nil || !strings.Contains(string(b), "func Sq(") {
 		t.Errorf("gen -o: exit %d, %s, %v", code, stderr, err)
 	}
-	// a logical program over a dictionary input: the general translation
+	// a logical program over a dictionary input, taken as nested maps
 	code, out, stderr = runCLI("gen", "-e", "sum(<i, a> in V) { i -> V * a }", "--opt", "none", "--in", "V=synthetic:n=20,density=0.5,seed=2", "--func", "Outer")
-	if code != 0 || !strings.Contains(out, "func Outer(V map[int]float64) map[int]map[int]float64 {") {
+	if code != 0 || !strings.Contains(out, "func Outer(V map[int]float64, dst *OuterResult) (err error) {") {
 		t.Errorf("gen --opt none: exit %d\n%s%s", code, out, stderr)
 	}
 	if formatted, err := format.Source([]byte(out)); err != nil || string(formatted) != out {
 		t.Errorf("gen --opt none output is not gofmt-clean (%v)", err)
 	}
 	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) { i -> V * a }", "--opt", "none", "--in", "V=synthetic:n=20,density=0.5,seed=2", "-o", file)
-	if code != 0 || !strings.Contains(stderr, "func Kernel(V) map[int]map[int]float64") {
+	if code != 0 || !strings.Contains(stderr, "func Kernel(V, dst *KernelResult) error") {
 		t.Errorf("gen -o of a general kernel: exit %d, %s", code, stderr)
 	}
 	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) a * a", "--wrt", "W", "--in", "V=synthetic:n=20,density=0.5,seed=2")
