@@ -79,22 +79,44 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 	if err != nil {
 		return nil, err
 	}
-	switch opts.Opt {
-	case "", "dps", "none", "norm":
-	default:
-		return nil, fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
+	if err := checkOptions(opts); err != nil {
+		return nil, err
 	}
-	switch opts.Dict {
-	case "", "intmap", "map", "swiss":
-	default:
-		return nil, fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
-	}
-	p, err := lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
-		NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+	p, err := Lower(prog, info, opts)
 	if err != nil {
 		return nil, err
 	}
 	return compileIR(prog, info, p, opts)
+}
+
+// Lower lowers a checked program to the loop IR as Compile does with
+// these options (what `nablasd plan` prints as the loops stage).
+func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
+	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
+		NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+}
+
+// CompileLowered compiles a program already lowered with Lower and the
+// same options (the program is checked again; p must be its lowering).
+func CompileLowered(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) (*Kernel, error) {
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	return compileIR(prog, info, p, opts)
+}
+
+func checkOptions(opts Options) error {
+	switch opts.Opt {
+	case "", "dps", "none", "norm":
+	default:
+		return fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
+	}
+	switch opts.Dict {
+	case "", "intmap", "map", "swiss":
+	default:
+		return fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
+	}
+	return nil
 }
 
 // CompileFor compiles prog for inputs like the given bindings (their
