@@ -21,10 +21,11 @@ type Options struct {
 	// place where they are used and writes dictionary results straight
 	// into the destination.
 	Opt string
-	// Dict selects the hash index of hashed levels: "intmap" (the
-	// default, open addressing on int keys), "map" (Go's built-in map) or
-	// "swiss" (the same Swiss-table map, kept as a name for the
-	// measurements of the README).
+	// Dict selects the hash index of hashed levels (exec/index.go):
+	// "intmap" (the default, open addressing on int keys), "map" (Go's
+	// built-in map, a Swiss table since Go 1.24) or "swiss"
+	// (github.com/dolthub/swiss, archived upstream; kept for the README's
+	// measurement).
 	Dict string
 	// NoDense hashes every level of every dictionary the kernel builds
 	// (the paper's dictionary variant); by default lowering chooses dense
