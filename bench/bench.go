@@ -20,8 +20,8 @@ import (
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
-	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 

@@ -12,7 +12,7 @@ type tensor struct {
 	t      *lower.Tensor
 	levels []*level
 	vals   []float64
-	limit  int64 // Options.MemoryLimit (memory.go)
+	limit  int64  // Options.MemoryLimit (memory.go)
 	dict   string // Options.Dict: the index of hashed levels
 }
 
@@ -36,8 +36,8 @@ type level struct {
 	keys, parent []int
 	table        []int32
 	shift        uint
-	head, tail   []int32 // per parent: first and last child + 1
-	next         []int32 // per child: the next sibling + 1
+	head, tail   []int32   // per parent: first and last child + 1
+	next         []int32   // per child: the next sibling + 1
 	ix           hashIndex // Options.Dict other than intmap: replaces table
 	// positions: the input level's arrays
 	pos, idx []int
