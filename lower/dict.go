@@ -207,6 +207,9 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		p := l.newVar("p", Int)
 		l.loopVar(p, lo, hi)
 		l.inRange[p] = append(l.inRange[p], ab.a)
+		if pos, q := l.segmentOf(ab.a, lo, hi); q != nil {
+			l.segOf[p] = segLoop{idx: ab.a, pos: pos, parent: q}
+		}
 		body := l.loopBody(func() {
 			val := l.load(ab.a, &Ref{V: p})
 			if ab.a.Kind == Int {

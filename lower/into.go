@@ -92,7 +92,10 @@ func (l *lowerer) insert(dst target, key Expr) Expr {
 	pos := l.newVar("q", Int)
 	l.nonneg[pos] = true
 	l.recordKey(dst.t, dst.level, key)
-	l.emit(&Insert{Pos: pos, T: dst.t, Level: dst.level, Parent: dst.parent, Key: key})
+	ins := &Insert{Pos: pos, T: dst.t, Level: dst.level, Parent: dst.parent, Key: key}
+	l.inserts[dst.t] = append(l.inserts[dst.t], ins)
+	l.insertOf[pos] = ins
+	l.emit(ins)
 	return &Ref{V: pos}
 }
 
