@@ -121,7 +121,7 @@ type lowerer struct {
 	undo  []*Var        // assumed facts to drop at the end of a block
 	letOf map[*Var]Expr // the expression a hoisted variable holds
 	// what decideStorage needs to store a level on an input's positions
-	segOf    map[*Var]segLoop   // a loop variable over one parent's segment of a level
+	segOf    map[*Var]segLoop // a loop variable over one parent's segment of a level
 	inserts  map[*Tensor][]*Insert
 	insertOf map[*Var]*Insert // the insert that bound a position variable
 }
