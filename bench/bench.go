@@ -21,6 +21,7 @@ import (
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -71,6 +72,8 @@ type Case struct {
 	Kernel, Format, Input string
 	Prog                  sdql.Expr
 	Bindings              map[string]sdql.Value
+	// formats are the storage of the tensor inputs (exec.Options.Formats)
+	formats map[string]lower.Format
 	// Shape is the result's known extents (exec.Options.ResultShape).
 	Shape []int
 	// Hand runs the hand-written loop (into buffers it reuses).
@@ -235,6 +238,10 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		return nil, err
 	}
 	cs.Prog, cs.Bindings, cs.Fuse = p.Program, p.Bindings, p.Fuse
+	cs.formats = map[string]lower.Format{}
+	for n, t := range tensors {
+		cs.formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
+	}
 	return cs, nil
 }
 
@@ -242,6 +249,9 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 func (cs *Case) Compile(opts exec.Options) (*exec.Kernel, error) {
 	if opts.ResultShape == nil {
 		opts.ResultShape = cs.Shape
+	}
+	if opts.Formats == nil {
+		opts.Formats = cs.formats
 	}
 	return exec.CompileFor(cs.Prog, cs.Bindings, opts)
 }

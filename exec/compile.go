@@ -53,7 +53,7 @@ func (c *compiler) newFrame() *frame {
 		ia: make([][]int, len(c.p.Arrays)), fa: make([][]float64, len(c.p.Arrays)),
 		t: make([]*tensor, len(c.p.Tensors)), own: make([]*tensor, len(c.p.Tensors))}
 	for _, t := range c.p.Tensors {
-		fr.t[t.ID] = newTensor(t)
+		fr.t[t.ID] = newTensor(t, c.opts.Dict)
 		fr.t[t.ID].limit = c.opts.MemoryLimit
 	}
 	return fr
@@ -159,8 +159,12 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 		}
 	case *lower.Insert:
 		t, lv := s.T.ID, s.Level
-		parent, key := c.int(s.Parent), c.int(s.Key)
 		pos := s.Pos.ID
+		if s.At != nil {
+			at := c.int(s.At)
+			return func(fr *frame) { fr.i[pos] = fr.t[t].insertAt(lv, at(fr)) }
+		}
+		parent, key := c.int(s.Parent), c.int(s.Key)
 		return func(fr *frame) { fr.i[pos] = fr.t[t].insert(lv, parent(fr), key(fr)) }
 	case *lower.Locate:
 		t, lv := s.T.ID, s.Level
@@ -321,6 +325,7 @@ func (c *compiler) init(t *lower.Tensor) stmt {
 			}
 			fr.sizes = append(fr.sizes, n)
 		}
+		fr.t[id].bindPositions(fr.ia)
 		fr.t[id].reset(fr.sizes)
 	}
 }

@@ -56,9 +56,9 @@ func (b *segBounds) eval(fr *frame, cx *vctx, rg *region) ([]int, []int) {
 	return bounds(fr, cx, b.ulo, b.clo, b.uhi, b.chi, rg, b.lob, b.hib)
 }
 
-// scale compiles the other factors of F: a function giving each lane's
-// product of them.
-func (rg *region) scale(factors []lower.Expr, l int) func(fr *frame, cx *vctx) func(k int) float64 {
+// scale compiles the other factors of F: a function giving the lanes'
+// products of them (scaler.at), without allocating.
+func (rg *region) scale(factors []lower.Expr, l int) func(fr *frame, cx *vctx) scaler {
 	var us []fexpr
 	var cs []fcol
 	for _, f := range factors {
@@ -69,30 +69,46 @@ func (rg *region) scale(factors []lower.Expr, l int) func(fr *frame, cx *vctx) f
 			cs = append(cs, c)
 		}
 	}
-	return func(fr *frame, cx *vctx) func(k int) float64 {
-		u := 1.0
+	buf := -1
+	if len(cs) > 1 {
+		buf = rg.newF()
+	}
+	return func(fr *frame, cx *vctx) scaler {
+		sc := scaler{u: 1}
 		for _, g := range us {
-			u *= g(fr)
+			sc.u *= g(fr)
 		}
 		switch len(cs) {
 		case 0:
-			return func(int) float64 { return u }
 		case 1:
-			col := cs[0](fr, cx)
-			return func(k int) float64 { return u * col[k] }
-		}
-		cols := make([][]float64, len(cs))
-		for i, c := range cs {
-			cols[i] = c(fr, cx)
-		}
-		return func(k int) float64 {
-			c := u
-			for _, col := range cols {
-				c *= col[k]
+			sc.col = cs[0](fr, cx)
+		default:
+			// the product of the columns, into the region's buffer
+			prod := rg.fbuf(fr, buf, cx.n)
+			copy(prod, cs[0](fr, cx))
+			for _, c := range cs[1:] {
+				for k, x := range c(fr, cx)[:len(prod)] {
+					prod[k] *= x
+				}
 			}
-			return c
+			sc.col = prod
 		}
+		return sc
 	}
+}
+
+// scaler is the lanes' product of a fused loop's other factors: u times
+// col[k] (col nil: u for every lane).
+type scaler struct {
+	u   float64
+	col []float64
+}
+
+func (sc scaler) at(k int) float64 {
+	if sc.col == nil {
+		return sc.u
+	}
+	return sc.u * sc.col[k]
 }
 
 func arrayID(a *lower.Array) int {
@@ -163,7 +179,7 @@ func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
 			default:
 				sum = float64(max(hi-lo, 0))
 			}
-			v := sum * sc(k)
+			v := sum * sc.at(k)
 			if accSlot >= 0 {
 				col[k] += v
 			} else {
@@ -190,7 +206,7 @@ func (rg *region) segScatter(s *lower.For, l int, m *lower.Prim) vstmt {
 		}
 		rt := fr.t[t]
 		for k := 0; k < cx.n; k++ {
-			c := sc(k)
+			c := sc.at(k)
 			lo, hi := los[k], his[k]
 			lev := rt.levels[0]
 			present, vals, size := lev.present, rt.vals, lev.size

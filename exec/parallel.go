@@ -207,7 +207,7 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
 	for _, t := range par.Tensors {
 		own := wf.own[t.ID]
 		if own == nil {
-			own = newTensor(t)
+			own = newTensor(t, fr.t[t.ID].dict)
 			wf.own[t.ID] = own
 		}
 		main := fr.t[t.ID]
@@ -218,12 +218,15 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
 			}
 		}
 		own.limit = main.limit
+		for i, l := range main.levels {
+			own.levels[i].pos, own.levels[i].idx = l.pos, l.idx
+		}
 		own.reset(sizes)
 		wf.t[t.ID] = own
 	}
 	for _, t := range par.Private {
 		if wf.own[t.ID] == nil {
-			wf.own[t.ID] = newTensor(t)
+			wf.own[t.ID] = newTensor(t, fr.t[t.ID].dict)
 			wf.own[t.ID].limit = fr.t[t.ID].limit
 		}
 		wf.t[t.ID] = wf.own[t.ID]
@@ -275,7 +278,12 @@ func (rt *tensor) add(src *tensor) {
 	var walk func(lv, sp, dp int)
 	walk = func(lv, sp, dp int) {
 		src.children(lv, sp, func(key, c int) bool {
-			d := rt.insert(lv, dp, key)
+			var d int
+			if rt.levels[lv].kind == lower.Positions {
+				d = rt.insertAt(lv, c) // the same input positions
+			} else {
+				d = rt.insert(lv, dp, key)
+			}
 			if lv == len(src.levels)-1 {
 				rt.addLeaf(d, src.vals[c])
 			} else {

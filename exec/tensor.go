@@ -12,7 +12,8 @@ type tensor struct {
 	t      *lower.Tensor
 	levels []*level
 	vals   []float64
-	limit  int64 // Options.MemoryLimit (memory.go)
+	limit  int64  // Options.MemoryLimit (memory.go)
+	dict   string // Options.Dict: the index of hashed levels
 }
 
 // level is one level of a tensor, in the storage lowering chose.
@@ -22,6 +23,10 @@ type tensor struct {
 //     beyond size arrives; deeper dense levels are full with a fixed size.
 //   - sparse: one parent; child = key; mark and list are the keys present,
 //     in insertion order; reset clears only those.
+//   - positions: the positions of an input's level (pos and idx, bound
+//     at Init): the children of parent q are pos[q]..pos[q+1]-1 (0..
+//     len(idx)-1 without pos), keys idx[p]; present marks those inserted
+//     (Insert gives the position itself, lower.Insert.At).
 //   - hash: children numbered in insertion order; keys[c] and parent[c]
 //     describe child c; table maps (parent, key) to c + 1; head and next
 //     chain each parent's children for iteration.
@@ -35,16 +40,20 @@ type level struct {
 	keys, parent []int
 	table        []int32
 	shift        uint
-	head, tail   []int32 // per parent: first and last child + 1
-	next         []int32 // per child: the next sibling + 1
+	head, tail   []int32   // per parent: first and last child + 1
+	next         []int32   // per child: the next sibling + 1
+	ix           hashIndex // Options.Dict other than intmap: replaces table
 	// positions: the input level's arrays
 	pos, idx []int
 }
 
-func newTensor(t *lower.Tensor) *tensor {
-	rt := &tensor{t: t, levels: make([]*level, len(t.Levels))}
+func newTensor(t *lower.Tensor, dict string) *tensor {
+	rt := &tensor{t: t, levels: make([]*level, len(t.Levels)), dict: dict}
 	for i, l := range t.Levels {
 		rt.levels[i] = &level{kind: l.Storage, full: l.Full}
+		if l.Storage == lower.Hash {
+			rt.levels[i].ix = newHashIndex(dict)
+		}
 	}
 	return rt
 }
@@ -79,12 +88,22 @@ func (rt *tensor) reset(sizes []int) {
 			l.size = max(n, len(l.present))
 			l.list = l.list[:0]
 			parents = l.size
+		case lower.Positions:
+			if cap(l.present) < len(l.idx) {
+				rt.reserve(9 * float64(len(l.idx)))
+			}
+			l.present = resize(l.present, len(l.idx))
+			clear(l.present)
+			parents = len(l.idx)
 		case lower.Hash:
 			l.keys, l.parent, l.next = l.keys[:0], l.parent[:0], l.next[:0]
 			clear(l.head)
 			l.head, l.tail = l.head[:0], l.tail[:0]
 			if len(l.table) > 0 {
 				clear(l.table)
+			}
+			if l.ix != nil {
+				l.ix.clear()
 			}
 			parents = 0
 		}
@@ -99,6 +118,8 @@ func (rt *tensor) reset(sizes []int) {
 			rt.vals = make([]float64, last.size)
 		}
 		// the sparse level cleared its marks; values are zeroed on insert
+	case lower.Positions:
+		rt.vals = resize(rt.vals, parents) // zeroed on insert (insertAt)
 	default:
 		rt.vals = rt.vals[:0]
 	}
@@ -123,8 +144,56 @@ func (rt *tensor) positions(i int) int {
 		return rt.positions(i-1) * l.size
 	case lower.Sparse:
 		return l.size
+	case lower.Positions:
+		return len(l.idx)
 	}
 	return len(l.keys)
+}
+
+// bindPositions gives the Positions levels the arrays of the input levels
+// they reuse (ia: the frame's int arrays), before reset.
+func (rt *tensor) bindPositions(ia [][]int) {
+	for i, l := range rt.levels {
+		if l.kind != lower.Positions {
+			continue
+		}
+		of := rt.t.Levels[i].Of
+		l.pos = nil
+		if of.Pos != nil {
+			l.pos = ia[of.Pos.ID]
+		}
+		l.idx = ia[of.Idx.ID]
+	}
+}
+
+// insertAt marks position c of Positions level i present (the child of
+// its parent at key idx[c]), zeroing its value the first time.
+func (rt *tensor) insertAt(i, c int) int {
+	l := rt.levels[i]
+	if c < 0 || c >= len(l.present) {
+		panic(rtErrorf("position %d out of range 0..%d of a positions level", c, len(l.present)-1))
+	}
+	if !l.present[c] {
+		l.present[c] = true
+		if i == len(rt.levels)-1 {
+			rt.vals[c] = 0
+		}
+	}
+	return c
+}
+
+// segment is the range of positions of parent q in a Positions level.
+func (l *level) segment(q int) (lo, hi int) {
+	if l.pos == nil {
+		if q == 0 {
+			return 0, len(l.idx)
+		}
+		return 0, 0
+	}
+	if q < 0 || q+1 >= len(l.pos) {
+		return 0, 0
+	}
+	return l.pos[q], l.pos[q+1]
 }
 
 // insert returns the child of parent at key in level i, creating it.
@@ -179,7 +248,13 @@ func (rt *tensor) insert(i, parent, key int) int {
 		}
 		return c
 	}
-	panic("internal error: insert into a positions level")
+	// a positions level: the key's position in the parent's segment (the
+	// lowering gives it as Insert.At; merging workers and loading inputs
+	// find it)
+	if c, _ := rt.locate(i, parent, key); c >= 0 {
+		return rt.insertAt(i, c)
+	}
+	panic(rtErrorf("key %d is not a stored coordinate of the positions level's parent %d", key, parent))
 }
 
 // locate finds the child of parent at key in level i.
@@ -196,6 +271,13 @@ func (rt *tensor) locate(i, parent, key int) (int, bool) {
 		return key, key >= 0 && key < len(l.present) && l.present[key]
 	case lower.Hash:
 		return l.find(parent, key)
+	case lower.Positions:
+		lo, hi := l.segment(parent)
+		p := lo + sort.SearchInts(l.idx[lo:hi], key)
+		if p < hi && l.idx[p] == key {
+			return p, l.present[p]
+		}
+		return -1, false
 	}
 	return 0, false
 }
@@ -232,6 +314,13 @@ func (rt *tensor) children(i, parent int, f func(key, c int) bool) {
 				return
 			}
 		}
+	case lower.Positions:
+		lo, hi := l.segment(parent)
+		for p := lo; p < hi; p++ {
+			if l.present[p] && !f(l.idx[p], p) {
+				return
+			}
+		}
 	case lower.Hash:
 		if parent >= len(l.head) {
 			return
@@ -252,7 +341,7 @@ func (rt *tensor) sortedKeys(i, parent int) []kc {
 		out = append(out, kc{k, c})
 		return true
 	})
-	if rt.levels[i].kind != lower.Dense {
+	if k := rt.levels[i].kind; k != lower.Dense && k != lower.Positions {
 		sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
 	}
 	return out
@@ -268,6 +357,9 @@ func (l *level) hash(parent, key int) int {
 }
 
 func (l *level) find(parent, key int) (int, bool) {
+	if l.ix != nil {
+		return l.ix.get(parent, key)
+	}
 	if len(l.table) == 0 {
 		return 0, false
 	}
@@ -298,6 +390,10 @@ func (l *level) add(parent, key int) int {
 		l.next[l.tail[parent]-1] = int32(c + 1)
 	}
 	l.tail[parent] = int32(c + 1)
+	if l.ix != nil {
+		l.ix.put(parent, key, c)
+		return c
+	}
 	if 2*len(l.keys) > len(l.table) {
 		l.rehash()
 	} else {

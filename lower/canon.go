@@ -52,6 +52,9 @@ func canonStmt(s Stmt) Stmt {
 		s.Body = canonStmt(s.Body)
 	case *Insert:
 		s.Parent, s.Key = Canon(s.Parent), Canon(s.Key)
+		if s.At != nil {
+			s.At = Canon(s.At)
+		}
 	case *Locate:
 		s.Parent, s.Key = Canon(s.Parent), Canon(s.Key)
 		s.Body = canonStmt(s.Body)

@@ -154,6 +154,9 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 		case *Insert:
 			ex(s.Parent)
 			ex(s.Key)
+			if s.At != nil {
+				ex(s.At)
+			}
 		case *Locate:
 			ex(s.Parent)
 			ex(s.Key)

@@ -333,12 +333,15 @@ type (
 
 	// Insert binds Pos to the child of position Parent at key Key in level
 	// Level of T, creating it (with a zero value or empty children) when
-	// it does not exist.
+	// it does not exist. At is set for a Positions level: the position of
+	// the input level it reuses whose coordinate is Key under Parent, which
+	// is the child.
 	Insert struct {
 		Pos         *Var
 		T           *Tensor
 		Level       int
 		Parent, Key Expr
+		At          Expr
 	}
 
 	// Locate binds Pos to the child of position Parent at key Key in level

@@ -41,7 +41,8 @@ type Format struct {
 func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error) {
 	l := &lowerer{info: info, opts: opts, prog: &Program{Type: info.Result}, used: map[string]int{},
 		roles: map[string]*formats.LevelInfo{}, keys: map[*Tensor][]keyFact{}, workspace: map[*Tensor]bool{},
-		letOf: map[*Var]Expr{}, facts: facts{nonneg: map[*Var]bool{}, below: map[*Var][]*Var{},
+		letOf: map[*Var]Expr{}, segOf: map[*Var]segLoop{}, inserts: map[*Tensor][]*Insert{}, insertOf: map[*Var]*Insert{},
+		facts: facts{nonneg: map[*Var]bool{}, below: map[*Var][]*Var{},
 			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}, grid: map[*Array][2]*Var{}}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -81,6 +82,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	l.prog.Body = root
 	Canonicalize(l.prog)
 	eliminateDead(l.prog)
+	HoistInvariants(l.prog)
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}
@@ -118,6 +120,17 @@ type lowerer struct {
 	facts
 	undo  []*Var        // assumed facts to drop at the end of a block
 	letOf map[*Var]Expr // the expression a hoisted variable holds
+	// what decideStorage needs to store a level on an input's positions
+	segOf    map[*Var]segLoop // a loop variable over one parent's segment of a level
+	inserts  map[*Tensor][]*Insert
+	insertOf map[*Var]*Insert // the insert that bound a position variable
+}
+
+// segLoop is what is known of a loop over idx[pos[parent]:pos[parent+1]],
+// one parent's positions of a format level.
+type segLoop struct {
+	idx, pos *Array
+	parent   Expr
 }
 
 func (l *lowerer) emit(s Stmt) { l.out.List = append(l.out.List, s) }

@@ -133,6 +133,10 @@ func (pr *printer) stmt(s Stmt) {
 		pr.body(s.Body)
 		pr.line("}")
 	case *Insert:
+		if s.At != nil {
+			pr.line("%s := insert(%s.level%d[%s], %s) at %s", s.Pos.Name, s.T.Name, s.Level, ExprString(s.Parent), ExprString(s.Key), ExprString(s.At))
+			break
+		}
 		pr.line("%s := insert(%s.level%d[%s], %s)", s.Pos.Name, s.T.Name, s.Level, ExprString(s.Parent), ExprString(s.Key))
 	case *Locate:
 		pr.line("if %s := locate(%s.level%d[%s], %s); found {", s.Pos.Name, s.T.Name, s.Level, ExprString(s.Parent), ExprString(s.Key))
