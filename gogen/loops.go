@@ -158,8 +158,9 @@ func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []*lower.Array {
 			add(s.Pos)
 			add(s.X)
 		case *lower.Insert:
-			add(s.Parent)
-			add(s.Key)
+			for _, e := range insertExprs(s) {
+				add(e)
+			}
 		case *lower.If:
 			add(s.Cond)
 		case *lower.Locate:

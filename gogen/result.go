@@ -28,11 +28,11 @@ func (g *gen) childrenAsc(t *lower.Tensor, lv int) (open, close string) {
 	case lower.Hash:
 		open = fmt.Sprintf("for _, c := range t.%s.sorted(q) {\nk := t.%s.Keys[c]\n", hashField(lv), hashField(lv))
 	case lower.Positions:
-		bounds := fmt.Sprintf("_ = q\nlo, hi := 0, len(t.%s)\n", idxField(lv))
-		if lv > 0 {
-			bounds = fmt.Sprintf("lo, hi := t.%s[q], t.%s[q+1]\n", posField(lv), posField(lv))
+		bounds := fmt.Sprintf("lo, hi := 0, 0\nif q == 0 {\nhi = len(t.%s)\n}\n", idxField(lv))
+		if l.Of.Pos != nil {
+			bounds = fmt.Sprintf("lo, hi := 0, 0\nif q >= 0 && q+1 < len(t.%s) {\nlo, hi = t.%s[q], t.%s[q+1]\n}\n", posField(lv), posField(lv), posField(lv))
 		}
-		open = bounds + fmt.Sprintf("for c := lo; c < hi; c++ {\nk := t.%s[c]\n", idxField(lv))
+		open = bounds + fmt.Sprintf("for c := lo; c < hi; c++ {\nif !t.%s[c] {\ncontinue\n}\nk := t.%s[c]\n", presentField(lv), idxField(lv))
 	}
 	return open, "}\n"
 }
@@ -65,6 +65,8 @@ func (g *gen) resultMethods(w *bytes.Buffer, ti *tinfo) {
 			fmt.Fprintf(w, "for _, k := range t.%s {\nt.%s[k] = false\n}\nt.%s = t.%s[:0]\n", listField(lv), markField(lv), listField(lv), listField(lv))
 		case lower.Hash:
 			fmt.Fprintf(w, "t.%s.reset()\n", hashField(lv))
+		case lower.Positions:
+			fmt.Fprintf(w, "clear(t.%s)\n", presentField(lv))
 		}
 	}
 	switch {

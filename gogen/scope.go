@@ -14,15 +14,19 @@ import "github.com/nablasd/nablasd/lower"
 // only by dropped statements is not read) and the hoisted ones, by a walk
 // that opens and closes scopes exactly as the emission does.
 func (g *gen) analyze() {
-	g.read = map[*lower.Var]bool{}
+	g.read = nil // every statement live
+	read := map[*lower.Var]bool{}
+	g.walkLive(g.p.Body, func(e lower.Expr) {
+		lower.WalkExpr(e, func(x lower.Expr) {
+			if r, ok := x.(*lower.Ref); ok {
+				read[r.V] = true
+			}
+		})
+	})
+	g.read = read
 	if g.p.ResultVar != nil {
 		g.read[g.p.ResultVar] = true
 	}
-	lower.WalkStmtExprs(g.p.Body, func(e lower.Expr) {
-		if r, ok := e.(*lower.Ref); ok {
-			g.read[r.V] = true
-		}
-	})
 	for {
 		read := map[*lower.Var]bool{}
 		if g.p.ResultVar != nil {
@@ -51,8 +55,12 @@ func (g *gen) analyze() {
 }
 
 // live reports whether a statement is emitted: lets and assignments of
-// variables nothing reads are not.
+// variables nothing reads are not (before the liveness is known, every
+// statement is).
 func (g *gen) live(s lower.Stmt) bool {
+	if g.read == nil {
+		return true
+	}
 	switch s := s.(type) {
 	case *lower.Let:
 		return g.read[s.V]
@@ -85,8 +93,9 @@ func (g *gen) walkLive(s lower.Stmt, f func(lower.Expr)) {
 			f(x.Hi)
 			f(x.Key)
 		case *lower.Insert:
-			f(x.Parent)
-			f(x.Key)
+			for _, e := range insertExprs(x) {
+				f(e)
+			}
 		case *lower.Locate:
 			f(x.Parent)
 			f(x.Key)
@@ -105,6 +114,15 @@ func (g *gen) walkLive(s lower.Stmt, f func(lower.Expr)) {
 			}
 		}
 	})
+}
+
+// insertExprs are the expressions an Insert evaluates: the position
+// alone when it is given (a positions level), else the parent and key.
+func insertExprs(s *lower.Insert) []lower.Expr {
+	if s.At != nil && s.T.Levels[s.Level].Storage == lower.Positions {
+		return []lower.Expr{s.At}
+	}
+	return []lower.Expr{s.Parent, s.Key}
 }
 
 func (g *gen) isParam(v *lower.Var) bool {
@@ -205,8 +223,9 @@ func (g *gen) scopeStmt(s lower.Stmt) {
 		g.scopeStmt(s.Body)
 		g.pop()
 	case *lower.Insert:
-		g.scopeExpr(s.Parent)
-		g.scopeExpr(s.Key)
+		for _, e := range insertExprs(s) {
+			g.scopeExpr(e)
+		}
 		g.bindScope(s.Pos)
 	case *lower.Locate:
 		g.scopeExpr(s.Parent)

@@ -1,38 +1,58 @@
 package gogen
 
 import (
-	"fmt"
-
 	"github.com/nablasd/nablasd/lower"
 )
 
 // Positions levels reuse an input level's arrays: the children of parent
 // position q are the positions Pos[q]..Pos[q+1]-1 of the input's level
-// (0..len(Idx)-1 at the top), their keys Idx[p], ascending. Every
-// position exists (its value zero until stored); a key is found by binary
-// search, and one that is not a stored position cannot be inserted.
+// (those of Idx under parent 0 when the level has no Pos), their keys
+// Idx[c], ascending; Present marks the positions inserted, whose value is
+// zeroed then. An insert usually knows the position (lower.Insert.At);
+// otherwise, and to locate a key, it is found by binary search.
 
-// positionsRange emits the range of the children of parent in level lv.
-func (g *gen) positionsRange(ti *tinfo, lv int, parent lower.Expr) (lo, hi string) {
+// positionsRange emits the range of the children of parent in level lv:
+// empty for a parent the input's level does not have.
+func (g *gen) positionsRange(ti *tinfo, lv int, q string) (lo, hi string) {
 	of := ti.t.Levels[lv].Of
 	idx := g.arrays[of.Idx]
+	lo, hi = g.loc.name("lo"), g.loc.name("hi")
+	g.line("%s, %s := 0, 0", lo, hi)
 	if of.Pos == nil {
-		return "0", "len(" + idx + ")"
+		g.line("if %s == 0 {\n%s = len(%s)\n}", q, hi, idx)
+		return lo, hi
 	}
-	q := g.simple(parent, lower.Int, "q")
 	pos := g.arrays[of.Pos]
-	return pos + "[" + q + "]", pos + "[" + q + "+1]"
+	g.line("if %s >= 0 && %s+1 < len(%s) {\n%s, %s = %s[%s], %s[%s+1]\n}", q, q, pos, lo, hi, pos, q, pos, q)
+	return lo, hi
 }
 
 func (g *gen) positionsInsert(ti *tinfo, s *lower.Insert) {
-	g.helpers["search"] = true
-	k := g.simple(s.Key, lower.Int, "k")
-	lo, hi := g.positionsRange(ti, s.Level, s.Parent)
-	c, ok := g.loc.name("c"), g.loc.name("ok")
-	idx := g.arrays[ti.t.Levels[s.Level].Of.Idx]
-	g.line("%s, %s := %sSearch(%s, %s, %s, %s)", c, ok, g.pfx, idx, lo, hi, k)
-	g.line("if !%s {", ok)
-	g.returnErr(g.errorf(fmt.Sprintf("key %%d is not a stored position of %s", idx), k))
+	lv := s.Level
+	present := ti.f(presentField(lv))
+	var c string
+	if s.At != nil {
+		c = g.simple(s.At, lower.Int, "c")
+		g.line("if uint(%s) >= uint(len(%s)) {", c, present)
+		g.returnErr(g.errorf("position %d out of range 0..%d of a positions level", c, "len("+present+")-1"))
+		g.line("}")
+	} else {
+		g.helpers["search"] = true
+		k := g.simple(s.Key, lower.Int, "k")
+		q := g.simple(s.Parent, lower.Int, "q")
+		lo, hi := g.positionsRange(ti, lv, q)
+		c = g.loc.name("c")
+		ok := g.loc.name("ok")
+		idx := g.arrays[ti.t.Levels[lv].Of.Idx]
+		g.line("%s, %s := %sSearch(%s, %s, %s, %s)", c, ok, g.pfx, idx, lo, hi, k)
+		g.line("if !%s {", ok)
+		g.returnErr(g.errorf("key %d is not a stored coordinate of the positions level's parent %d", k, q))
+		g.line("}")
+	}
+	g.line("if !%s[%s] {\n%s[%s] = true", present, c, present, c)
+	if lv == s.T.Order()-1 {
+		g.line("%s[%s] = %s", ti.f(valsField), c, zeroOf(s.T.Leaf))
+	}
 	g.line("}")
 	g.bind(s.Pos, c)
 }
@@ -40,19 +60,20 @@ func (g *gen) positionsInsert(ti *tinfo, s *lower.Insert) {
 func (g *gen) positionsLocate(ti *tinfo, s *lower.Locate) {
 	g.helpers["search"] = true
 	k := g.simple(s.Key, lower.Int, "k")
-	lo, hi := g.positionsRange(ti, s.Level, s.Parent)
-	c := g.posName(s.Pos)
+	lo, hi := g.positionsRange(ti, s.Level, g.simple(s.Parent, lower.Int, "q"))
+	c := g.loc.name("c")
 	idx := g.arrays[ti.t.Levels[s.Level].Of.Idx]
-	g.line("if %s, ok := %sSearch(%s, %s, %s, %s); ok {", c, g.pfx, idx, lo, hi, k)
+	g.line("if %s, ok := %sSearch(%s, %s, %s, %s); ok && %s[%s] {", c, g.pfx, idx, lo, hi, k, ti.f(presentField(s.Level)), c)
 	g.body(s.Body, func() { g.bind(s.Pos, c) })
 	g.line("}")
 }
 
 func (g *gen) positionsForLevel(ti *tinfo, s *lower.ForLevel) {
-	lo, hi := g.positionsRange(ti, s.Level, s.Parent)
+	lo, hi := g.positionsRange(ti, s.Level, g.simple(s.Parent, lower.Int, "q"))
 	idx := g.arrays[ti.t.Levels[s.Level].Of.Idx]
-	c, end := g.loc.name("c"), g.loc.name("end")
-	g.line("for %s, %s := %s, %s; %s < %s; %s++ {", c, end, lo, hi, c, end, c)
+	c := g.loc.name("c")
+	g.line("for %s := %s; %s < %s; %s++ {", c, lo, c, hi, c)
+	g.line("if !%s[%s] {\ncontinue\n}", ti.f(presentField(s.Level)), c)
 	g.body(s.Body, func() {
 		g.bind(s.Key, idx+"["+c+"]")
 		g.bind(s.Pos, c)

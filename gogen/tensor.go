@@ -59,7 +59,7 @@ func (g *gen) newTensor(t *lower.Tensor) {
 		case lower.Hash:
 			fixed = false
 		case lower.Positions:
-			if l.Of == nil || l.Of.Idx == nil || lv > 0 && l.Of.Pos == nil || !fixed {
+			if l.Of == nil || l.Of.Idx == nil || !fixed {
 				g.failf("the tensor %s has a positions level %d without its input level's arrays", t.Name, lv)
 			}
 		default:
@@ -94,6 +94,8 @@ func (g *gen) newTensor(t *lower.Tensor) {
 		case lower.Sparse:
 			hoist(markField(lv))
 			hoist(listField(lv))
+		case lower.Positions:
+			hoist(presentField(lv))
 		}
 	}
 }
@@ -232,7 +234,10 @@ func levelDoc(t *lower.Tensor, lv int) string {
 	case lower.Hash:
 		return fmt.Sprintf("hashed: L%d maps (parent position, key) to child positions numbered in insertion order", lv)
 	case lower.Positions:
-		return fmt.Sprintf("an input's positions: the children of parent position q are positions Pos%d[q]..Pos%d[q+1]-1, with keys Idx%d", lv, lv, lv)
+		if l.Of.Pos == nil {
+			return fmt.Sprintf("an input's positions: the children of parent position 0 are the positions c of Idx%d, key Idx%d[c], present where Present%d is true", lv, lv, lv)
+		}
+		return fmt.Sprintf("an input's positions: the children of parent position q are the positions c in Pos%d[q]..Pos%d[q+1]-1, key Idx%d[c], present where Present%d is true", lv, lv, lv, lv)
 	}
 	return l.Storage.String()
 }
@@ -267,7 +272,7 @@ func (g *gen) tensorType(w *bytes.Buffer, ti *tinfo) {
 			fmt.Fprintf(w, "%s %sHash\n", hashField(lv), g.pfx)
 			g.helpers["hash"] = true
 		case lower.Positions:
-			fmt.Fprintf(w, "%s, %s []int\n", posField(lv), idxField(lv))
+			fmt.Fprintf(w, "%s, %s []int\n%s []bool\n", posField(lv), idxField(lv), presentField(lv))
 		}
 	}
 	fmt.Fprintf(w, "Vals []%s\n}\n\n", leaf)
@@ -352,7 +357,9 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 		case lower.Hash:
 			fmt.Fprintf(w, "t.%s.reset()\n", hashField(lv))
 		case lower.Positions:
+			p := "t." + presentField(lv)
 			fmt.Fprintf(w, "t.%s, t.%s = pos%d, idx%d\n", posField(lv), idxField(lv), lv, lv)
+			fmt.Fprintf(w, "if n := len(idx%d); cap(%s) >= n {\n%s = %s[:n]\nclear(%s)\n} else {\n%s = make([]bool, n)\n}\n", lv, p, p, p, p, p)
 		}
 	}
 	last := t.Order() - 1
