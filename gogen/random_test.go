@@ -45,56 +45,85 @@ type randomCase struct {
 // their fuse-optimized physical programs over every storage format,
 // lowered, generated as Go, built (all in one go build) and run, give the
 // reference interpreter's dictionary. Every other kernel keeps its
-// intermediates in a workspace.
+// intermediates in a workspace; some are lowered without dense levels or
+// views.
 func TestRandomPrograms(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	n := randomCount(600)
+	n := randomCount(300)
+	var cases []randomCase
+	for i := 0; i < n; i++ {
+		cases = append(cases, programCases(t, r, i, len(cases))...)
+	}
+	checkCases(t, cases)
+}
+
+// FuzzGenerate generates one random program per input (a seed and an
+// index), lowered and generated as TestRandomPrograms does, over
+// dictionaries and over formats, then builds and runs its kernels.
+func FuzzGenerate(f *testing.F) {
+	for i := 0; i < 4; i++ {
+		f.Add(uint64(1), uint32(i))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, i uint32) {
+		r := rand.New(rand.NewPCG(seed, uint64(i)))
+		if cases := programCases(t, r, int(i), 0); len(cases) > 0 {
+			checkCases(t, cases)
+		}
+	})
+}
+
+// programCases generates program i from r and its kernels: over
+// dictionaries, and optimized over formats (the formats rotating with i);
+// the kernels are numbered from first.
+func programCases(t *testing.T, r *rand.Rand, i, first int) []randomCase {
+	t.Helper()
 	types := map[string]sdql.Type{"V": sdql.Tensor(1), "W": sdql.Tensor(1), "M": sdql.Tensor(2), "s": sdql.RealType}
 	var cases []randomCase
 	add := func(src string, prog sdql.Expr, ptypes map[string]sdql.Type, in map[string]sdql.Value, want sdql.Value, lopts lower.Options) {
-		i := len(cases)
-		k, ir, err := gorun.Generate(prog, ptypes, lopts, gogen.Options{Func: fmt.Sprintf("K%d", i), Package: "main", Workspace: i%2 == 1})
+		n := first + len(cases)
+		k, ir, err := gorun.Generate(prog, ptypes, lopts, gogen.Options{Func: fmt.Sprintf("K%d", n), Package: "main", Workspace: n%2 == 1})
 		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, src)
+			t.Fatalf("program %d: %v\n%s", i, err, src)
 		}
 		cases = append(cases, randomCase{src: src, prog: prog, ir: ir, in: in, want: want, k: k})
 	}
-	for i := 0; i < n; i++ {
-		g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
-		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
-		in := sdqltest.GenInputs(r)
-		prog := sdql.MustParse(src)
-		want, err := evalTyped(prog, in, types)
-		if err != nil {
-			continue
-		}
-		add(src, prog, types, in, want, lower.Options{})
-		round := i % 7
-		ts := map[string]*formats.Tensor{}
-		for j, name := range []string{"M", "V", "W"} {
-			shape := []int{5}
-			if name == "M" {
-				shape = []int{4, 5}
-			}
-			fs := formats.ForOrder(len(shape))
-			ts[name] = tensorFrom(t, in[name], shape, fs[(round+j)%len(fs)])
-		}
-		phys, logical, cfg := bindFormats(t, ts, in["s"])
-		want, err = evalTyped(prog, logical, types)
-		if err != nil {
-			continue
-		}
-		res, err := fuse.Optimize(prog, cfg)
-		if err != nil {
-			t.Fatalf("program %d: optimize: %v\n%s", i, err, src)
-		}
-		fs := map[string]lower.Format{}
-		for n, x := range ts {
-			fs[n] = lower.Format{Format: x.Format, Order: x.Order()}
-		}
-		add(src+"\n(optimized)\n"+sdql.Print(res.Program), res.Program, gorun.TypesOf(phys), phys, want, lower.Options{Formats: fs})
+	g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
+	src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
+	in := sdqltest.GenInputs(r)
+	prog := sdql.MustParse(src)
+	want, err := evalTyped(prog, in, types)
+	if err != nil {
+		return nil
 	}
-	checkCases(t, cases)
+	add(src, prog, types, in, want, lower.Options{})
+	round := i % 7
+	ts := map[string]*formats.Tensor{}
+	for j, name := range []string{"M", "V", "W"} {
+		shape := []int{5}
+		if name == "M" {
+			shape = []int{4, 5}
+		}
+		fs := formats.ForOrder(len(shape))
+		ts[name] = tensorFrom(t, in[name], shape, fs[(round+j)%len(fs)])
+	}
+	phys, logical, cfg := bindFormats(t, ts, in["s"])
+	want, err = evalTyped(prog, logical, types)
+	if err != nil {
+		return cases
+	}
+	res, err := fuse.Optimize(prog, cfg)
+	if err != nil {
+		t.Fatalf("program %d: optimize: %v\n%s", i, err, src)
+	}
+	fs := map[string]lower.Format{}
+	for n, x := range ts {
+		fs[n] = lower.Format{Format: x.Format, Order: x.Order()}
+	}
+	// every third program hashes every level, every fifth builds every
+	// let-bound dictionary (the ablations' lowerings)
+	add(src+"\n(optimized)\n"+sdql.Print(res.Program), res.Program, gorun.TypesOf(phys), phys, want,
+		lower.Options{Formats: fs, NoDense: i%3 == 1, NoViews: i%5 == 2})
+	return cases
 }
 
 // checkCases builds and runs the cases and compares each with the
