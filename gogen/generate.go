@@ -166,8 +166,11 @@ type gen struct {
 	opts Options
 	fn   string // the function's name
 	pfx  string // the prefix of the file's unexported names
-	loc  *namer // the function's identifiers
-	w    *bytes.Buffer
+	top  *namer // the file's identifiers (types)
+	// typeNames are the Go types of the tensors other than the result
+	typeNames map[*lower.Tensor]string
+	loc       *namer // the function's identifiers
+	w         *bytes.Buffer
 	// the Go names of the program's variables and arrays
 	vars   map[*lower.Var]string
 	arrays map[*lower.Array]string
@@ -203,6 +206,14 @@ func newGen(p *lower.Program, opts Options) *gen {
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
 		override: map[loadKey]string{}, synced: map[*tinfo]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
+	g.top = newNamer()
+	// the file's names the function refers to: no parameter or local may
+	// shadow them
+	for _, n := range []string{g.fn, g.fn + "Result", g.fn + "Work", g.pfx + "Hash", g.pfx + "Search", g.pfx + "B2f",
+		g.pfx + "B2i", g.pfx + "Sigmoid", g.pfx + "Softplus", g.pfx + "Sign", g.pfx + "FormatReal"} {
+		g.top.reserve(n)
+		g.loc.reserve(n)
+	}
 	return g
 }
 
@@ -294,6 +305,15 @@ func (g *gen) goType(t sdql.Type) string {
 // nameAll names the parameters, the program's variables and arrays, and
 // the tensors.
 func (g *gen) nameAll() {
+	// the tensors' types first: no parameter may shadow them
+	g.typeNames = map[*lower.Tensor]string{}
+	for _, t := range g.p.Tensors {
+		if t != g.p.ResultTensor {
+			typ := g.top.name(g.pfx + "_" + sanitize(t.Name))
+			g.loc.reserve(typ)
+			g.typeNames[t] = typ
+		}
+	}
 	for _, pa := range g.p.Params {
 		name := g.loc.name(pa.Name)
 		prm := Param{Name: pa.Name, GoName: name}

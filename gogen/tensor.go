@@ -70,7 +70,7 @@ func (g *gen) newTensor(t *lower.Tensor) {
 	if ti.result {
 		ti.typ, ti.ptr = g.fn+"Result", "dst"
 	} else {
-		ti.typ = g.pfx + "_" + sanitize(t.Name)
+		ti.typ = g.typeNames[t]
 		ti.ptr = g.loc.name(t.Name)
 	}
 	g.ts[t] = ti
