@@ -38,6 +38,8 @@ type frame struct {
 	worker   bool
 	panicked any
 	used     int
+	// validated: the input arrays checked in this run (checksFor)
+	validated []checkedPair
 }
 
 type compiler struct {

@@ -34,6 +34,8 @@ func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
 		return rg.segDot(s, l, m)
 	case "SegScatter":
 		return rg.segScatter(s, l, m)
+	case "SegStoreAt":
+		return rg.segStoreAt(s, l, m)
 	}
 	return nil
 }
@@ -225,6 +227,64 @@ func (rg *region) segScatter(s *lower.For, l int, m *lower.Prim) vstmt {
 				} else {
 					vals[j] += c
 				}
+			}
+		}
+	}
+}
+
+func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	var guard iexpr
+	if m.Bound != nil {
+		guard = rg.c.int(m.Bound)
+	}
+	ai, xi, ii, t := arrayID(m.Vals), arrayID(m.Gather), arrayID(m.Idx), m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		var A, X []float64
+		var I []int
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		if xi >= 0 {
+			X, I = fr.fa[xi], fr.ia[ii]
+		}
+		bound := uint(len(X))
+		if guard != nil {
+			bound = uint(min(max(guard(fr), 0), len(X)))
+		}
+		rt := fr.t[t]
+		present, vals := rt.levels[lv].present, rt.vals
+		for k := 0; k < cx.n; k++ {
+			c := sc.at(k)
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if lo < 0 || hi > len(present) {
+				panic(rtErrorf("positions %d..%d out of range 0..%d of a positions level", lo, hi-1, len(present)-1))
+			}
+			for p := lo; p < hi; p++ {
+				v := c
+				if A != nil {
+					v *= A[p]
+				}
+				if X != nil {
+					j := uint(I[p])
+					if j >= bound {
+						v = 0
+					} else {
+						v *= X[j]
+					}
+				}
+				if !present[p] {
+					present[p] = true
+					vals[p] = 0
+				}
+				vals[p] += v
 			}
 		}
 	}

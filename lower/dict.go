@@ -411,7 +411,11 @@ func (l *lowerer) uniqueSegment(sl *sdql.SliceExpr, env *scope) bool {
 		}
 	}
 	q := l.scalar(lo.Key, env)
-	return CanonString(l.scalar(hi.Key, env)) == CanonString(&Binary{Op: Add, X: q, Y: intConst(1)})
+	if CanonString(l.scalar(hi.Key, env)) != CanonString(&Binary{Op: Add, X: q, Y: intConst(1)}) {
+		return false
+	}
+	l.ordered[ab.a] = true
+	return true
 }
 
 // indexArith reports whether e is integer arithmetic on names and

@@ -141,6 +141,12 @@ type Program struct {
 	ResultVar    *Var
 	ResultTensor *Tensor
 	Type         sdql.Type
+	// Ordered are the coordinate arrays of format levels whose order the
+	// lowering relied on (strictly ascending within each parent: a
+	// Search, a segment's coordinates taken as distinct keys, a result
+	// stored on the level's positions), by ID. A back end validates them
+	// before a run; other arrays' order does not change the result.
+	Ordered []*Array
 }
 
 // Expr is a scalar expression.
