@@ -245,8 +245,17 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 	return cs, nil
 }
 
-// Compile compiles the case's program.
+// Compile compiles the case's program as the root package does: the
+// inputs were validated when they were built (formats' constructors), so
+// a run does not check them again (exec.Options.NoValidate).
+// CompileValidating keeps the per-run checks, for BenchmarkValidation.
 func (cs *Case) Compile(opts exec.Options) (*exec.Kernel, error) {
+	opts.NoValidate = true
+	return cs.CompileValidating(opts)
+}
+
+// CompileValidating compiles the case's program with opts as given.
+func (cs *Case) CompileValidating(opts exec.Options) (*exec.Kernel, error) {
 	if opts.ResultShape == nil {
 		opts.ResultShape = cs.Shape
 	}
