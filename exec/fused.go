@@ -210,26 +210,59 @@ func (rg *region) segScatter(s *lower.For, l int, m *lower.Prim) vstmt {
 		for k := 0; k < cx.n; k++ {
 			c := sc.at(k)
 			lo, hi := los[k], his[k]
-			lev := rt.levels[0]
-			present, vals, size := lev.present, rt.vals, lev.size
-			for p := lo; p < hi; p++ {
-				j := I[p]
-				if uint(j) >= uint(size) {
-					// a key past the dense level: let it grow (or fail)
-					j = rt.insert(0, 0, j)
-					lev = rt.levels[0]
-					present, vals, size = lev.present, rt.vals, lev.size
-				} else if present != nil {
-					present[j] = true
-				}
-				if A != nil {
-					vals[j] += A[p] * c
-				} else {
-					vals[j] += c
+			if lo >= hi {
+				continue
+			}
+			for lo < hi {
+				// the longest run of keys inside the dense level, as one
+				// tight loop; a key past it grows the level (or fails)
+				lev := rt.levels[0]
+				p := scatterRun(I[lo:hi], A, lo, c, lev.present, rt.vals[:lev.size])
+				lo += p
+				if lo < hi {
+					rt.insert(0, 0, I[lo])
 				}
 			}
 		}
 	}
+}
+
+// scatterRun adds c·A[off+p] (c where A is nil) at vals[I[p]] for the
+// leading keys of I inside vals, marking them present (present nil: the
+// level is full), and returns how many it took.
+func scatterRun(I []int, A []float64, off int, c float64, present []bool, vals []float64) int {
+	n := uint(len(vals))
+	switch {
+	case present == nil && A != nil:
+		A := A[off : off+len(I)]
+		for p, j := range I {
+			if uint(j) >= n {
+				return p
+			}
+			vals[j] += A[p] * c
+		}
+	case present == nil:
+		for p, j := range I {
+			if uint(j) >= n {
+				return p
+			}
+			vals[j] += c
+		}
+	default:
+		present = present[:n]
+		for p, j := range I {
+			if uint(j) >= n {
+				return p
+			}
+			present[j] = true
+			if A != nil {
+				vals[j] += A[off+p] * c
+			} else {
+				vals[j] += c
+			}
+		}
+	}
+	return len(I)
 }
 
 func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {

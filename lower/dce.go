@@ -168,6 +168,9 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 			for _, a := range s.Args {
 				ex(a)
 			}
+		case *Transpose:
+			ex(s.Lo)
+			ex(s.Hi)
 		}
 	}
 	st(s)

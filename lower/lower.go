@@ -82,6 +82,11 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	l.prog.Body = root
 	Canonicalize(l.prog)
 	eliminateDead(l.prog)
+	Coalesce(l.prog)
+	if !l.opts.NoDense {
+		Interchange(l.prog)
+		eliminateDead(l.prog)
+	}
 	HoistInvariants(l.prog)
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
