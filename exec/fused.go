@@ -36,6 +36,8 @@ func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
 		return rg.segScatter(s, l, m)
 	case "SegStoreAt":
 		return rg.segStoreAt(s, l, m)
+	case "SegAccum":
+		return rg.segAccum(s, l, m)
 	}
 	return nil
 }
@@ -300,26 +302,132 @@ func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
 			if lo < 0 || hi > len(present) {
 				panic(rtErrorf("positions %d..%d out of range 0..%d of a positions level", lo, hi-1, len(present)-1))
 			}
+			pr, vs := present[lo:hi], vals[lo:hi]
+			switch {
+			case A == nil && X == nil:
+				for p := range pr {
+					if !pr[p] {
+						pr[p], vs[p] = true, c
+					} else {
+						vs[p] += c
+					}
+				}
+			case X == nil:
+				as := A[lo:hi]
+				for p := range pr {
+					if !pr[p] {
+						pr[p], vs[p] = true, c*as[p]
+					} else {
+						vs[p] += c * as[p]
+					}
+				}
+			default:
+				for p := lo; p < hi; p++ {
+					v := c
+					if A != nil {
+						v *= A[p]
+					}
+					if j := uint(I[p]); j >= bound {
+						v = 0
+					} else {
+						v *= X[j]
+					}
+					if !present[p] {
+						present[p] = true
+						vals[p] = 0
+					}
+					vals[p] += v
+				}
+			}
+		}
+	}
+}
+
+func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	var guard iexpr
+	if m.Bound != nil {
+		guard = rg.c.int(m.Bound)
+	}
+	up, cp := rg.int(m.Parent, l, false)
+	ai, xi, ii, t := arrayID(m.Vals), arrayID(m.Gather), m.Idx.ID, m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		var A, X []float64
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		if xi >= 0 {
+			X = fr.fa[xi]
+		}
+		I := fr.ia[ii]
+		bound := uint(len(X))
+		if guard != nil {
+			bound = uint(min(max(guard(fr), 0), len(X)))
+		}
+		var parents []int
+		parent := 0
+		if cp != nil {
+			parents = cp(fr, cx)
+		} else {
+			parent = up(fr)
+		}
+		rt := fr.t[t]
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			c := sc.at(k)
+			if parents != nil {
+				parent = parents[k]
+			}
+			lev := rt.levels[lv]
+			if lev.kind == lower.Appended && A != nil && X == nil && hi-lo > 1 {
+				// Gustavson's inner loop: the parent's workspace marks
+				// find the keys it has, a new key is appended
+				accumAppended(rt, lev, lv, parent, I[lo:hi], A[lo:hi], c)
+				continue
+			}
 			for p := lo; p < hi; p++ {
 				v := c
 				if A != nil {
 					v *= A[p]
 				}
+				j := I[p]
 				if X != nil {
-					j := uint(I[p])
-					if j >= bound {
+					if uint(j) >= bound {
 						v = 0
 					} else {
 						v *= X[j]
 					}
 				}
-				if !present[p] {
-					present[p] = true
-					vals[p] = 0
-				}
-				vals[p] += v
+				q := rt.insert(lv, parent, j)
+				rt.vals[q] += v
 			}
 		}
+	}
+}
+
+// accumAppended adds c·A[p] under parent at key I[p] of the Appended last
+// level lv, for every p.
+func accumAppended(rt *tensor, lev *level, lv, parent int, I []int, A []float64, c float64) {
+	q := rt.insert(lv, parent, I[0]) // starts the parent's burst
+	rt.vals[q] += A[0] * c
+	A = A[:len(I)]
+	for p := 1; p < len(I); p++ {
+		j := I[p]
+		if uint(j) < uint(len(lev.mark)) {
+			if m := lev.mark[j]; m != 0 {
+				rt.vals[m-1] += A[p] * c
+				continue
+			}
+		}
+		q := rt.insert(lv, parent, j)
+		rt.vals[q] += A[p] * c
 	}
 }
 

@@ -25,6 +25,7 @@ type Rule struct {
 var Rules = []*Rule{
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
+	{Name: "SegAccum", Doc: "for p in lo..hi { j := I[p]; [v := F]; q := insert(T.levelL[Q], j); T.val[q] += v }: adding a segment, scaled, into one parent of a result's last level (a Gustavson workspace row)", match: matchSegAccum},
 	{Name: "SegStoreAt", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.levelL[Q], j) at p; T.val[q] += v }: adding a segment, scaled, into a result stored on the same positions", match: matchSegStoreAt},
 }
 
@@ -42,9 +43,12 @@ type Prim struct {
 	Bound   Expr
 	Factors []Expr
 	// SegDot adds F into Acc; SegScatter into the dense level 0 of Dst;
-	// SegStoreAt into the last level of Dst, a Positions level, at p.
-	Acc *Var
-	Dst *Tensor
+	// SegAccum into the last level of Dst under the parent position
+	// Parent; SegStoreAt into the last level of Dst, a Positions level,
+	// at p.
+	Acc    *Var
+	Dst    *Tensor
+	Parent Expr
 }
 
 // MarkPrimitives marks every loop of the program a rule matches.
@@ -278,6 +282,47 @@ func matchSegStoreAt(f *For) *Prim {
 		x = vx
 	}
 	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchSegAccum(f *For) *Prim {
+	j, idx, rest := segment(f)
+	if j == nil {
+		return nil
+	}
+	var v *Var
+	var vx Expr
+	if len(rest) == 3 {
+		let, ok := rest[0].(*Let)
+		if !ok {
+			return nil
+		}
+		v, vx = let.V, let.X
+		rest = rest[1:]
+	}
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.At != nil || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, j) ||
+		reads(ins.Parent, f.V, j) || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	if ins.Level == 0 && ins.T.Levels[0].Storage == Dense {
+		return nil // SegScatter's
+	}
+	x := st.X
+	if v != nil {
+		if !isRefTo(x, v) {
+			return nil
+		}
+		x = vx
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T, Parent: ins.Parent}
 	if !product(x, f.V, j, m) {
 		return nil
 	}
