@@ -415,20 +415,35 @@ func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
 // accumAppended adds c·A[p] under parent at key I[p] of the Appended last
 // level lv, for every p.
 func accumAppended(rt *tensor, lev *level, lv, parent int, I []int, A []float64, c float64) {
-	q := rt.insert(lv, parent, I[0]) // starts the parent's burst
+	q := rt.insert(lv, parent, I[0]) // starts (or goes on with) the parent's burst
 	rt.vals[q] += A[0] * c
 	A = A[:len(I)]
+	keys, vals, mark := lev.keys, rt.vals, lev.mark
+	last := lv == len(rt.levels)-1
 	for p := 1; p < len(I); p++ {
 		j := I[p]
-		if uint(j) < uint(len(lev.mark)) {
-			if m := lev.mark[j]; m != 0 {
-				rt.vals[m-1] += A[p] * c
+		if uint(j) < uint(len(mark)) && last {
+			if m := mark[j]; m != 0 {
+				vals[m-1] += A[p] * c
+				continue
+			}
+			if len(keys) < cap(keys) && len(vals) < cap(vals) {
+				// a new key of the burst: appended in place
+				n := len(keys)
+				keys = append(keys, j)
+				vals = append(vals, A[p]*c)
+				mark[j] = int32(n + 1)
 				continue
 			}
 		}
+		lev.keys, rt.vals = keys, vals
+		lev.tail[parent] = int32(len(keys))
 		q := rt.insert(lv, parent, j)
 		rt.vals[q] += A[p] * c
+		keys, vals, mark = lev.keys, rt.vals, lev.mark
 	}
+	lev.keys, rt.vals = keys, vals
+	lev.tail[parent] = int32(len(keys))
 }
 
 // guardedGather compiles select(0 <= j && j < n, X[j], 0) (a dense
