@@ -38,6 +38,8 @@ func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
 		return rg.segStoreAt(s, l, m)
 	case "SegAccum":
 		return rg.segAccum(s, l, m)
+	case "Map":
+		return rg.mapLoop(s, l, m)
 	}
 	return nil
 }
@@ -444,6 +446,91 @@ func accumAppended(rt *tensor, lev *level, lv, parent int, I []int, A []float64,
 	}
 	lev.keys, rt.vals = keys, vals
 	lev.tail[parent] = int32(len(keys))
+}
+
+// mapLoop runs a Map: vals[i] += c·A[i]·X[i] over each lane's range.
+func (rg *region) mapLoop(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	var guard iexpr
+	if m.Bound != nil {
+		guard = rg.c.int(m.Bound)
+	}
+	ai, xi, t := arrayID(m.Vals), arrayID(m.Gather), m.Dst.ID
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		var A, X []float64
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		xn := 0
+		if xi >= 0 {
+			X = fr.fa[xi]
+			xn = len(X)
+			if guard != nil {
+				xn = min(max(guard(fr), 0), len(X))
+			}
+		}
+		rt := fr.t[t]
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if lo < 0 {
+				rt.insert(0, 0, lo) // fails: a negative key
+			}
+			if hi > rt.levels[0].size {
+				rt.insert(0, 0, hi-1) // grows the level (or fails)
+			}
+			if A != nil && hi > len(A) || X != nil && m.Bound == nil && hi > len(X) {
+				panic(rtErrorf("index %d out of range of an array of %d", hi-1, min(len(A), len(X))))
+			}
+			c := sc.at(k)
+			lev := rt.levels[0]
+			vals := rt.vals[lo:hi]
+			if lev.present != nil {
+				pr := lev.present[lo:hi]
+				for i := range pr {
+					pr[i] = true
+				}
+			}
+			switch {
+			case A != nil && X == nil:
+				as := A[lo:hi]
+				for i := range vals {
+					vals[i] += as[i] * c
+				}
+			case A == nil && X == nil:
+				for i := range vals {
+					vals[i] += c
+				}
+			case A == nil:
+				// the lanes inside X's bound; past it X reads as 0
+				if in := min(xn-lo, len(vals)); in > 0 {
+					for i, x := range X[lo : lo+in] {
+						vals[i] += x * c
+					}
+				}
+			default:
+				for i := lo; i < hi; i++ {
+					v := c
+					if A != nil {
+						v *= A[i]
+					}
+					if X != nil {
+						if i < xn {
+							v *= X[i]
+						} else {
+							v = 0
+						}
+					}
+					vals[i-lo] += v
+				}
+			}
+		}
+	}
 }
 
 // guardedGather compiles select(0 <= j && j < n, X[j], 0) (a dense
