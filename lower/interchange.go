@@ -34,7 +34,8 @@ package lower
 // their additions (the parallel analysis: parallel.go), so the result is
 // the same up to floating-point reassociation. Every insert into T is in
 // the loop and T has two levels: each row of T is then inserted during
-// one iteration of j', so T's second level is stored Appended.
+// one iteration of j', so T's second level can be stored Appended
+// (ChooseAppended).
 func Interchange(p *Program) {
 	p.Body = interchangeStmt(p, p.Body)
 }
@@ -181,7 +182,6 @@ func interchange(prog *Program, f *For) Stmt {
 	visit = append(visit, prefix...)
 	visit = append(visit, &Let{V: jl.V, X: &Ref{V: jj}})
 	visit = append(visit, ib.List[1:]...)
-	t.Levels[1].Storage = Appended
 	return &Block{List: []Stmt{
 		&Transpose{Pos: pos, Idx: idx, Lo: f.Lo, Hi: f.Hi, N: n, TPos: tpos, Parent: tpar, At: tat},
 		&For{V: jj, Lo: intConst(0), Hi: &Ref{V: n}, Body: &Block{List: []Stmt{

@@ -88,6 +88,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		eliminateDead(l.prog)
 	}
 	HoistInvariants(l.prog)
+	if !l.opts.NoDense {
+		ChooseAppended(l.prog)
+	}
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}
