@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -192,4 +193,41 @@ func (v *Variant) OriginalSource() (src, why string, err error) {
 		return string(b), "", nil
 	}
 	return "", "", fmt.Errorf("%s: unknown kind of original %q", v.File, v.Kind)
+}
+
+// KernelVariants are a kernel's variants of one program: of its logical
+// program (Prog "logical", OfKernel) or of its hand-written physical
+// program kernels/KERNEL_FORMAT.sdql (Prog "physical", OfPhysical).
+type KernelVariants struct {
+	Kernel, Format, Prog string
+	Variants             []*Variant
+}
+
+// Case builds the case of the original (v nil: the pipeline's program of
+// the logical kernel, or the physical program) or of one variant.
+func (kv KernelVariants) Case(input string, m *datasets.Coords, v *Variant) (*Case, error) {
+	if v == nil && kv.Prog == "physical" {
+		return OriginalCase(kv.Kernel, kv.Format, input, m)
+	}
+	return NewVariantCase(kv.Kernel, kv.Format, input, m, v)
+}
+
+// KernelVariantCases returns the kernel's variants, those of the logical
+// program first, leaving out a program without any.
+func KernelVariantCases(kernel, format string) ([]KernelVariants, error) {
+	var out []KernelVariants
+	for _, kind := range []string{OfKernel, OfPhysical} {
+		name, prog := kernel, "logical"
+		if kind == OfPhysical {
+			name, prog = kernel+"_"+format, "physical"
+		}
+		vs, err := VariantsOf(kind, name)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) > 0 {
+			out = append(out, KernelVariants{Kernel: kernel, Format: format, Prog: prog, Variants: vs})
+		}
+	}
+	return out, nil
 }
