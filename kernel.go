@@ -68,7 +68,12 @@ func (q *Query) Compile(wrt ...string) (*Kernel, error) {
 	}
 	k = &Kernel{q: q, plan: p, resultShape: q.denseResultShape(p), shape: q.resultShape(p)}
 	if q.opts.Exec == "compiled" {
-		if k.ex, err = q.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
+		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
+			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, q.execOptions(k.resultShape))
+			if err != nil {
+				return nil, q.withFile(err)
+			}
+		} else if k.ex, err = q.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
 			return nil, err
 		}
 	}
@@ -86,16 +91,21 @@ func (q *Query) Compile(wrt ...string) (*Kernel, error) {
 // executor is called, so that a later stage (lowering to a loop IR) has
 // one place to go.
 func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*exec.Kernel, error) {
+	k, err := exec.Compile(prog, info.Free, q.execOptions(shape))
+	if err != nil {
+		return nil, q.withFile(err)
+	}
+	return k, nil
+}
+
+// execOptions are the executor's options for a dense result shape.
+func (q *Query) execOptions(shape []int) exec.Options {
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: q.opts.NoValidate,
 		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats()}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
 	}
-	k, err := exec.Compile(prog, info.Free, opts)
-	if err != nil {
-		return nil, q.withFile(err)
-	}
-	return k, nil
+	return opts
 }
 
 // formats describes the storage of the tensor inputs the program that

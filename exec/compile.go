@@ -53,7 +53,7 @@ func (c *compiler) newFrame() *frame {
 		ia: make([][]int, len(c.p.Arrays)), fa: make([][]float64, len(c.p.Arrays)),
 		t: make([]*tensor, len(c.p.Tensors)), own: make([]*tensor, len(c.p.Tensors))}
 	for _, t := range c.p.Tensors {
-		fr.t[t.ID] = newTensor(t)
+		fr.t[t.ID] = newTensor(t, c.opts.Dict)
 		fr.t[t.ID].limit = c.opts.MemoryLimit
 	}
 	return fr

@@ -21,10 +21,11 @@ type Options struct {
 	// place where they are used and writes dictionary results straight
 	// into the destination.
 	Opt string
-	// Dict selects the hash index of hashed levels: "intmap" (the
-	// default, open addressing on int keys), "map" (Go's built-in map) or
-	// "swiss" (the same Swiss-table map, kept as a name for the
-	// measurements of the README).
+	// Dict selects the hash index of hashed levels (exec/index.go):
+	// "intmap" (the default, open addressing on int keys), "map" (Go's
+	// built-in map, a Swiss table since Go 1.24) or "swiss"
+	// (github.com/dolthub/swiss, archived upstream; kept for the README's
+	// measurement).
 	Dict string
 	// NoDense hashes every level of every dictionary the kernel builds
 	// (the paper's dictionary variant); by default lowering chooses dense
@@ -79,22 +80,44 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 	if err != nil {
 		return nil, err
 	}
-	switch opts.Opt {
-	case "", "dps", "none", "norm":
-	default:
-		return nil, fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
+	if err := checkOptions(opts); err != nil {
+		return nil, err
 	}
-	switch opts.Dict {
-	case "", "intmap", "map", "swiss":
-	default:
-		return nil, fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
-	}
-	p, err := lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
-		NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+	p, err := Lower(prog, info, opts)
 	if err != nil {
 		return nil, err
 	}
 	return compileIR(prog, info, p, opts)
+}
+
+// Lower lowers a checked program to the loop IR as Compile does with
+// these options (what `nablasd plan` prints as the loops stage).
+func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
+	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
+		NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+}
+
+// CompileLowered compiles a program already lowered with Lower and the
+// same options (the program is checked again; p must be its lowering).
+func CompileLowered(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) (*Kernel, error) {
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	return compileIR(prog, info, p, opts)
+}
+
+func checkOptions(opts Options) error {
+	switch opts.Opt {
+	case "", "dps", "none", "norm":
+	default:
+		return fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
+	}
+	switch opts.Dict {
+	case "", "intmap", "map", "swiss":
+	default:
+		return fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
+	}
+	return nil
 }
 
 // CompileFor compiles prog for inputs like the given bindings (their

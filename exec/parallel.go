@@ -207,7 +207,7 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
 	for _, t := range par.Tensors {
 		own := wf.own[t.ID]
 		if own == nil {
-			own = newTensor(t)
+			own = newTensor(t, fr.t[t.ID].dict)
 			wf.own[t.ID] = own
 		}
 		main := fr.t[t.ID]
@@ -223,7 +223,7 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
 	}
 	for _, t := range par.Private {
 		if wf.own[t.ID] == nil {
-			wf.own[t.ID] = newTensor(t)
+			wf.own[t.ID] = newTensor(t, fr.t[t.ID].dict)
 			wf.own[t.ID].limit = fr.t[t.ID].limit
 		}
 		wf.t[t.ID] = wf.own[t.ID]

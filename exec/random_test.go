@@ -32,6 +32,10 @@ func TestRandomPrograms(t *testing.T) {
 			continue
 		}
 		agree(t, i, src, prog, types, in, want, Options{})
+		// every dictionary hashed, through each hash index in turn, with
+		// and without destination passing
+		agree(t, i, src+"\n(hashed)", prog, types, in, want,
+			Options{NoDense: true, Dict: []string{"intmap", "map", "swiss"}[i%3], Opt: []string{"dps", "none"}[i%2]})
 		round := i % 7
 		ts := map[string]*formats.Tensor{}
 		for j, name := range []string{"M", "V", "W"} {

@@ -127,6 +127,9 @@ func (r *Result) Size() int64 {
 	for _, l := range rt.levels {
 		n += int64(cap(l.present)) + 8*int64(cap(l.list)+cap(l.keys)+cap(l.parent)) +
 			4*int64(cap(l.table)+cap(l.head)+cap(l.tail)+cap(l.next))
+		if l.ix != nil {
+			n += l.ix.bytes()
+		}
 	}
 	return n
 }

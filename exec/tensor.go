@@ -13,6 +13,7 @@ type tensor struct {
 	levels []*level
 	vals   []float64
 	limit  int64 // Options.MemoryLimit (memory.go)
+	dict   string // Options.Dict: the index of hashed levels
 }
 
 // level is one level of a tensor, in the storage lowering chose.
@@ -37,14 +38,18 @@ type level struct {
 	shift        uint
 	head, tail   []int32 // per parent: first and last child + 1
 	next         []int32 // per child: the next sibling + 1
+	ix           hashIndex // Options.Dict other than intmap: replaces table
 	// positions: the input level's arrays
 	pos, idx []int
 }
 
-func newTensor(t *lower.Tensor) *tensor {
-	rt := &tensor{t: t, levels: make([]*level, len(t.Levels))}
+func newTensor(t *lower.Tensor, dict string) *tensor {
+	rt := &tensor{t: t, levels: make([]*level, len(t.Levels)), dict: dict}
 	for i, l := range t.Levels {
 		rt.levels[i] = &level{kind: l.Storage, full: l.Full}
+		if l.Storage == lower.Hash {
+			rt.levels[i].ix = newHashIndex(dict)
+		}
 	}
 	return rt
 }
@@ -85,6 +90,9 @@ func (rt *tensor) reset(sizes []int) {
 			l.head, l.tail = l.head[:0], l.tail[:0]
 			if len(l.table) > 0 {
 				clear(l.table)
+			}
+			if l.ix != nil {
+				l.ix.clear()
 			}
 			parents = 0
 		}
@@ -268,6 +276,9 @@ func (l *level) hash(parent, key int) int {
 }
 
 func (l *level) find(parent, key int) (int, bool) {
+	if l.ix != nil {
+		return l.ix.get(parent, key)
+	}
 	if len(l.table) == 0 {
 		return 0, false
 	}
@@ -298,6 +309,10 @@ func (l *level) add(parent, key int) int {
 		l.next[l.tail[parent]-1] = int32(c + 1)
 	}
 	l.tail[parent] = int32(c + 1)
+	if l.ix != nil {
+		l.ix.put(parent, key, c)
+		return c
+	}
 	if 2*len(l.keys) > len(l.table) {
 		l.rehash()
 	} else {
