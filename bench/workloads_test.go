@@ -3,6 +3,9 @@ package bench
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nablasd/nablasd"
@@ -251,5 +254,29 @@ func TestWorkloadHandErrors(t *testing.T) {
 	}
 	if _, _, err := NewWorkloadCase(Workloads[0], "hessian", d, nil); err == nil {
 		t.Error("an unknown mode: no error")
+	}
+}
+
+// TestWorkloadDir: $NABLASD_SHARED/workloads comes first, and a workload
+// is read from the folder found.
+func TestWorkloadDir(t *testing.T) {
+	shared := t.TempDir()
+	dir := filepath.Join(shared, "workloads")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "least_squares.sdql"), []byte("x + 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NABLASD_SHARED", shared)
+	if got, why := WorkloadDir(); got != dir {
+		t.Fatalf("WorkloadDir() = %q (%s), want %q", got, why, dir)
+	}
+	src, path, why, err := WorkloadSource("least_squares")
+	if err != nil || why != "" || src != "x + 1" || path != filepath.Join(dir, "least_squares.sdql") {
+		t.Errorf("WorkloadSource = %q, %q, %q, %v", src, path, why, err)
+	}
+	if _, _, _, err := WorkloadSource("ridge"); err == nil || !strings.Contains(err.Error(), "bench: workload ridge: ") {
+		t.Errorf("a workload missing from the folder: %v", err)
 	}
 }
