@@ -30,6 +30,10 @@ type tensor struct {
 //   - hash: children numbered in insertion order; keys[c] and parent[c]
 //     describe child c; table maps (parent, key) to c + 1; head and next
 //     chain each parent's children for iteration.
+//   - appended: children numbered in insertion order, each parent's in
+//     one burst, so consecutive: head..tail (+1) per parent, keys[c];
+//     mark[key] is c + 1 for the children of the parent being filled
+//     (cur), cleared when the next parent starts.
 type level struct {
 	kind    lower.Storage
 	size    int
@@ -43,6 +47,9 @@ type level struct {
 	head, tail   []int32   // per parent: first and last child + 1
 	next         []int32   // per child: the next sibling + 1
 	ix           hashIndex // Options.Dict other than intmap: replaces table
+	// appended
+	mark []int32
+	cur  int
 	// positions: the input level's arrays
 	pos, idx []int
 }
@@ -50,7 +57,7 @@ type level struct {
 func newTensor(t *lower.Tensor, dict string) *tensor {
 	rt := &tensor{t: t, levels: make([]*level, len(t.Levels)), dict: dict}
 	for i, l := range t.Levels {
-		rt.levels[i] = &level{kind: l.Storage, full: l.Full}
+		rt.levels[i] = &level{kind: l.Storage, full: l.Full, cur: -1}
 		if l.Storage == lower.Hash {
 			rt.levels[i].ix = newHashIndex(dict)
 		}
@@ -95,6 +102,13 @@ func (rt *tensor) reset(sizes []int) {
 			l.present = resize(l.present, len(l.idx))
 			clear(l.present)
 			parents = len(l.idx)
+		case lower.Appended:
+			l.endBurst()
+			l.keys = l.keys[:0]
+			clear(l.head)
+			clear(l.tail)
+			l.head, l.tail = l.head[:0], l.tail[:0]
+			parents = 0
 		case lower.Hash:
 			l.keys, l.parent, l.next = l.keys[:0], l.parent[:0], l.next[:0]
 			clear(l.head)
@@ -234,6 +248,25 @@ func (rt *tensor) insert(i, parent, key int) int {
 			}
 		}
 		return key
+	case lower.Appended:
+		c, found := l.burst(parent, key)
+		if found {
+			return c
+		}
+		if len(l.keys) == cap(l.keys) && len(l.keys) >= 1<<16 {
+			rt.reserve(16 * float64(len(l.keys)))
+		}
+		c = len(l.keys)
+		l.keys = append(l.keys, key)
+		l.mark[key] = int32(c + 1)
+		if l.head[parent] == 0 {
+			l.head[parent] = int32(c + 1)
+		}
+		l.tail[parent] = int32(c + 1)
+		if last {
+			rt.vals = append(rt.vals, 0)
+		}
+		return c
 	case lower.Hash:
 		c, found := l.find(parent, key)
 		if found {
@@ -271,6 +304,21 @@ func (rt *tensor) locate(i, parent, key int) (int, bool) {
 		return key, key >= 0 && key < len(l.present) && l.present[key]
 	case lower.Hash:
 		return l.find(parent, key)
+	case lower.Appended:
+		if parent == l.cur {
+			if key >= 0 && key < len(l.mark) && l.mark[key] != 0 {
+				return int(l.mark[key] - 1), true
+			}
+			return 0, false
+		}
+		if parent >= 0 && parent < len(l.head) && l.head[parent] != 0 {
+			for c := l.head[parent] - 1; c < l.tail[parent]; c++ {
+				if l.keys[c] == key {
+					return int(c), true
+				}
+			}
+		}
+		return 0, false
 	case lower.Positions:
 		lo, hi := l.segment(parent)
 		p := lo + sort.SearchInts(l.idx[lo:hi], key)
@@ -321,6 +369,15 @@ func (rt *tensor) children(i, parent int, f func(key, c int) bool) {
 				return
 			}
 		}
+	case lower.Appended:
+		if parent < 0 || parent >= len(l.head) || l.head[parent] == 0 {
+			return
+		}
+		for c := int(l.head[parent] - 1); c < int(l.tail[parent]); c++ {
+			if !f(l.keys[c], c) {
+				return
+			}
+		}
 	case lower.Hash:
 		if parent >= len(l.head) {
 			return
@@ -348,6 +405,49 @@ func (rt *tensor) sortedKeys(i, parent int) []kc {
 }
 
 type kc struct{ key, c int }
+
+// ---- appended levels
+
+// burst finds key among the children of parent, the parent being filled:
+// when parent is another, the previous parent's burst ends (its marks are
+// cleared) and parent's begins; a parent that had its burst already is an
+// internal error (the lowering proves it cannot happen).
+func (l *level) burst(parent, key int) (int, bool) {
+	if parent != l.cur {
+		l.endBurst()
+		if parent < 0 {
+			panic(rtErrorf("internal error: appended level: negative parent %d", parent))
+		}
+		for parent >= len(l.head) {
+			l.head = append(l.head, 0)
+			l.tail = append(l.tail, 0)
+		}
+		if l.head[parent] != 0 {
+			panic(rtErrorf("internal error: appended level: parent %d filled twice", parent))
+		}
+		l.cur = parent
+	}
+	if key < 0 {
+		panic(rtErrorf("key %d of an appended level is negative", key))
+	}
+	if key >= len(l.mark) {
+		l.mark = append(l.mark, make([]int32, max(key+1, 2*len(l.mark), 64)-len(l.mark))...)
+	}
+	if m := l.mark[key]; m != 0 {
+		return int(m - 1), true
+	}
+	return 0, false
+}
+
+// endBurst clears the marks of the parent being filled.
+func (l *level) endBurst() {
+	if l.cur >= 0 && l.cur < len(l.head) && l.head[l.cur] != 0 {
+		for _, k := range l.keys[l.head[l.cur]-1 : l.tail[l.cur]] {
+			l.mark[k] = 0
+		}
+	}
+	l.cur = -1
+}
 
 // ---- hash levels
 

@@ -64,6 +64,8 @@ func canonStmt(s Stmt) Stmt {
 		for i, a := range s.Args {
 			s.Args[i] = Canon(a)
 		}
+	case *Transpose:
+		s.Lo, s.Hi = Canon(s.Lo), Canon(s.Hi)
 	}
 	return s
 }

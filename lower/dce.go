@@ -138,6 +138,7 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 			ex(s.Hi)
 			if s.Prim != nil {
 				ex(s.Prim.Bound)
+				ex(s.Prim.Parent)
 				for _, o := range s.Prim.Factors {
 					ex(o)
 				}
@@ -168,6 +169,9 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 			for _, a := range s.Args {
 				ex(a)
 			}
+		case *Transpose:
+			ex(s.Lo)
+			ex(s.Hi)
 		}
 	}
 	st(s)

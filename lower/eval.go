@@ -66,6 +66,40 @@ func Eval(p *Program, bindings map[string]sdql.Value) (v sdql.Value, err error) 
 
 type evalError struct{ err error }
 
+// transpose runs a Transpose, by its definition.
+func (in *interp) transpose(s *Transpose) {
+	pos, _ := in.arrays[s.Pos.ID].(sdql.IntArray)
+	idx, _ := in.arrays[s.Idx.ID].(sdql.IntArray)
+	lo, hi := in.int(s.Lo), in.int(s.Hi)
+	type occ struct{ q, p int }
+	byKey := map[int][]occ{}
+	n := 0
+	for q := lo; q < hi; q++ {
+		if q < 0 || q+1 >= len(pos) {
+			panic(evalError{fmt.Errorf("transpose: parent %d out of range 0..%d of %s", q, len(pos)-2, s.Pos.Name)})
+		}
+		for p := pos[q]; p < pos[q+1]; p++ {
+			j := idx[p]
+			if j < 0 {
+				panic(evalError{fmt.Errorf("transpose: coordinate %s[%d] = %d is negative", s.Idx.Name, p, j)})
+			}
+			byKey[j] = append(byKey[j], occ{q, p})
+			n = max(n, j+1)
+		}
+	}
+	tpos := make(sdql.IntArray, n+1)
+	var parent, at sdql.IntArray
+	for j := 0; j < n; j++ {
+		for _, o := range byKey[j] {
+			parent = append(parent, o.q)
+			at = append(at, o.p)
+		}
+		tpos[j+1] = len(parent)
+	}
+	in.arrays[s.TPos.ID], in.arrays[s.Parent.ID], in.arrays[s.At.ID] = tpos, parent, at
+	in.ints[s.N.ID] = n
+}
+
 // checkAt checks the position an Insert gives for a Positions level: the
 // input level's coordinate there is the key, and one position stands for
 // one child (parent and key) throughout the tensor's life. The
@@ -188,6 +222,8 @@ func (in *interp) stmt(s Stmt) {
 	case *Init:
 		in.tensors[s.T.ID] = newRT(s.T)
 		in.tensors[s.T.ID].init(in)
+	case *Transpose:
+		in.transpose(s)
 	case *Fail:
 		args := make([]any, len(s.Args))
 		for i, a := range s.Args {

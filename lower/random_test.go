@@ -52,7 +52,7 @@ func lowerAndRun(prog sdql.Expr, b map[string]sdql.Value, types map[string]sdql.
 func TestLowerRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n := randomCount(1500)
-	checked, positions, hoists := 0, 0, 0
+	checked, positions, hoists, appended, transposes := 0, 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		g := &sdqltest.Gen{R: r}
 		typ := []string{"real", "vec", "mat"}[r.IntN(3)]
@@ -110,22 +110,32 @@ func TestLowerRandom(t *testing.T) {
 		checked++
 		for _, x := range p.Tensors {
 			for _, lv := range x.Levels {
-				if lv.Storage == Positions {
+				switch lv.Storage {
+				case Positions:
 					positions++
+				case Appended:
+					appended++
 				}
 			}
 		}
 		if hoisted(p) {
 			hoists++
 		}
+		WalkStmts(p.Body, func(s Stmt) {
+			if _, ok := s.(*Transpose); ok {
+				transposes++
+			}
+		})
 	}
 	if checked < n {
 		t.Fatalf("only %d runs checked", checked)
 	}
 	// the storages and passes this test is meant to exercise do occur
-	t.Logf("%d levels on an input's positions, %d programs with hoisted code", positions, hoists)
-	if positions == 0 || hoists == 0 {
-		t.Fatalf("no positions levels (%d) or no hoisted code (%d) among the random programs", positions, hoists)
+	t.Logf("%d levels on an input's positions, %d appended levels, %d transpositions, %d programs with hoisted code",
+		positions, appended, transposes, hoists)
+	if positions == 0 || hoists == 0 || appended == 0 || transposes == 0 {
+		t.Fatalf("a storage or pass not exercised by the random programs: %d positions levels, %d appended, %d transpositions, %d hoists",
+			positions, appended, transposes, hoists)
 	}
 }
 
