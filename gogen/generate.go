@@ -174,6 +174,7 @@ type gen struct {
 	// the Go names of the program's variables and arrays
 	vars   map[*lower.Var]string
 	arrays map[*lower.Array]string
+	temps  []*lower.Array // the Temp arrays, locals
 	ts     map[*lower.Tensor]*tinfo
 	order  []*tinfo // the tensors, in the program's order
 	// liveness and scopes (scope.go)
@@ -209,7 +210,7 @@ func newGen(p *lower.Program, opts Options) *gen {
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may
 	// shadow them
-	for _, n := range []string{g.fn, g.fn + "Result", g.fn + "Work", g.pfx + "Hash", g.pfx + "Search", g.pfx + "B2f",
+	for _, n := range []string{g.fn, g.fn + "Result", g.fn + "Work", g.pfx + "Hash", g.pfx + "Appended", g.pfx + "Transpose", g.pfx + "Search", g.pfx + "B2f",
 		g.pfx + "B2i", g.pfx + "Sigmoid", g.pfx + "Softplus", g.pfx + "Sign", g.pfx + "FormatReal"} {
 		g.top.reserve(n)
 		g.loc.reserve(n)
@@ -333,9 +334,15 @@ func (g *gen) nameAll() {
 		g.params = append(g.params, prm)
 	}
 	for _, a := range g.p.Arrays {
-		if _, ok := g.arrays[a]; !ok {
+		if _, ok := g.arrays[a]; ok {
+			continue
+		}
+		if !a.Temp {
 			g.failf("internal error: the array %s is not a parameter", a.Name)
 		}
+		// a Temp array (Transpose) is a local, kept in the workspace
+		g.arrays[a] = g.loc.name(a.Name)
+		g.temps = append(g.temps, a)
 	}
 	for _, t := range g.p.Tensors {
 		g.newTensor(t)
@@ -353,6 +360,9 @@ func (g *gen) nameAll() {
 // hasWork reports whether the kernel has intermediate tensors (kept in
 // the workspace with Options.Workspace).
 func (g *gen) hasWork() bool {
+	if len(g.temps) > 0 {
+		return true
+	}
 	for _, ti := range g.order {
 		if !ti.result {
 			return true

@@ -19,6 +19,10 @@ func (g *gen) insert(s *lower.Insert) {
 		g.hashInsert(ti, s)
 	case lower.Positions:
 		g.positionsInsert(ti, s)
+	case lower.Appended:
+		g.appendedInsert(ti, s)
+	default:
+		g.failf("internal error: a level of storage %s", s.T.Levels[s.Level].Storage)
 	}
 }
 
@@ -33,6 +37,10 @@ func (g *gen) locate(s *lower.Locate) {
 		g.hashLocate(ti, s)
 	case lower.Positions:
 		g.positionsLocate(ti, s)
+	case lower.Appended:
+		g.appendedLocate(ti, s)
+	default:
+		g.failf("internal error: a level of storage %s", s.T.Levels[s.Level].Storage)
 	}
 }
 
@@ -47,6 +55,10 @@ func (g *gen) forLevel(s *lower.ForLevel) {
 		g.hashForLevel(ti, s)
 	case lower.Positions:
 		g.positionsForLevel(ti, s)
+	case lower.Appended:
+		g.appendedForLevel(ti, s)
+	default:
+		g.failf("internal error: a level of storage %s", s.T.Levels[s.Level].Storage)
 	}
 }
 

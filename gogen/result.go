@@ -27,6 +27,8 @@ func (g *gen) childrenAsc(t *lower.Tensor, lv int) (open, close string) {
 		open = fmt.Sprintf("_ = q\nks := slices.Clone(t.%s)\nslices.Sort(ks)\nfor _, k := range ks {\nc := k\n", listField(lv))
 	case lower.Hash:
 		open = fmt.Sprintf("for _, c := range t.%s.sorted(q) {\nk := t.%s.Keys[c]\n", hashField(lv), hashField(lv))
+	case lower.Appended:
+		open = fmt.Sprintf("for _, c := range t.%s.sorted(q) {\nk := t.%s.Keys[c]\n", appField(lv), appField(lv))
 	case lower.Positions:
 		bounds := fmt.Sprintf("lo, hi := 0, 0\nif q == 0 {\nhi = len(t.%s)\n}\n", idxField(lv))
 		if l.Of.Pos != nil {
@@ -65,6 +67,8 @@ func (g *gen) resultMethods(w *bytes.Buffer, ti *tinfo) {
 			fmt.Fprintf(w, "for _, k := range t.%s {\nt.%s[k] = false\n}\nt.%s = t.%s[:0]\n", listField(lv), markField(lv), listField(lv), listField(lv))
 		case lower.Hash:
 			fmt.Fprintf(w, "t.%s.reset()\n", hashField(lv))
+		case lower.Appended:
+			fmt.Fprintf(w, "t.%s.reset()\n", appField(lv))
 		case lower.Positions:
 			fmt.Fprintf(w, "clear(t.%s)\n", presentField(lv))
 		}
@@ -72,7 +76,7 @@ func (g *gen) resultMethods(w *bytes.Buffer, ti *tinfo) {
 	switch {
 	case fixedPositions(t, last):
 		w.WriteString("clear(t.Vals)\n")
-	case t.Levels[last].Storage == lower.Hash:
+	case t.Levels[last].Storage == lower.Hash || t.Levels[last].Storage == lower.Appended:
 		w.WriteString("t.Vals = t.Vals[:0]\n")
 	}
 	w.WriteString("}\n\n")

@@ -177,6 +177,147 @@ func PFXFormatReal(x float64) string {
 	return 0
 }
 `,
+	"appended": `// PFXAppended is an appended level of a tensor: children numbered in
+// insertion order, each parent's inserted in one burst (no other
+// parent's in between), so that a parent's children are consecutive.
+// Mark[k] is c+1 for the child c at key k of the parent being filled
+// (Cur-1; Cur is 0 when there is none), cleared when the next parent's
+// burst begins.
+type PFXAppended struct {
+	Keys       []int   // the key of each child
+	Start, End []int   // per parent: its first child + 1 (0: none), one past its last (once its burst ended)
+	Mark       []int32 // per key: the current parent's child + 1, or 0
+	Cur        int     // the parent being filled + 1, or 0
+}
+
+// reset empties l, keeping its memory.
+func (l *PFXAppended) reset() {
+	l.end()
+	l.Keys = l.Keys[:0]
+	clear(l.Start)
+	clear(l.End)
+	l.Start, l.End = l.Start[:0], l.End[:0]
+}
+
+// end ends the current parent's burst: its marks are cleared, its end
+// recorded.
+func (l *PFXAppended) end() {
+	if l.Cur == 0 {
+		return
+	}
+	q := l.Cur - 1
+	for _, k := range l.Keys[l.Start[q]-1:] {
+		l.Mark[k] = 0
+	}
+	l.End[q] = len(l.Keys)
+	l.Cur = 0
+}
+
+// begin ends the current burst and begins parent's; false when parent
+// had its burst already.
+func (l *PFXAppended) begin(parent int) bool {
+	l.end()
+	for parent >= len(l.Start) {
+		l.Start = append(l.Start, 0)
+		l.End = append(l.End, 0)
+	}
+	if l.Start[parent] != 0 {
+		return false
+	}
+	l.Start[parent] = len(l.Keys) + 1
+	l.Cur = parent + 1
+	return true
+}
+
+// grow makes Mark hold the key k >= 0.
+func (l *PFXAppended) grow(k int) {
+	l.Mark = append(l.Mark, make([]int32, max(k+1, 2*len(l.Mark), 64)-len(l.Mark))...)
+}
+
+// span returns the children of parent: lo..hi-1.
+func (l *PFXAppended) span(parent int) (lo, hi int) {
+	if parent < 0 || parent >= len(l.Start) || l.Start[parent] == 0 {
+		return 0, 0
+	}
+	if parent+1 == l.Cur {
+		return l.Start[parent] - 1, len(l.Keys)
+	}
+	return l.Start[parent] - 1, l.End[parent]
+}
+
+// find returns the child of parent at key.
+func (l *PFXAppended) find(parent, key int) (int, bool) {
+	if parent+1 == l.Cur {
+		if key >= 0 && key < len(l.Mark) && l.Mark[key] != 0 {
+			return int(l.Mark[key]) - 1, true
+		}
+		return 0, false
+	}
+	lo, hi := l.span(parent)
+	for c := lo; c < hi; c++ {
+		if l.Keys[c] == key {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// sorted returns the children of parent in ascending key order.
+func (l *PFXAppended) sorted(parent int) []int {
+	lo, hi := l.span(parent)
+	cs := make([]int, 0, hi-lo)
+	for c := lo; c < hi; c++ {
+		cs = append(cs, c)
+	}
+	slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(l.Keys[a], l.Keys[b]) })
+	return cs
+}
+`,
+	"transpose": `// PFXTranspose lists, for every coordinate j of the compressed level
+// (pos, idx) under the parents lo..hi-1, where it occurs: for t in
+// tpos[j]..tpos[j+1]-1, par[t] is a parent q and at[t] a position p of
+// q's segment with idx[p] = j, ascending in q; n is one past the largest
+// coordinate. It reuses the memory of tpos, par and at. Parents out of
+// range and negative coordinates are run-time errors (bounds checks).
+func PFXTranspose(pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []int, n int) {
+	count := 0
+	for q := lo; q < hi; q++ {
+		seg := idx[pos[q]:pos[q+1]]
+		for _, j := range seg {
+			n = max(n, j+1)
+		}
+		count += len(seg)
+	}
+	if cap(tpos) < n+1 {
+		tpos = make([]int, n+1)
+	}
+	tpos = tpos[:n+1]
+	clear(tpos)
+	if cap(par) < count || cap(at) < count {
+		par, at = make([]int, count), make([]int, count)
+	}
+	par, at = par[:count], at[:count]
+	for q := lo; q < hi; q++ {
+		for _, j := range idx[pos[q]:pos[q+1]] {
+			tpos[j+1]++
+		}
+	}
+	for j := 1; j <= n; j++ {
+		tpos[j] += tpos[j-1]
+	}
+	for q := lo; q < hi; q++ {
+		p0 := pos[q]
+		for p, j := range idx[p0:pos[q+1]] {
+			t := tpos[j]
+			par[t], at[t] = q, p0+p
+			tpos[j] = t + 1
+		}
+	}
+	copy(tpos[1:], tpos[:n])
+	tpos[0] = 0
+	return tpos, par, at, n
+}
+`,
 	"search": `// PFXSearch finds key in the ascending a[lo:hi] (binary search).
 func PFXSearch(a []int, lo, hi, key int) (int, bool) {
 	h := hi
@@ -196,6 +337,7 @@ func PFXSearch(a []int, lo, hi, key int) (int, bool) {
 // helperImports are the packages each helper uses.
 var helperImports = map[string][]string{
 	"hash":       {"cmp", "slices"},
+	"appended":   {"cmp", "slices"},
 	"formatReal": {"math", "strconv"},
 	"sigmoid":    {"math"},
 	"softplus":   {"math"},

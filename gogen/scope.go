@@ -112,6 +112,9 @@ func (g *gen) walkLive(s lower.Stmt, f func(lower.Expr)) {
 			for _, a := range x.Args {
 				f(a)
 			}
+		case *lower.Transpose:
+			f(x.Lo)
+			f(x.Hi)
 		}
 	})
 }
@@ -247,6 +250,10 @@ func (g *gen) scopeStmt(s lower.Stmt) {
 		for _, a := range s.Args {
 			g.scopeExpr(a)
 		}
+	case *lower.Transpose:
+		g.scopeExpr(s.Lo)
+		g.scopeExpr(s.Hi)
+		g.bindScope(s.N)
 	}
 }
 

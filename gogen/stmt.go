@@ -180,6 +180,8 @@ func (g *gen) stmt(s lower.Stmt) {
 		g.initStmt(s)
 	case *lower.Fail:
 		g.fail(s)
+	case *lower.Transpose:
+		g.transpose(s)
 	default:
 		g.failf("internal error: a statement %T", s)
 	}
@@ -265,4 +267,21 @@ func (g *gen) store(s *lower.Store) {
 	default:
 		g.line("%s += %s", dst, x)
 	}
+}
+
+// transpose runs a counting sort of the level's coordinates into the
+// Temp arrays (the helper PFXTranspose), reusing their memory; with a
+// workspace they are kept in it.
+func (g *gen) transpose(s *lower.Transpose) {
+	g.helpers["transpose"] = true
+	lo, hi := g.exprAs(s.Lo, lower.Int), g.exprAs(s.Hi, lower.Int)
+	tp, tq, tat := g.arrays[s.TPos], g.arrays[s.Parent], g.arrays[s.At]
+	n := g.loc.name("n")
+	g.line("var %s int", n)
+	g.line("%s, %s, %s, %s = %sTranspose(%s, %s, %s, %s, %s, %s, %s)", tp, tq, tat, n, g.pfx,
+		g.arrays[s.Pos], g.arrays[s.Idx], lo, hi, tp, tq, tat)
+	if g.opts.Workspace {
+		g.line("ws.%s, ws.%s, ws.%s = %s, %s, %s", tp, tq, tat, tp, tq, tat)
+	}
+	g.bind(s.N, n)
 }

@@ -34,6 +34,7 @@ func markField(lv int) string    { return fmt.Sprintf("Mark%d", lv) }
 func listField(lv int) string    { return fmt.Sprintf("List%d", lv) }
 func hashField(lv int) string    { return fmt.Sprintf("L%d", lv) }
 func posField(lv int) string     { return fmt.Sprintf("Pos%d", lv) }
+func appField(lv int) string     { return fmt.Sprintf("A%d", lv) }
 func idxField(lv int) string     { return fmt.Sprintf("Idx%d", lv) }
 
 const valsField = "Vals"
@@ -62,6 +63,11 @@ func (g *gen) newTensor(t *lower.Tensor) {
 			if l.Of == nil || l.Of.Idx == nil || !fixed {
 				g.failf("the tensor %s has a positions level %d without its input level's arrays", t.Name, lv)
 			}
+		case lower.Appended:
+			if lv != len(t.Levels)-1 {
+				g.failf("the tensor %s has an appended level %d above its last, which this generator does not support", t.Name, lv)
+			}
+			fixed = false
 		default:
 			g.failf("the tensor %s has a level of storage %s, which this generator does not support", t.Name, l.Storage)
 		}
@@ -96,6 +102,10 @@ func (g *gen) newTensor(t *lower.Tensor) {
 			hoist(listField(lv))
 		case lower.Positions:
 			hoist(presentField(lv))
+		case lower.Appended:
+			hoist(appKeys(lv))
+			hoist(appMark(lv))
+			hoist(appCur(lv))
 		}
 	}
 }
@@ -129,6 +139,8 @@ func count(t *lower.Tensor, lv int) string {
 		return "len(t." + markField(lv) + ")"
 	case lower.Positions:
 		return "len(t." + idxField(lv) + ")"
+	case lower.Appended:
+		return "len(t." + appKeys(lv) + ")"
 	}
 	return "len(t." + hashField(lv) + ".Keys)"
 }
@@ -202,6 +214,13 @@ func (g *gen) declareTensors() {
 		}
 		g.synced[ti] = true
 	}
+	for _, a := range g.temps {
+		if g.opts.Workspace {
+			g.line("%s := ws.%s", g.arrays[a], g.arrays[a])
+		} else {
+			g.line("var %s []int", g.arrays[a])
+		}
+	}
 }
 
 // workType writes FUNCWork, the intermediates kept across calls.
@@ -214,6 +233,9 @@ func (g *gen) workType(w *bytes.Buffer) {
 		if !ti.result {
 			fmt.Fprintf(w, "%s %s\n", ti.ptr, ti.typ)
 		}
+	}
+	for _, a := range g.temps {
+		fmt.Fprintf(w, "%s []int\n", g.arrays[a])
 	}
 	w.WriteString("}\n\n")
 }
@@ -238,6 +260,8 @@ func levelDoc(t *lower.Tensor, lv int) string {
 			return fmt.Sprintf("an input's positions: the children of parent position 0 are the positions c of Idx%d, key Idx%d[c], present where Present%d is true", lv, lv, lv)
 		}
 		return fmt.Sprintf("an input's positions: the children of parent position q are the positions c in Pos%d[q]..Pos%d[q+1]-1, key Idx%d[c], present where Present%d is true", lv, lv, lv, lv)
+	case lower.Appended:
+		return fmt.Sprintf("appended: each parent's children consecutive, in insertion order (A%d.span(q) gives them, A%d.Keys[c] the key of child c)", lv, lv)
 	}
 	return l.Storage.String()
 }
@@ -273,6 +297,9 @@ func (g *gen) tensorType(w *bytes.Buffer, ti *tinfo) {
 			g.helpers["hash"] = true
 		case lower.Positions:
 			fmt.Fprintf(w, "%s, %s []int\n%s []bool\n", posField(lv), idxField(lv), presentField(lv))
+		case lower.Appended:
+			fmt.Fprintf(w, "%s %sAppended\n", appField(lv), g.pfx)
+			g.helpers["appended"] = true
 		}
 	}
 	fmt.Fprintf(w, "Vals []%s\n}\n\n", leaf)
@@ -356,6 +383,8 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 				m, lv, m, lv, ls, m, ls, ls)
 		case lower.Hash:
 			fmt.Fprintf(w, "t.%s.reset()\n", hashField(lv))
+		case lower.Appended:
+			fmt.Fprintf(w, "t.%s.reset()\n", appField(lv))
 		case lower.Positions:
 			p := "t." + presentField(lv)
 			fmt.Fprintf(w, "t.%s, t.%s = pos%d, idx%d\n", posField(lv), idxField(lv), lv, lv)
