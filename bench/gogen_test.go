@@ -148,6 +148,9 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
+	if wd, _ := WorkloadDir(); wd == "" {
+		t.Skip("no workloads folder: gengo would leave the workloads' kernels out")
+	}
 	dir := t.TempDir()
 	for _, f := range []string{"value.go"} {
 		src, err := os.ReadFile(filepath.Join("gen", f))

@@ -22,12 +22,16 @@ import (
 //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
 //
 // It writes its result into dst (see batax_csrResult), emptied first.
+// It keeps its intermediates in ws (see batax_csrWork).
 // An input that breaks its format's invariants, or a key a dense result
 // cannot hold, is an error; so is a failure of the program (its position
 // and message).
-func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, x_len int, x_val []float64, dst *batax_csrResult) (err error) {
+func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float64, x_len int, x_val []float64, dst *batax_csrResult, ws *batax_csrWork) (err error) {
 	if dst == nil {
 		return fmt.Errorf("batax_csr: nil destination")
+	}
+	if ws == nil {
+		return fmt.Errorf("batax_csr: nil workspace")
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -36,44 +40,110 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				panic(r)
 			}
 			*dst = batax_csrResult{}
+			*ws = batax_csrWork{}
 			err = fmt.Errorf("batax_csr: %v (an input breaks its format's invariants)", e)
 		}
 	}()
 	A_val = A_val[:len(A_idx)]
 	out_vals := dst.Vals
 	out_n0 := dst.N0
+	out_a1_keys := dst.A1.Keys
+	out_a1_mark := dst.A1.Mark
+	out_a1_cur := dst.A1.Cur
+	tpos := ws.tpos
+	tpar := ws.tpar
+	tat := ws.tat
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	for i := 0; i < A_len; i++ {
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			lo1 := A_pos[i]
-			hi1 := A_pos[i+1]
-			if lo < hi {
-				A_idxSeg := A_idx[lo:hi]
-				for k := range A_idxSeg {
-					p := lo + k
-					j := A_idxSeg[k]
-					if uint(j) >= uint(out_n0) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
-					}
-					q := j
+	out_a1_keys = dst.A1.Keys
+	out_a1_mark = dst.A1.Mark
+	out_a1_cur = dst.A1.Cur
+	var n1 int
+	tpos, tpar, tat, n1 = batax_csrTranspose(A_pos, A_idx, 0, A_len, tpos, tpar, tat)
+	ws.tpos, ws.tpar, ws.tat = tpos, tpar, tat
+	n := n1
+	for j2 := 0; j2 < n; j2++ {
+		lo2 := tpos[j2]
+		hi2 := tpos[j2+1]
+		if lo2 < hi2 {
+			j := j2
+			if uint(j) >= uint(out_n0) {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				dst.A1.Keys = out_a1_keys
+				dst.A1.Mark = out_a1_mark
+				dst.A1.Cur = out_a1_cur
+				return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
+			}
+			q := j
+			if lo2 < hi2 {
+				tparSeg := tpar[lo2:hi2]
+				tatSeg := tat[lo2:hi2]
+				for k := range tparSeg {
+					i := tparSeg[k]
+					p := tatSeg[k]
+					lo1 := A_pos[i]
+					hi1 := A_pos[i+1]
 					if lo1 < hi1 {
-						A_idxSeg1 := A_idx[lo1:hi1]
-						A_valSeg := A_val[lo1:hi1]
-						for k1 := range A_idxSeg1 {
-							j1 := A_idxSeg1[k1]
-							v := A_valSeg[k1] * (A_val[p] * beta)
-							c, added := dst.L1.insert(q, j1)
-							if added {
-								out_vals = append(out_vals, 0)
+						c := A_val[p] * beta
+						if lo1 < hi1 {
+							A_idxSeg := A_idx[lo1:hi1]
+							A_valSeg := A_val[lo1:hi1]
+							for k1 := range A_idxSeg {
+								j1 := A_idxSeg[k1]
+								v := A_valSeg[k1] * c
+								if out_a1_cur != q+1 {
+									dst.Vals = out_vals
+									dst.N0 = out_n0
+									dst.A1.Keys = out_a1_keys
+									dst.A1.Mark = out_a1_mark
+									dst.A1.Cur = out_a1_cur
+									if !dst.A1.begin(q) {
+										dst.Vals = out_vals
+										dst.N0 = out_n0
+										dst.A1.Keys = out_a1_keys
+										dst.A1.Mark = out_a1_mark
+										dst.A1.Cur = out_a1_cur
+										return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
+									}
+									out_vals = dst.Vals
+									out_n0 = dst.N0
+									out_a1_keys = dst.A1.Keys
+									out_a1_mark = dst.A1.Mark
+									out_a1_cur = dst.A1.Cur
+								}
+								if uint(j1) >= uint(len(out_a1_mark)) {
+									if j1 < 0 {
+										dst.Vals = out_vals
+										dst.N0 = out_n0
+										dst.A1.Keys = out_a1_keys
+										dst.A1.Mark = out_a1_mark
+										dst.A1.Cur = out_a1_cur
+										return fmt.Errorf("batax_csr: key %d of an appended level is negative", j1)
+									}
+									dst.Vals = out_vals
+									dst.N0 = out_n0
+									dst.A1.Keys = out_a1_keys
+									dst.A1.Mark = out_a1_mark
+									dst.A1.Cur = out_a1_cur
+									dst.A1.grow(j1)
+									out_vals = dst.Vals
+									out_n0 = dst.N0
+									out_a1_keys = dst.A1.Keys
+									out_a1_mark = dst.A1.Mark
+									out_a1_cur = dst.A1.Cur
+								}
+								c1 := int(out_a1_mark[j1]) - 1
+								if c1 < 0 {
+									c1 = len(out_a1_keys)
+									out_a1_keys = append(out_a1_keys, j1)
+									out_a1_mark[j1] = int32(c1 + 1)
+									out_vals = append(out_vals, 0)
+								}
+								q1 := c1
+								out_vals[q1] += v
 							}
-							q1 := c
-							out_vals[q1] += v
 						}
 					}
 				}
@@ -82,32 +152,35 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
+	dst.A1.Keys = out_a1_keys
+	dst.A1.Mark = out_a1_mark
+	dst.A1.Cur = out_a1_cur
 	return nil
 }
 
 // batax_csrResult is the result of batax_csr, a dictionary of type {int -> {int -> real}} stored in 2 level(s):
 //   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k;
-//   - level 1, hashed: L1 maps (parent position, key) to child positions numbered in insertion order;
+//   - level 1, appended: each parent's children consecutive, in insertion order (A1.span(q) gives them, A1.Keys[c] the key of child c);
 //
 // Vals[c] is the value at position c of the last level. The zero value is empty;
 // batax_csr refills it on every call, reusing its memory.
 type batax_csrResult struct {
 	N0   int
-	L1   batax_csrHash
+	A1   batax_csrAppended
 	Vals []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *batax_csrResult) init(n0 int) {
 	t.N0 = max(n0, 0)
-	t.L1.reset()
+	t.A1.reset()
 	t.Vals = t.Vals[:0]
 }
 
 // Reset empties r, keeping its memory (a dense level that holds every key
 // keeps them, with zero values).
 func (t *batax_csrResult) Reset() {
-	t.L1.reset()
+	t.A1.reset()
 	t.Vals = t.Vals[:0]
 }
 
@@ -131,8 +204,8 @@ func (t *batax_csrResult) entries0(q int, keys []int, f func([]int, float64) boo
 }
 
 func (t *batax_csrResult) entries1(q int, keys []int, f func([]int, float64) bool) bool {
-	for _, c := range t.L1.sorted(q) {
-		k := t.L1.Keys[c]
+	for _, c := range t.A1.sorted(q) {
+		k := t.A1.Keys[c]
 		keys[1] = k
 		if !f(keys, t.Vals[c]) {
 			return false
@@ -167,8 +240,8 @@ func (t *batax_csrResult) str0(b *strings.Builder, q int) {
 func (t *batax_csrResult) str1(b *strings.Builder, q int) {
 	b.WriteByte('{')
 	n := 0
-	for _, c := range t.L1.sorted(q) {
-		k := t.L1.Keys[c]
+	for _, c := range t.A1.sorted(q) {
+		k := t.A1.Keys[c]
 		if n > 0 {
 			b.WriteString(", ")
 		}
@@ -178,6 +251,110 @@ func (t *batax_csrResult) str1(b *strings.Builder, q int) {
 		b.WriteString(batax_csrFormatReal(t.Vals[c]))
 	}
 	b.WriteByte('}')
+}
+
+// batax_csrWork holds batax_csr's intermediate tensors across calls, so that their
+// memory is reused; the zero value is ready.
+type batax_csrWork struct {
+	tpos []int
+	tpar []int
+	tat  []int
+}
+
+// batax_csrAppended is an appended level of a tensor: children numbered in
+// insertion order, each parent's inserted in one burst (no other
+// parent's in between), so that a parent's children are consecutive.
+// Mark[k] is c+1 for the child c at key k of the parent being filled
+// (Cur-1; Cur is 0 when there is none), cleared when the next parent's
+// burst begins.
+type batax_csrAppended struct {
+	Keys       []int   // the key of each child
+	Start, End []int   // per parent: its first child + 1 (0: none), one past its last (once its burst ended)
+	Mark       []int32 // per key: the current parent's child + 1, or 0
+	Cur        int     // the parent being filled + 1, or 0
+}
+
+// reset empties l, keeping its memory.
+func (l *batax_csrAppended) reset() {
+	l.end()
+	l.Keys = l.Keys[:0]
+	clear(l.Start)
+	clear(l.End)
+	l.Start, l.End = l.Start[:0], l.End[:0]
+}
+
+// end ends the current parent's burst: its marks are cleared, its end
+// recorded.
+func (l *batax_csrAppended) end() {
+	if l.Cur == 0 {
+		return
+	}
+	q := l.Cur - 1
+	for _, k := range l.Keys[l.Start[q]-1:] {
+		l.Mark[k] = 0
+	}
+	l.End[q] = len(l.Keys)
+	l.Cur = 0
+}
+
+// begin ends the current burst and begins parent's; false when parent
+// had its burst already.
+func (l *batax_csrAppended) begin(parent int) bool {
+	l.end()
+	for parent >= len(l.Start) {
+		l.Start = append(l.Start, 0)
+		l.End = append(l.End, 0)
+	}
+	if l.Start[parent] != 0 {
+		return false
+	}
+	l.Start[parent] = len(l.Keys) + 1
+	l.Cur = parent + 1
+	return true
+}
+
+// grow makes Mark hold the key k >= 0.
+func (l *batax_csrAppended) grow(k int) {
+	l.Mark = append(l.Mark, make([]int32, max(k+1, 2*len(l.Mark), 64)-len(l.Mark))...)
+}
+
+// span returns the children of parent: lo..hi-1.
+func (l *batax_csrAppended) span(parent int) (lo, hi int) {
+	if parent < 0 || parent >= len(l.Start) || l.Start[parent] == 0 {
+		return 0, 0
+	}
+	if parent+1 == l.Cur {
+		return l.Start[parent] - 1, len(l.Keys)
+	}
+	return l.Start[parent] - 1, l.End[parent]
+}
+
+// find returns the child of parent at key.
+func (l *batax_csrAppended) find(parent, key int) (int, bool) {
+	if parent+1 == l.Cur {
+		if key >= 0 && key < len(l.Mark) && l.Mark[key] != 0 {
+			return int(l.Mark[key]) - 1, true
+		}
+		return 0, false
+	}
+	lo, hi := l.span(parent)
+	for c := lo; c < hi; c++ {
+		if l.Keys[c] == key {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// sorted returns the children of parent in ascending key order.
+func (l *batax_csrAppended) sorted(parent int) []int {
+	lo, hi := l.span(parent)
+	cs := make([]int, 0, hi-lo)
+	for c := lo; c < hi; c++ {
+		cs = append(cs, c)
+	}
+	slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(l.Keys[a], l.Keys[b]) })
+	return cs
 }
 
 // batax_csrFormatReal prints a real as SDQL does: Go's shortest round-trip
@@ -194,127 +371,47 @@ func batax_csrFormatReal(x float64) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
-// batax_csrHash is a hashed level of a tensor: it maps (parent position, key)
-// pairs to child positions, numbered in insertion order, by open
-// addressing; each parent's children are chained in insertion order.
-type batax_csrHash struct {
-	Keys, Parents []int   // the key and the parent of each child
-	table         []int32 // child+1 at the slot of its (parent, key); 0 when free
-	shift         uint
-	head, tail    []int32 // per parent: its first and last child + 1
-	next          []int32 // per child: its next sibling + 1
-}
-
-// reset empties l, keeping its memory.
-func (l *batax_csrHash) reset() {
-	if 8*len(l.Keys) < len(l.table) {
-		mask := len(l.table) - 1
-		for c := range l.Keys {
-			h := l.slot(l.Parents[c], l.Keys[c])
-			for l.table[h] != int32(c+1) {
-				h = (h + 1) & mask
-			}
-			l.table[h] = 0
+// batax_csrTranspose lists, for every coordinate j of the compressed level
+// (pos, idx) under the parents lo..hi-1, where it occurs: for t in
+// tpos[j]..tpos[j+1]-1, par[t] is a parent q and at[t] a position p of
+// q's segment with idx[p] = j, ascending in q; n is one past the largest
+// coordinate. It reuses the memory of tpos, par and at. Parents out of
+// range and negative coordinates are run-time errors (bounds checks).
+func batax_csrTranspose(pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []int, n int) {
+	count := 0
+	for q := lo; q < hi; q++ {
+		seg := idx[pos[q]:pos[q+1]]
+		for _, j := range seg {
+			n = max(n, j+1)
 		}
-	} else {
-		clear(l.table)
+		count += len(seg)
 	}
-	clear(l.head)
-	l.Keys, l.Parents, l.next = l.Keys[:0], l.Parents[:0], l.next[:0]
-	l.head, l.tail = l.head[:0], l.tail[:0]
-}
-
-func (l *batax_csrHash) slot(parent, key int) int {
-	h := uint64(key)*0x9E3779B97F4A7C15 ^ uint64(parent)*0xC2B2AE3D27D4EB4F
-	return int(h >> l.shift)
-}
-
-// find returns the child of parent at key.
-func (l *batax_csrHash) find(parent, key int) (int, bool) {
-	if len(l.table) == 0 {
-		return 0, false
+	if cap(tpos) < n+1 {
+		tpos = make([]int, n+1)
 	}
-	mask := len(l.table) - 1
-	for h := l.slot(parent, key); ; h = (h + 1) & mask {
-		e := l.table[h]
-		if e == 0 {
-			return 0, false
-		}
-		if l.Keys[e-1] == key && l.Parents[e-1] == parent {
-			return int(e - 1), true
+	tpos = tpos[:n+1]
+	clear(tpos)
+	if cap(par) < count || cap(at) < count {
+		par, at = make([]int, count), make([]int, count)
+	}
+	par, at = par[:count], at[:count]
+	for q := lo; q < hi; q++ {
+		for _, j := range idx[pos[q]:pos[q+1]] {
+			tpos[j+1]++
 		}
 	}
-}
-
-// insert returns the child of parent at key, added (with the next
-// number) when it is not there.
-func (l *batax_csrHash) insert(parent, key int) (int, bool) {
-	if c, ok := l.find(parent, key); ok {
-		return c, false
+	for j := 1; j <= n; j++ {
+		tpos[j] += tpos[j-1]
 	}
-	c := len(l.Keys)
-	l.Keys = append(l.Keys, key)
-	l.Parents = append(l.Parents, parent)
-	l.next = append(l.next, 0)
-	for parent >= len(l.head) {
-		l.head = append(l.head, 0)
-		l.tail = append(l.tail, 0)
+	for q := lo; q < hi; q++ {
+		p0 := pos[q]
+		for p, j := range idx[p0:pos[q+1]] {
+			t := tpos[j]
+			par[t], at[t] = q, p0+p
+			tpos[j] = t + 1
+		}
 	}
-	if l.tail[parent] == 0 {
-		l.head[parent] = int32(c + 1)
-	} else {
-		l.next[l.tail[parent]-1] = int32(c + 1)
-	}
-	l.tail[parent] = int32(c + 1)
-	if 2*len(l.Keys) > len(l.table) {
-		l.rehash()
-	} else {
-		l.place(c)
-	}
-	return c, true
-}
-
-func (l *batax_csrHash) place(c int) {
-	mask := len(l.table) - 1
-	h := l.slot(l.Parents[c], l.Keys[c])
-	for l.table[h] != 0 {
-		h = (h + 1) & mask
-	}
-	l.table[h] = int32(c + 1)
-}
-
-func (l *batax_csrHash) rehash() {
-	n := 16
-	for n < 4*len(l.Keys) {
-		n *= 2
-	}
-	l.table = make([]int32, n)
-	l.shift = 64
-	for s := n; s > 1; s >>= 1 {
-		l.shift--
-	}
-	for c := range l.Keys {
-		l.place(c)
-	}
-}
-
-// first returns the first child of parent, or -1.
-func (l *batax_csrHash) first(parent int) int {
-	if parent < len(l.head) {
-		return int(l.head[parent]) - 1
-	}
-	return -1
-}
-
-// after returns the child after c of the same parent, or -1.
-func (l *batax_csrHash) after(c int) int { return int(l.next[c]) - 1 }
-
-// sorted returns the children of parent in ascending key order.
-func (l *batax_csrHash) sorted(parent int) []int {
-	var cs []int
-	for c := l.first(parent); c >= 0; c = l.after(c) {
-		cs = append(cs, c)
-	}
-	slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(l.Keys[a], l.Keys[b]) })
-	return cs
+	copy(tpos[1:], tpos[:n])
+	tpos[0] = 0
+	return tpos, par, at, n
 }

@@ -18,8 +18,9 @@ var Bind = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_ func() 
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
 		d_ := &batax_csrResult{}
+		w_ := &batax_csrWork{}
 		return func() {
-			if err := batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_); err != nil {
+			if err := batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_, w_); err != nil {
 				panic(err)
 			}
 		}, func() sdql.Value { return EntriesValue(2, d_.Entries) }
@@ -89,6 +90,214 @@ var Bind = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_ func() 
 				panic(err)
 			}
 		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+}
+
+// BindWorkload maps PROGRAM_MODE (a workload, eval or grad) to a function
+// that binds the generated kernel to the bindings of the workload's plan
+// (nablasd.Plan.Bindings), as Bind does.
+var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_ func() sdql.Value){
+	"least_squares_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		w_ := &wl_least_squares_evalWork{}
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_least_squares_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"least_squares_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_least_squares_gradResult{}
+		w_ := &wl_least_squares_gradWork{}
+		return func() {
+			if err := wl_least_squares_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, d_, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"logistic_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		y_len := int(in_["y_len"].(sdql.Int))
+		y_val := []float64(in_["y_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_logistic_eval(A_idx, A_len, A_pos, A_val, x_len, x_val, y_len, y_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"logistic_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		y_len := int(in_["y_len"].(sdql.Int))
+		y_val := []float64(in_["y_val"].(sdql.RealArray))
+		d_ := &wl_logistic_gradResult{}
+		return func() {
+			if err := wl_logistic_grad(A_idx, A_len, A_pos, A_val, x_len, x_val, y_len, y_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"ridge_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		lambda := float64(in_["lambda"].(sdql.Real))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		w_ := &wl_ridge_evalWork{}
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_ridge_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"ridge_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		lambda := float64(in_["lambda"].(sdql.Real))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_ridge_gradResult{}
+		w_ := &wl_ridge_gradWork{}
+		return func() {
+			if err := wl_ridge_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, d_, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"laplacian_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_laplacian_eval(A_idx, A_len, A_pos, A_val, x_len, x_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"laplacian_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_laplacian_gradResult{}
+		return func() {
+			if err := wl_laplacian_grad(A_idx, A_len, A_pos, A_val, x_len, x_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"mlp2_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		w_ := &wl_mlp2_evalWork{}
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_mlp2_eval(A_idx, A_len, A_pos, A_val, x_len, x_val, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"mlp2_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_mlp2_gradResult{}
+		w_ := &wl_mlp2_gradWork{}
+		return func() {
+			if err := wl_mlp2_grad(A_idx, A_len, A_pos, A_val, x_len, x_val, d_, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"factorization_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		R_idx := []int(in_["R_idx"].(sdql.IntArray))
+		R_len := int(in_["R_len"].(sdql.Int))
+		R_pos := []int(in_["R_pos"].(sdql.IntArray))
+		R_val := []float64(in_["R_val"].(sdql.RealArray))
+		U_cols := int(in_["U_cols"].(sdql.Int))
+		U_rows := int(in_["U_rows"].(sdql.Int))
+		U_val := []float64(in_["U_val"].(sdql.RealArray))
+		W_cols := int(in_["W_cols"].(sdql.Int))
+		W_rows := int(in_["W_rows"].(sdql.Int))
+		W_val := []float64(in_["W_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_factorization_eval(R_idx, R_len, R_pos, R_val, U_cols, U_rows, U_val, W_cols, W_rows, W_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"factorization_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		R_idx := []int(in_["R_idx"].(sdql.IntArray))
+		R_len := int(in_["R_len"].(sdql.Int))
+		R_pos := []int(in_["R_pos"].(sdql.IntArray))
+		R_val := []float64(in_["R_val"].(sdql.RealArray))
+		U_cols := int(in_["U_cols"].(sdql.Int))
+		U_rows := int(in_["U_rows"].(sdql.Int))
+		U_val := []float64(in_["U_val"].(sdql.RealArray))
+		W_cols := int(in_["W_cols"].(sdql.Int))
+		W_rows := int(in_["W_rows"].(sdql.Int))
+		W_val := []float64(in_["W_val"].(sdql.RealArray))
+		d_ := &wl_factorization_gradResult{}
+		return func() {
+			if err := wl_factorization_grad(R_idx, R_len, R_pos, R_val, U_cols, U_rows, U_val, W_cols, W_rows, W_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(2, d_.Entries) }
 	},
 }
 

@@ -61,10 +61,11 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	t_n0 = t.N0
 	t_present0 = t.Present0
 	if 0 < A_len {
-		lo2, hi2 := A_pos[0], A_pos[A_len]
-		if lo2 < hi2 {
-			A_idxSeg := A_idx[lo2:hi2]
-			A_valSeg := A_val[lo2:hi2]
+		n := A_pos[A_len]
+		lo2 := A_pos[0]
+		if lo2 < n {
+			A_idxSeg := A_idx[lo2:n]
+			A_valSeg := A_val[lo2:n]
 			for k1 := range A_idxSeg {
 				j := A_idxSeg[k1]
 				if uint(j) >= uint(t_n0) {
@@ -92,8 +93,8 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			}
 		}
 	}
-	n := t_n0
-	for k := 0; k < n; k++ {
+	n1 := t_n0
+	for k := 0; k < n1; k++ {
 		if !t_present0[k] {
 			continue
 		}
@@ -124,6 +125,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 					out_present1 = dst.Present1
 				}
 				out_present0[k] = true
+				c := t_vals[q1]
 				for p1 := lo1; p1 < hi1; p1++ {
 					if uint(p1) >= uint(len(out_present1)) {
 						dst.Vals = out_vals
@@ -140,7 +142,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 						out_vals[p1] = 0
 					}
 					q3 := p1
-					out_vals[q3] += t_vals[q1]
+					out_vals[q3] += c
 				}
 			}
 		}

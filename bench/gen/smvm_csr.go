@@ -44,10 +44,11 @@ func smvm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	if 0 < A_len {
-		lo1, hi1 := A_pos[0], A_pos[A_len]
-		if lo1 < hi1 {
-			A_idxSeg := A_idx[lo1:hi1]
-			A_valSeg := A_val[lo1:hi1]
+		n := A_pos[A_len]
+		lo1 := A_pos[0]
+		if lo1 < n {
+			A_idxSeg := A_idx[lo1:n]
+			A_valSeg := A_val[lo1:n]
 			for k := range A_idxSeg {
 				j := A_idxSeg[k]
 				if uint(j) >= uint(len(out_vals)) {

@@ -41,18 +41,71 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	}()
 	out_vals := dst.Vals
 	out_n0 := dst.N0
+	out_a1_keys := dst.A1.Keys
+	out_a1_mark := dst.A1.Mark
+	out_a1_cur := dst.A1.Cur
 	dst.init(V1_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
+	out_a1_keys = dst.A1.Keys
+	out_a1_mark = dst.A1.Mark
+	out_a1_cur = dst.A1.Cur
 	for i := 0; i < V1_len; i++ {
 		if uint(i) >= uint(out_n0) {
 			dst.Vals = out_vals
 			dst.N0 = out_n0
+			dst.A1.Keys = out_a1_keys
+			dst.A1.Mark = out_a1_mark
+			dst.A1.Cur = out_a1_cur
 			return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
 		}
 		q := i
-		c, added := dst.L1.insert(q, i)
-		if added {
+		if out_a1_cur != q+1 {
+			dst.Vals = out_vals
+			dst.N0 = out_n0
+			dst.A1.Keys = out_a1_keys
+			dst.A1.Mark = out_a1_mark
+			dst.A1.Cur = out_a1_cur
+			if !dst.A1.begin(q) {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				dst.A1.Keys = out_a1_keys
+				dst.A1.Mark = out_a1_mark
+				dst.A1.Cur = out_a1_cur
+				return fmt.Errorf("vva_dense: internal error: the parent %d of an appended level is filled twice", q)
+			}
+			out_vals = dst.Vals
+			out_n0 = dst.N0
+			out_a1_keys = dst.A1.Keys
+			out_a1_mark = dst.A1.Mark
+			out_a1_cur = dst.A1.Cur
+		}
+		if uint(i) >= uint(len(out_a1_mark)) {
+			if i < 0 {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				dst.A1.Keys = out_a1_keys
+				dst.A1.Mark = out_a1_mark
+				dst.A1.Cur = out_a1_cur
+				return fmt.Errorf("vva_dense: key %d of an appended level is negative", i)
+			}
+			dst.Vals = out_vals
+			dst.N0 = out_n0
+			dst.A1.Keys = out_a1_keys
+			dst.A1.Mark = out_a1_mark
+			dst.A1.Cur = out_a1_cur
+			dst.A1.grow(i)
+			out_vals = dst.Vals
+			out_n0 = dst.N0
+			out_a1_keys = dst.A1.Keys
+			out_a1_mark = dst.A1.Mark
+			out_a1_cur = dst.A1.Cur
+		}
+		c := int(out_a1_mark[i]) - 1
+		if c < 0 {
+			c = len(out_a1_keys)
+			out_a1_keys = append(out_a1_keys, i)
+			out_a1_mark[i] = int32(c + 1)
 			out_vals = append(out_vals, 0)
 		}
 		q1 := c
@@ -60,32 +113,35 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
+	dst.A1.Keys = out_a1_keys
+	dst.A1.Mark = out_a1_mark
+	dst.A1.Cur = out_a1_cur
 	return nil
 }
 
 // vva_denseResult is the result of vva_dense, a dictionary of type {int -> {int -> real}} stored in 2 level(s):
 //   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k;
-//   - level 1, hashed: L1 maps (parent position, key) to child positions numbered in insertion order;
+//   - level 1, appended: each parent's children consecutive, in insertion order (A1.span(q) gives them, A1.Keys[c] the key of child c);
 //
 // Vals[c] is the value at position c of the last level. The zero value is empty;
 // vva_dense refills it on every call, reusing its memory.
 type vva_denseResult struct {
 	N0   int
-	L1   vva_denseHash
+	A1   vva_denseAppended
 	Vals []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *vva_denseResult) init(n0 int) {
 	t.N0 = max(n0, 0)
-	t.L1.reset()
+	t.A1.reset()
 	t.Vals = t.Vals[:0]
 }
 
 // Reset empties r, keeping its memory (a dense level that holds every key
 // keeps them, with zero values).
 func (t *vva_denseResult) Reset() {
-	t.L1.reset()
+	t.A1.reset()
 	t.Vals = t.Vals[:0]
 }
 
@@ -109,8 +165,8 @@ func (t *vva_denseResult) entries0(q int, keys []int, f func([]int, float64) boo
 }
 
 func (t *vva_denseResult) entries1(q int, keys []int, f func([]int, float64) bool) bool {
-	for _, c := range t.L1.sorted(q) {
-		k := t.L1.Keys[c]
+	for _, c := range t.A1.sorted(q) {
+		k := t.A1.Keys[c]
 		keys[1] = k
 		if !f(keys, t.Vals[c]) {
 			return false
@@ -145,8 +201,8 @@ func (t *vva_denseResult) str0(b *strings.Builder, q int) {
 func (t *vva_denseResult) str1(b *strings.Builder, q int) {
 	b.WriteByte('{')
 	n := 0
-	for _, c := range t.L1.sorted(q) {
-		k := t.L1.Keys[c]
+	for _, c := range t.A1.sorted(q) {
+		k := t.A1.Keys[c]
 		if n > 0 {
 			b.WriteString(", ")
 		}
@@ -156,6 +212,102 @@ func (t *vva_denseResult) str1(b *strings.Builder, q int) {
 		b.WriteString(vva_denseFormatReal(t.Vals[c]))
 	}
 	b.WriteByte('}')
+}
+
+// vva_denseAppended is an appended level of a tensor: children numbered in
+// insertion order, each parent's inserted in one burst (no other
+// parent's in between), so that a parent's children are consecutive.
+// Mark[k] is c+1 for the child c at key k of the parent being filled
+// (Cur-1; Cur is 0 when there is none), cleared when the next parent's
+// burst begins.
+type vva_denseAppended struct {
+	Keys       []int   // the key of each child
+	Start, End []int   // per parent: its first child + 1 (0: none), one past its last (once its burst ended)
+	Mark       []int32 // per key: the current parent's child + 1, or 0
+	Cur        int     // the parent being filled + 1, or 0
+}
+
+// reset empties l, keeping its memory.
+func (l *vva_denseAppended) reset() {
+	l.end()
+	l.Keys = l.Keys[:0]
+	clear(l.Start)
+	clear(l.End)
+	l.Start, l.End = l.Start[:0], l.End[:0]
+}
+
+// end ends the current parent's burst: its marks are cleared, its end
+// recorded.
+func (l *vva_denseAppended) end() {
+	if l.Cur == 0 {
+		return
+	}
+	q := l.Cur - 1
+	for _, k := range l.Keys[l.Start[q]-1:] {
+		l.Mark[k] = 0
+	}
+	l.End[q] = len(l.Keys)
+	l.Cur = 0
+}
+
+// begin ends the current burst and begins parent's; false when parent
+// had its burst already.
+func (l *vva_denseAppended) begin(parent int) bool {
+	l.end()
+	for parent >= len(l.Start) {
+		l.Start = append(l.Start, 0)
+		l.End = append(l.End, 0)
+	}
+	if l.Start[parent] != 0 {
+		return false
+	}
+	l.Start[parent] = len(l.Keys) + 1
+	l.Cur = parent + 1
+	return true
+}
+
+// grow makes Mark hold the key k >= 0.
+func (l *vva_denseAppended) grow(k int) {
+	l.Mark = append(l.Mark, make([]int32, max(k+1, 2*len(l.Mark), 64)-len(l.Mark))...)
+}
+
+// span returns the children of parent: lo..hi-1.
+func (l *vva_denseAppended) span(parent int) (lo, hi int) {
+	if parent < 0 || parent >= len(l.Start) || l.Start[parent] == 0 {
+		return 0, 0
+	}
+	if parent+1 == l.Cur {
+		return l.Start[parent] - 1, len(l.Keys)
+	}
+	return l.Start[parent] - 1, l.End[parent]
+}
+
+// find returns the child of parent at key.
+func (l *vva_denseAppended) find(parent, key int) (int, bool) {
+	if parent+1 == l.Cur {
+		if key >= 0 && key < len(l.Mark) && l.Mark[key] != 0 {
+			return int(l.Mark[key]) - 1, true
+		}
+		return 0, false
+	}
+	lo, hi := l.span(parent)
+	for c := lo; c < hi; c++ {
+		if l.Keys[c] == key {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// sorted returns the children of parent in ascending key order.
+func (l *vva_denseAppended) sorted(parent int) []int {
+	lo, hi := l.span(parent)
+	cs := make([]int, 0, hi-lo)
+	for c := lo; c < hi; c++ {
+		cs = append(cs, c)
+	}
+	slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(l.Keys[a], l.Keys[b]) })
+	return cs
 }
 
 // vva_denseFormatReal prints a real as SDQL does: Go's shortest round-trip
@@ -170,129 +322,4 @@ func vva_denseFormatReal(x float64) string {
 		return "-inf"
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
-}
-
-// vva_denseHash is a hashed level of a tensor: it maps (parent position, key)
-// pairs to child positions, numbered in insertion order, by open
-// addressing; each parent's children are chained in insertion order.
-type vva_denseHash struct {
-	Keys, Parents []int   // the key and the parent of each child
-	table         []int32 // child+1 at the slot of its (parent, key); 0 when free
-	shift         uint
-	head, tail    []int32 // per parent: its first and last child + 1
-	next          []int32 // per child: its next sibling + 1
-}
-
-// reset empties l, keeping its memory.
-func (l *vva_denseHash) reset() {
-	if 8*len(l.Keys) < len(l.table) {
-		mask := len(l.table) - 1
-		for c := range l.Keys {
-			h := l.slot(l.Parents[c], l.Keys[c])
-			for l.table[h] != int32(c+1) {
-				h = (h + 1) & mask
-			}
-			l.table[h] = 0
-		}
-	} else {
-		clear(l.table)
-	}
-	clear(l.head)
-	l.Keys, l.Parents, l.next = l.Keys[:0], l.Parents[:0], l.next[:0]
-	l.head, l.tail = l.head[:0], l.tail[:0]
-}
-
-func (l *vva_denseHash) slot(parent, key int) int {
-	h := uint64(key)*0x9E3779B97F4A7C15 ^ uint64(parent)*0xC2B2AE3D27D4EB4F
-	return int(h >> l.shift)
-}
-
-// find returns the child of parent at key.
-func (l *vva_denseHash) find(parent, key int) (int, bool) {
-	if len(l.table) == 0 {
-		return 0, false
-	}
-	mask := len(l.table) - 1
-	for h := l.slot(parent, key); ; h = (h + 1) & mask {
-		e := l.table[h]
-		if e == 0 {
-			return 0, false
-		}
-		if l.Keys[e-1] == key && l.Parents[e-1] == parent {
-			return int(e - 1), true
-		}
-	}
-}
-
-// insert returns the child of parent at key, added (with the next
-// number) when it is not there.
-func (l *vva_denseHash) insert(parent, key int) (int, bool) {
-	if c, ok := l.find(parent, key); ok {
-		return c, false
-	}
-	c := len(l.Keys)
-	l.Keys = append(l.Keys, key)
-	l.Parents = append(l.Parents, parent)
-	l.next = append(l.next, 0)
-	for parent >= len(l.head) {
-		l.head = append(l.head, 0)
-		l.tail = append(l.tail, 0)
-	}
-	if l.tail[parent] == 0 {
-		l.head[parent] = int32(c + 1)
-	} else {
-		l.next[l.tail[parent]-1] = int32(c + 1)
-	}
-	l.tail[parent] = int32(c + 1)
-	if 2*len(l.Keys) > len(l.table) {
-		l.rehash()
-	} else {
-		l.place(c)
-	}
-	return c, true
-}
-
-func (l *vva_denseHash) place(c int) {
-	mask := len(l.table) - 1
-	h := l.slot(l.Parents[c], l.Keys[c])
-	for l.table[h] != 0 {
-		h = (h + 1) & mask
-	}
-	l.table[h] = int32(c + 1)
-}
-
-func (l *vva_denseHash) rehash() {
-	n := 16
-	for n < 4*len(l.Keys) {
-		n *= 2
-	}
-	l.table = make([]int32, n)
-	l.shift = 64
-	for s := n; s > 1; s >>= 1 {
-		l.shift--
-	}
-	for c := range l.Keys {
-		l.place(c)
-	}
-}
-
-// first returns the first child of parent, or -1.
-func (l *vva_denseHash) first(parent int) int {
-	if parent < len(l.head) {
-		return int(l.head[parent]) - 1
-	}
-	return -1
-}
-
-// after returns the child after c of the same parent, or -1.
-func (l *vva_denseHash) after(c int) int { return int(l.next[c]) - 1 }
-
-// sorted returns the children of parent in ascending key order.
-func (l *vva_denseHash) sorted(parent int) []int {
-	var cs []int
-	for c := l.first(parent); c >= 0; c = l.after(c) {
-		cs = append(cs, c)
-	}
-	slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(l.Keys[a], l.Keys[b]) })
-	return cs
 }

@@ -1,7 +1,10 @@
 // Command gengo writes bench/gen: the Go kernels gogen generates for
 // every benchmark kernel (the pipeline's programs of bench.NewCase,
-// lowered as bench.Case.Compile does, with their workspaces), and
-// kernels.go binding them to a case's bindings.
+// lowered as bench.Case.Compile does, with their workspaces) and for
+// every workload's value and gradient (bench.Workloads, through the root
+// package's Query.GenerateGo, as `nablasd gen` does; left out when the
+// workloads folder is absent), and kernels.go binding them to a case's
+// bindings.
 //
 //	go run ./bench/cmd/gengo [-out bench/gen]
 package main
@@ -14,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/bench"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/gogen"
@@ -57,6 +61,15 @@ var Bind = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_ func() 
 		calls.WriteString(Binding(k, "in_"))
 		calls.WriteString("\t},\n")
 	}
+	calls.WriteString("}\n\n")
+	calls.WriteString(`// BindWorkload maps PROGRAM_MODE (a workload, eval or grad) to a function
+// that binds the generated kernel to the bindings of the workload's plan
+// (nablasd.Plan.Bindings), as Bind does.
+var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_ func() sdql.Value){
+`)
+	if err := workloads(*out, &calls); err != nil {
+		fail(err)
+	}
 	calls.WriteString(`}
 
 // Kernels maps KERNEL_FORMAT to a function that binds the generated kernel
@@ -79,6 +92,51 @@ func init() {
 	if err := os.WriteFile(filepath.Join(*out, "kernels.go"), src, 0o644); err != nil {
 		fail(err)
 	}
+}
+
+// workloads writes the kernels of the workloads' values and gradients,
+// generated over a small square matrix (the kernels serve any size), and
+// their bindings.
+func workloads(out string, calls *strings.Builder) error {
+	if dir, _ := bench.WorkloadDir(); dir == "" {
+		return nil
+	}
+	m, err := datasets.ParseSynthetic("rows=40,cols=40,density=0.1,seed=1")
+	if err != nil {
+		return err
+	}
+	d, err := bench.NewWorkloadData("gen", m, bench.FactorizationK)
+	if err != nil {
+		return err
+	}
+	for _, w := range bench.Workloads {
+		for _, mode := range bench.Modes {
+			cs, why, err := bench.NewWorkloadCase(w, mode, d, nil)
+			if err != nil || why != "" {
+				return fmt.Errorf("%s %s: %v%s", w.Name, mode, err, why)
+			}
+			inputs, err := d.Inputs(cs.Names)
+			if err != nil {
+				return err
+			}
+			q, err := nablasd.Prepare(cs.Src, inputs, &nablasd.Options{File: cs.File})
+			if err != nil {
+				return err
+			}
+			fn := "wl_" + w.Name + "_" + mode
+			k, err := q.GenerateGo(nablasd.GoOptions{Wrt: cs.Wrt, Func: fn, Package: "gen", Workspace: true})
+			if err != nil {
+				return fmt.Errorf("%s: %v", fn, err)
+			}
+			if err := os.WriteFile(filepath.Join(out, fn+".go"), k.Source, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(calls, "\t%q: func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {\n", w.Name+"_"+mode)
+			calls.WriteString(Binding(k, "in_"))
+			calls.WriteString("\t},\n")
+		}
+	}
+	return nil
 }
 
 // Binding returns Go statements binding the kernel's parameters (locals
