@@ -180,7 +180,9 @@ func TestGeneratedUpToDate(t *testing.T) {
 }
 
 // BenchmarkGenerated runs the checked-in generated kernels and the
-// hand-written loops side by side over the benchmark inputs.
+// hand-written loops side by side over the benchmark inputs (cpu-ns/op:
+// the process's CPU time per run, steadier than the wall time on a
+// loaded machine).
 func BenchmarkGenerated(b *testing.B) {
 	eachCase(b, func(cs *Case) {
 		mk := gen.Bind[cs.Kernel+"_"+cs.Format]
@@ -190,14 +192,18 @@ func BenchmarkGenerated(b *testing.B) {
 		run, _ := mk(cs.Bindings)
 		run() // sizes the destination, as NewCase's first run of Hand does
 		b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				run()
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 		b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				cs.Hand()
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	})
 }

@@ -180,53 +180,33 @@ func PFXFormatReal(x float64) string {
 	"appended": `// PFXAppended is an appended level of a tensor: children numbered in
 // insertion order, each parent's inserted in one burst (no other
 // parent's in between), so that a parent's children are consecutive.
-// Mark[k] is c+1 for the child c at key k of the parent being filled
-// (Cur-1; Cur is 0 when there is none), cleared when the next parent's
-// burst begins.
+// Mark[k] is c+1 for the last child c inserted at key k, which is the
+// current parent's (Cur-1; Cur is 0 when there is none) when c >= First,
+// the first child of its burst: marks need no clearing between bursts.
 type PFXAppended struct {
 	Keys       []int   // the key of each child
 	Start, End []int   // per parent: its first child + 1 (0: none), one past its last (once its burst ended)
-	Mark       []int32 // per key: the current parent's child + 1, or 0
+	Mark       []int32 // per key: the last child at it + 1, or 0
 	Cur        int     // the parent being filled + 1, or 0
+	First      int     // the first child of the parent being filled
 }
 
 // reset empties l, keeping its memory.
 func (l *PFXAppended) reset() {
-	l.end()
+	for _, k := range l.Keys {
+		l.Mark[k] = 0
+	}
 	l.Keys = l.Keys[:0]
 	clear(l.Start)
 	clear(l.End)
-	l.Start, l.End = l.Start[:0], l.End[:0]
+	l.Cur, l.First = 0, 0
 }
 
-// end ends the current parent's burst: its marks are cleared, its end
-// recorded.
-func (l *PFXAppended) end() {
-	if l.Cur == 0 {
-		return
-	}
-	q := l.Cur - 1
-	for _, k := range l.Keys[l.Start[q]-1:] {
-		l.Mark[k] = 0
-	}
-	l.End[q] = len(l.Keys)
-	l.Cur = 0
-}
-
-// begin ends the current burst and begins parent's; false when parent
-// had its burst already.
-func (l *PFXAppended) begin(parent int) bool {
-	l.end()
-	for parent >= len(l.Start) {
-		l.Start = append(l.Start, 0)
-		l.End = append(l.End, 0)
-	}
-	if l.Start[parent] != 0 {
-		return false
-	}
-	l.Start[parent] = len(l.Keys) + 1
-	l.Cur = parent + 1
-	return true
+// parents makes Start and End hold the parent q >= 0.
+func (l *PFXAppended) parents(q int) {
+	n := max(q+1, 2*len(l.Start), 64)
+	l.Start = append(l.Start, make([]int, n-len(l.Start))...)
+	l.End = append(l.End, make([]int, n-len(l.End))...)
 }
 
 // grow makes Mark hold the key k >= 0.
@@ -248,8 +228,10 @@ func (l *PFXAppended) span(parent int) (lo, hi int) {
 // find returns the child of parent at key.
 func (l *PFXAppended) find(parent, key int) (int, bool) {
 	if parent+1 == l.Cur {
-		if key >= 0 && key < len(l.Mark) && l.Mark[key] != 0 {
-			return int(l.Mark[key]) - 1, true
+		if key >= 0 && key < len(l.Mark) {
+			if c := int(l.Mark[key]) - 1; c >= l.First {
+				return c, true
+			}
 		}
 		return 0, false
 	}

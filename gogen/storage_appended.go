@@ -14,23 +14,37 @@ import (
 // Its keys, marks and current parent are locals of the function.
 
 // The hoisted fields of an appended level.
-func appKeys(lv int) string { return appField(lv) + ".Keys" }
-func appMark(lv int) string { return appField(lv) + ".Mark" }
-func appCur(lv int) string  { return appField(lv) + ".Cur" }
+func appKeys(lv int) string  { return appField(lv) + ".Keys" }
+func appMark(lv int) string  { return appField(lv) + ".Mark" }
+func appCur(lv int) string   { return appField(lv) + ".Cur" }
+func appFirst(lv int) string { return appField(lv) + ".First" }
+func appStart(lv int) string { return appField(lv) + ".Start" }
+func appEnd(lv int) string   { return appField(lv) + ".End" }
 
 func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	lv := s.Level
 	q := g.simple(s.Parent, lower.Int, "q")
 	k := g.simple(s.Key, lower.Int, "k")
-	keys, mark, cur := ti.f(appKeys(lv)), ti.f(appMark(lv)), ti.f(appCur(lv))
+	keys, mark, cur, first := ti.f(appKeys(lv)), ti.f(appMark(lv)), ti.f(appCur(lv)), ti.f(appFirst(lv))
+	start, end := ti.f(appStart(lv)), ti.f(appEnd(lv))
+	// a new parent: the current burst ends, q's begins
 	g.line("if %s != %s+1 {", cur, q)
-	g.syncOut(ti)
-	g.line("if !%s.%s.begin(%s) {", ti.ptr, appField(lv), q)
-	g.returnErr(g.errorf("internal error: the parent %d of an appended level is filled twice", q))
+	g.line("if %s != 0 {\n%s[%s-1] = len(%s)\n}", cur, end, cur, keys)
+	g.line("if uint(%s) >= uint(len(%s)) {", q, start)
+	g.line("if %s < 0 {", q)
+	g.returnErr(g.errorf("internal error: the parent %d of an appended level is negative", q))
 	g.line("}")
+	g.syncOut(ti)
+	g.line("%s.%s.parents(%s)", ti.ptr, appField(lv), q)
 	g.syncIn(ti)
 	g.line("}")
 	g.unsync(ti)
+	g.line("if %s[%s] != 0 {", start, q)
+	g.returnErr(g.errorf("internal error: the parent %d of an appended level is filled twice", q))
+	g.line("}")
+	g.line("%s[%s] = len(%s) + 1", start, q, keys)
+	g.line("%s, %s = len(%s), %s+1", first, cur, keys, q)
+	g.line("}")
 	g.line("if uint(%s) >= uint(len(%s)) {", k, mark)
 	g.line("if %s < 0 {", k)
 	g.returnErr(g.errorf("key %d of an appended level is negative", k))
@@ -42,7 +56,7 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	g.unsync(ti)
 	c := g.loc.name("c")
 	g.line("%s := int(%s[%s]) - 1", c, mark, k)
-	g.line("if %s < 0 {", c)
+	g.line("if %s < %s {", c, first)
 	g.line("%s = len(%s)", c, keys)
 	g.line("%s = append(%s, %s)", keys, keys, k)
 	g.line("%s[%s] = int32(%s + 1)", mark, k, c)

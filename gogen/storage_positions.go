@@ -7,8 +7,8 @@ import (
 // Positions levels reuse an input level's arrays: the children of parent
 // position q are the positions Pos[q]..Pos[q+1]-1 of the input's level
 // (those of Idx under parent 0 when the level has no Pos), their keys
-// Idx[c], ascending; Present marks the positions inserted, whose value is
-// zeroed then. An insert usually knows the position (lower.Insert.At);
+// Idx[c], ascending; Present marks the positions inserted (their values
+// are zero until then: init clears them). An insert usually knows the position (lower.Insert.At);
 // otherwise, and to locate a key, it is found by binary search.
 
 // positionsRange emits the range of the children of parent in level lv:
@@ -32,10 +32,9 @@ func (g *gen) positionsInsert(ti *tinfo, s *lower.Insert) {
 	present := ti.f(presentField(lv))
 	var c string
 	if s.At != nil {
+		// a position out of range is an input breaking its format's
+		// invariants: Go's bounds check of the store below
 		c = g.simple(s.At, lower.Int, "c")
-		g.line("if uint(%s) >= uint(len(%s)) {", c, present)
-		g.returnErr(g.errorf("position %d out of range 0..%d of a positions level", c, "len("+present+")-1"))
-		g.line("}")
 	} else {
 		g.helpers["search"] = true
 		k := g.simple(s.Key, lower.Int, "k")
@@ -49,11 +48,9 @@ func (g *gen) positionsInsert(ti *tinfo, s *lower.Insert) {
 		g.returnErr(g.errorf("key %d is not a stored coordinate of the positions level's parent %d", k, q))
 		g.line("}")
 	}
-	g.line("if !%s[%s] {\n%s[%s] = true", present, c, present, c)
-	if lv == s.T.Order()-1 {
-		g.line("%s[%s] = %s", ti.f(valsField), c, zeroOf(s.T.Leaf))
-	}
-	g.line("}")
+	// the values are zero until inserted (init clears them): marking
+	// the position is all an insert does
+	g.line("%s[%s] = true", present, c)
 	g.bind(s.Pos, c)
 }
 

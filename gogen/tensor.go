@@ -103,9 +103,9 @@ func (g *gen) newTensor(t *lower.Tensor) {
 		case lower.Positions:
 			hoist(presentField(lv))
 		case lower.Appended:
-			hoist(appKeys(lv))
-			hoist(appMark(lv))
-			hoist(appCur(lv))
+			for _, f := range []string{appKeys(lv), appMark(lv), appCur(lv), appFirst(lv), appStart(lv), appEnd(lv)} {
+				hoist(f)
+			}
 		}
 	}
 }
@@ -372,7 +372,13 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 	for lv, l := range t.Levels {
 		switch l.Storage {
 		case lower.Dense:
-			fmt.Fprintf(w, "t.%s = max(n%d, 0)\n", nField(lv), lv)
+			if lv == 0 && !l.Full {
+				// a level that grows keeps the extent it grew to, so
+				// that repeated calls do not grow it again
+				fmt.Fprintf(w, "t.%s = max(n%d, t.%s)\n", nField(lv), lv, nField(lv))
+			} else {
+				fmt.Fprintf(w, "t.%s = max(n%d, 0)\n", nField(lv), lv)
+			}
 			if !l.Full {
 				p := "t." + presentField(lv)
 				fmt.Fprintf(w, "if n := %s; cap(%s) >= n {\n%s = %s[:n]\nclear(%s)\n} else {\n%s = make([]bool, n)\n}\n", count(t, lv), p, p, p, p, p)

@@ -50,6 +50,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	out_a1_keys := dst.A1.Keys
 	out_a1_mark := dst.A1.Mark
 	out_a1_cur := dst.A1.Cur
+	out_a1_first := dst.A1.First
+	out_a1_start := dst.A1.Start
+	out_a1_end := dst.A1.End
 	tpos := ws.tpos
 	tpar := ws.tpar
 	tat := ws.tat
@@ -59,6 +62,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	out_a1_keys = dst.A1.Keys
 	out_a1_mark = dst.A1.Mark
 	out_a1_cur = dst.A1.Cur
+	out_a1_first = dst.A1.First
+	out_a1_start = dst.A1.Start
+	out_a1_end = dst.A1.End
 	var n1 int
 	tpos, tpar, tat, n1 = batax_csrTranspose(A_pos, A_idx, 0, A_len, tpos, tpar, tat)
 	ws.tpos, ws.tpar, ws.tat = tpos, tpar, tat
@@ -74,6 +80,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				dst.A1.Keys = out_a1_keys
 				dst.A1.Mark = out_a1_mark
 				dst.A1.Cur = out_a1_cur
+				dst.A1.First = out_a1_first
+				dst.A1.Start = out_a1_start
+				dst.A1.End = out_a1_end
 				return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
 			}
 			q := j
@@ -94,24 +103,52 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 								j1 := A_idxSeg[k1]
 								v := A_valSeg[k1] * c
 								if out_a1_cur != q+1 {
-									dst.Vals = out_vals
-									dst.N0 = out_n0
-									dst.A1.Keys = out_a1_keys
-									dst.A1.Mark = out_a1_mark
-									dst.A1.Cur = out_a1_cur
-									if !dst.A1.begin(q) {
+									if out_a1_cur != 0 {
+										out_a1_end[out_a1_cur-1] = len(out_a1_keys)
+									}
+									if uint(q) >= uint(len(out_a1_start)) {
+										if q < 0 {
+											dst.Vals = out_vals
+											dst.N0 = out_n0
+											dst.A1.Keys = out_a1_keys
+											dst.A1.Mark = out_a1_mark
+											dst.A1.Cur = out_a1_cur
+											dst.A1.First = out_a1_first
+											dst.A1.Start = out_a1_start
+											dst.A1.End = out_a1_end
+											return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is negative", q)
+										}
 										dst.Vals = out_vals
 										dst.N0 = out_n0
 										dst.A1.Keys = out_a1_keys
 										dst.A1.Mark = out_a1_mark
 										dst.A1.Cur = out_a1_cur
+										dst.A1.First = out_a1_first
+										dst.A1.Start = out_a1_start
+										dst.A1.End = out_a1_end
+										dst.A1.parents(q)
+										out_vals = dst.Vals
+										out_n0 = dst.N0
+										out_a1_keys = dst.A1.Keys
+										out_a1_mark = dst.A1.Mark
+										out_a1_cur = dst.A1.Cur
+										out_a1_first = dst.A1.First
+										out_a1_start = dst.A1.Start
+										out_a1_end = dst.A1.End
+									}
+									if out_a1_start[q] != 0 {
+										dst.Vals = out_vals
+										dst.N0 = out_n0
+										dst.A1.Keys = out_a1_keys
+										dst.A1.Mark = out_a1_mark
+										dst.A1.Cur = out_a1_cur
+										dst.A1.First = out_a1_first
+										dst.A1.Start = out_a1_start
+										dst.A1.End = out_a1_end
 										return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
 									}
-									out_vals = dst.Vals
-									out_n0 = dst.N0
-									out_a1_keys = dst.A1.Keys
-									out_a1_mark = dst.A1.Mark
-									out_a1_cur = dst.A1.Cur
+									out_a1_start[q] = len(out_a1_keys) + 1
+									out_a1_first, out_a1_cur = len(out_a1_keys), q+1
 								}
 								if uint(j1) >= uint(len(out_a1_mark)) {
 									if j1 < 0 {
@@ -120,6 +157,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 										dst.A1.Keys = out_a1_keys
 										dst.A1.Mark = out_a1_mark
 										dst.A1.Cur = out_a1_cur
+										dst.A1.First = out_a1_first
+										dst.A1.Start = out_a1_start
+										dst.A1.End = out_a1_end
 										return fmt.Errorf("batax_csr: key %d of an appended level is negative", j1)
 									}
 									dst.Vals = out_vals
@@ -127,15 +167,21 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 									dst.A1.Keys = out_a1_keys
 									dst.A1.Mark = out_a1_mark
 									dst.A1.Cur = out_a1_cur
+									dst.A1.First = out_a1_first
+									dst.A1.Start = out_a1_start
+									dst.A1.End = out_a1_end
 									dst.A1.grow(j1)
 									out_vals = dst.Vals
 									out_n0 = dst.N0
 									out_a1_keys = dst.A1.Keys
 									out_a1_mark = dst.A1.Mark
 									out_a1_cur = dst.A1.Cur
+									out_a1_first = dst.A1.First
+									out_a1_start = dst.A1.Start
+									out_a1_end = dst.A1.End
 								}
 								c1 := int(out_a1_mark[j1]) - 1
-								if c1 < 0 {
+								if c1 < out_a1_first {
 									c1 = len(out_a1_keys)
 									out_a1_keys = append(out_a1_keys, j1)
 									out_a1_mark[j1] = int32(c1 + 1)
@@ -155,6 +201,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	dst.A1.Keys = out_a1_keys
 	dst.A1.Mark = out_a1_mark
 	dst.A1.Cur = out_a1_cur
+	dst.A1.First = out_a1_first
+	dst.A1.Start = out_a1_start
+	dst.A1.End = out_a1_end
 	return nil
 }
 
@@ -264,53 +313,33 @@ type batax_csrWork struct {
 // batax_csrAppended is an appended level of a tensor: children numbered in
 // insertion order, each parent's inserted in one burst (no other
 // parent's in between), so that a parent's children are consecutive.
-// Mark[k] is c+1 for the child c at key k of the parent being filled
-// (Cur-1; Cur is 0 when there is none), cleared when the next parent's
-// burst begins.
+// Mark[k] is c+1 for the last child c inserted at key k, which is the
+// current parent's (Cur-1; Cur is 0 when there is none) when c >= First,
+// the first child of its burst: marks need no clearing between bursts.
 type batax_csrAppended struct {
 	Keys       []int   // the key of each child
 	Start, End []int   // per parent: its first child + 1 (0: none), one past its last (once its burst ended)
-	Mark       []int32 // per key: the current parent's child + 1, or 0
+	Mark       []int32 // per key: the last child at it + 1, or 0
 	Cur        int     // the parent being filled + 1, or 0
+	First      int     // the first child of the parent being filled
 }
 
 // reset empties l, keeping its memory.
 func (l *batax_csrAppended) reset() {
-	l.end()
+	for _, k := range l.Keys {
+		l.Mark[k] = 0
+	}
 	l.Keys = l.Keys[:0]
 	clear(l.Start)
 	clear(l.End)
-	l.Start, l.End = l.Start[:0], l.End[:0]
+	l.Cur, l.First = 0, 0
 }
 
-// end ends the current parent's burst: its marks are cleared, its end
-// recorded.
-func (l *batax_csrAppended) end() {
-	if l.Cur == 0 {
-		return
-	}
-	q := l.Cur - 1
-	for _, k := range l.Keys[l.Start[q]-1:] {
-		l.Mark[k] = 0
-	}
-	l.End[q] = len(l.Keys)
-	l.Cur = 0
-}
-
-// begin ends the current burst and begins parent's; false when parent
-// had its burst already.
-func (l *batax_csrAppended) begin(parent int) bool {
-	l.end()
-	for parent >= len(l.Start) {
-		l.Start = append(l.Start, 0)
-		l.End = append(l.End, 0)
-	}
-	if l.Start[parent] != 0 {
-		return false
-	}
-	l.Start[parent] = len(l.Keys) + 1
-	l.Cur = parent + 1
-	return true
+// parents makes Start and End hold the parent q >= 0.
+func (l *batax_csrAppended) parents(q int) {
+	n := max(q+1, 2*len(l.Start), 64)
+	l.Start = append(l.Start, make([]int, n-len(l.Start))...)
+	l.End = append(l.End, make([]int, n-len(l.End))...)
 }
 
 // grow makes Mark hold the key k >= 0.
@@ -332,8 +361,10 @@ func (l *batax_csrAppended) span(parent int) (lo, hi int) {
 // find returns the child of parent at key.
 func (l *batax_csrAppended) find(parent, key int) (int, bool) {
 	if parent+1 == l.Cur {
-		if key >= 0 && key < len(l.Mark) && l.Mark[key] != 0 {
-			return int(l.Mark[key]) - 1, true
+		if key >= 0 && key < len(l.Mark) {
+			if c := int(l.Mark[key]) - 1; c >= l.First {
+				return c, true
+			}
 		}
 		return 0, false
 	}

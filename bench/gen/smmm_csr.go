@@ -127,20 +127,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 				out_present0[k] = true
 				c := t_vals[q1]
 				for p1 := lo1; p1 < hi1; p1++ {
-					if uint(p1) >= uint(len(out_present1)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						dst.Present0 = out_present0
-						dst.Present1 = out_present1
-						t.Vals = t_vals
-						t.N0 = t_n0
-						t.Present0 = t_present0
-						return fmt.Errorf("smmm_csr: position %d out of range 0..%d of a positions level", p1, len(out_present1)-1)
-					}
-					if !out_present1[p1] {
-						out_present1[p1] = true
-						out_vals[p1] = 0
-					}
+					out_present1[p1] = true
 					q3 := p1
 					out_vals[q3] += c
 				}
@@ -173,7 +160,7 @@ type smmm_csrResult struct {
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *smmm_csrResult) init(n0 int, pos1, idx1 []int) {
-	t.N0 = max(n0, 0)
+	t.N0 = max(n0, t.N0)
 	if n := t.N0; cap(t.Present0) >= n {
 		t.Present0 = t.Present0[:n]
 		clear(t.Present0)
@@ -311,7 +298,7 @@ type smmm_csr_t struct {
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *smmm_csr_t) init(n0 int) {
-	t.N0 = max(n0, 0)
+	t.N0 = max(n0, t.N0)
 	if n := t.N0; cap(t.Present0) >= n {
 		t.Present0 = t.Present0[:n]
 		clear(t.Present0)

@@ -44,12 +44,18 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	out_a1_keys := dst.A1.Keys
 	out_a1_mark := dst.A1.Mark
 	out_a1_cur := dst.A1.Cur
+	out_a1_first := dst.A1.First
+	out_a1_start := dst.A1.Start
+	out_a1_end := dst.A1.End
 	dst.init(V1_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	out_a1_keys = dst.A1.Keys
 	out_a1_mark = dst.A1.Mark
 	out_a1_cur = dst.A1.Cur
+	out_a1_first = dst.A1.First
+	out_a1_start = dst.A1.Start
+	out_a1_end = dst.A1.End
 	for i := 0; i < V1_len; i++ {
 		if uint(i) >= uint(out_n0) {
 			dst.Vals = out_vals
@@ -57,28 +63,59 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 			dst.A1.Keys = out_a1_keys
 			dst.A1.Mark = out_a1_mark
 			dst.A1.Cur = out_a1_cur
+			dst.A1.First = out_a1_first
+			dst.A1.Start = out_a1_start
+			dst.A1.End = out_a1_end
 			return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
 		}
 		q := i
 		if out_a1_cur != q+1 {
-			dst.Vals = out_vals
-			dst.N0 = out_n0
-			dst.A1.Keys = out_a1_keys
-			dst.A1.Mark = out_a1_mark
-			dst.A1.Cur = out_a1_cur
-			if !dst.A1.begin(q) {
+			if out_a1_cur != 0 {
+				out_a1_end[out_a1_cur-1] = len(out_a1_keys)
+			}
+			if uint(q) >= uint(len(out_a1_start)) {
+				if q < 0 {
+					dst.Vals = out_vals
+					dst.N0 = out_n0
+					dst.A1.Keys = out_a1_keys
+					dst.A1.Mark = out_a1_mark
+					dst.A1.Cur = out_a1_cur
+					dst.A1.First = out_a1_first
+					dst.A1.Start = out_a1_start
+					dst.A1.End = out_a1_end
+					return fmt.Errorf("vva_dense: internal error: the parent %d of an appended level is negative", q)
+				}
 				dst.Vals = out_vals
 				dst.N0 = out_n0
 				dst.A1.Keys = out_a1_keys
 				dst.A1.Mark = out_a1_mark
 				dst.A1.Cur = out_a1_cur
+				dst.A1.First = out_a1_first
+				dst.A1.Start = out_a1_start
+				dst.A1.End = out_a1_end
+				dst.A1.parents(q)
+				out_vals = dst.Vals
+				out_n0 = dst.N0
+				out_a1_keys = dst.A1.Keys
+				out_a1_mark = dst.A1.Mark
+				out_a1_cur = dst.A1.Cur
+				out_a1_first = dst.A1.First
+				out_a1_start = dst.A1.Start
+				out_a1_end = dst.A1.End
+			}
+			if out_a1_start[q] != 0 {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				dst.A1.Keys = out_a1_keys
+				dst.A1.Mark = out_a1_mark
+				dst.A1.Cur = out_a1_cur
+				dst.A1.First = out_a1_first
+				dst.A1.Start = out_a1_start
+				dst.A1.End = out_a1_end
 				return fmt.Errorf("vva_dense: internal error: the parent %d of an appended level is filled twice", q)
 			}
-			out_vals = dst.Vals
-			out_n0 = dst.N0
-			out_a1_keys = dst.A1.Keys
-			out_a1_mark = dst.A1.Mark
-			out_a1_cur = dst.A1.Cur
+			out_a1_start[q] = len(out_a1_keys) + 1
+			out_a1_first, out_a1_cur = len(out_a1_keys), q+1
 		}
 		if uint(i) >= uint(len(out_a1_mark)) {
 			if i < 0 {
@@ -87,6 +124,9 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 				dst.A1.Keys = out_a1_keys
 				dst.A1.Mark = out_a1_mark
 				dst.A1.Cur = out_a1_cur
+				dst.A1.First = out_a1_first
+				dst.A1.Start = out_a1_start
+				dst.A1.End = out_a1_end
 				return fmt.Errorf("vva_dense: key %d of an appended level is negative", i)
 			}
 			dst.Vals = out_vals
@@ -94,15 +134,21 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 			dst.A1.Keys = out_a1_keys
 			dst.A1.Mark = out_a1_mark
 			dst.A1.Cur = out_a1_cur
+			dst.A1.First = out_a1_first
+			dst.A1.Start = out_a1_start
+			dst.A1.End = out_a1_end
 			dst.A1.grow(i)
 			out_vals = dst.Vals
 			out_n0 = dst.N0
 			out_a1_keys = dst.A1.Keys
 			out_a1_mark = dst.A1.Mark
 			out_a1_cur = dst.A1.Cur
+			out_a1_first = dst.A1.First
+			out_a1_start = dst.A1.Start
+			out_a1_end = dst.A1.End
 		}
 		c := int(out_a1_mark[i]) - 1
-		if c < 0 {
+		if c < out_a1_first {
 			c = len(out_a1_keys)
 			out_a1_keys = append(out_a1_keys, i)
 			out_a1_mark[i] = int32(c + 1)
@@ -116,6 +162,9 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	dst.A1.Keys = out_a1_keys
 	dst.A1.Mark = out_a1_mark
 	dst.A1.Cur = out_a1_cur
+	dst.A1.First = out_a1_first
+	dst.A1.Start = out_a1_start
+	dst.A1.End = out_a1_end
 	return nil
 }
 
@@ -217,53 +266,33 @@ func (t *vva_denseResult) str1(b *strings.Builder, q int) {
 // vva_denseAppended is an appended level of a tensor: children numbered in
 // insertion order, each parent's inserted in one burst (no other
 // parent's in between), so that a parent's children are consecutive.
-// Mark[k] is c+1 for the child c at key k of the parent being filled
-// (Cur-1; Cur is 0 when there is none), cleared when the next parent's
-// burst begins.
+// Mark[k] is c+1 for the last child c inserted at key k, which is the
+// current parent's (Cur-1; Cur is 0 when there is none) when c >= First,
+// the first child of its burst: marks need no clearing between bursts.
 type vva_denseAppended struct {
 	Keys       []int   // the key of each child
 	Start, End []int   // per parent: its first child + 1 (0: none), one past its last (once its burst ended)
-	Mark       []int32 // per key: the current parent's child + 1, or 0
+	Mark       []int32 // per key: the last child at it + 1, or 0
 	Cur        int     // the parent being filled + 1, or 0
+	First      int     // the first child of the parent being filled
 }
 
 // reset empties l, keeping its memory.
 func (l *vva_denseAppended) reset() {
-	l.end()
+	for _, k := range l.Keys {
+		l.Mark[k] = 0
+	}
 	l.Keys = l.Keys[:0]
 	clear(l.Start)
 	clear(l.End)
-	l.Start, l.End = l.Start[:0], l.End[:0]
+	l.Cur, l.First = 0, 0
 }
 
-// end ends the current parent's burst: its marks are cleared, its end
-// recorded.
-func (l *vva_denseAppended) end() {
-	if l.Cur == 0 {
-		return
-	}
-	q := l.Cur - 1
-	for _, k := range l.Keys[l.Start[q]-1:] {
-		l.Mark[k] = 0
-	}
-	l.End[q] = len(l.Keys)
-	l.Cur = 0
-}
-
-// begin ends the current burst and begins parent's; false when parent
-// had its burst already.
-func (l *vva_denseAppended) begin(parent int) bool {
-	l.end()
-	for parent >= len(l.Start) {
-		l.Start = append(l.Start, 0)
-		l.End = append(l.End, 0)
-	}
-	if l.Start[parent] != 0 {
-		return false
-	}
-	l.Start[parent] = len(l.Keys) + 1
-	l.Cur = parent + 1
-	return true
+// parents makes Start and End hold the parent q >= 0.
+func (l *vva_denseAppended) parents(q int) {
+	n := max(q+1, 2*len(l.Start), 64)
+	l.Start = append(l.Start, make([]int, n-len(l.Start))...)
+	l.End = append(l.End, make([]int, n-len(l.End))...)
 }
 
 // grow makes Mark hold the key k >= 0.
@@ -285,8 +314,10 @@ func (l *vva_denseAppended) span(parent int) (lo, hi int) {
 // find returns the child of parent at key.
 func (l *vva_denseAppended) find(parent, key int) (int, bool) {
 	if parent+1 == l.Cur {
-		if key >= 0 && key < len(l.Mark) && l.Mark[key] != 0 {
-			return int(l.Mark[key]) - 1, true
+		if key >= 0 && key < len(l.Mark) {
+			if c := int(l.Mark[key]) - 1; c >= l.First {
+				return c, true
+			}
 		}
 		return 0, false
 	}

@@ -258,7 +258,7 @@ type wl_least_squares_grad_t struct {
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *wl_least_squares_grad_t) init(n0 int) {
-	t.N0 = max(n0, 0)
+	t.N0 = max(n0, t.N0)
 	if n := t.N0; cap(t.Present0) >= n {
 		t.Present0 = t.Present0[:n]
 		clear(t.Present0)

@@ -179,22 +179,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			A_valSeg2 := A_val[lo2:hi2]
 			for k3 := range A_valSeg2 {
 				p2 := lo2 + k3
-				if uint(p2) >= uint(len(h_prime_present1)) {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					h.Vals = h_vals
-					h.N0 = h_n0
-					h.Present0 = h_present0
-					h_prime.Vals = h_prime_vals
-					h_prime.N0 = h_prime_n0
-					h_prime.Present0 = h_prime_present0
-					h_prime.Present1 = h_prime_present1
-					return fmt.Errorf("wl_mlp2_grad: position %d out of range 0..%d of a positions level", p2, len(h_prime_present1)-1)
-				}
-				if !h_prime_present1[p2] {
-					h_prime_present1[p2] = true
-					h_prime_vals[p2] = 0
-				}
+				h_prime_present1[p2] = true
 				q2 := p2
 				h_prime_vals[q2] += A_valSeg2[k3] * c
 			}
@@ -355,7 +340,7 @@ type wl_mlp2_grad_h struct {
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *wl_mlp2_grad_h) init(n0 int) {
-	t.N0 = max(n0, 0)
+	t.N0 = max(n0, t.N0)
 	if n := t.N0; cap(t.Present0) >= n {
 		t.Present0 = t.Present0[:n]
 		clear(t.Present0)
@@ -392,7 +377,7 @@ type wl_mlp2_grad_h_prime struct {
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *wl_mlp2_grad_h_prime) init(n0 int, pos1, idx1 []int) {
-	t.N0 = max(n0, 0)
+	t.N0 = max(n0, t.N0)
 	if n := t.N0; cap(t.Present0) >= n {
 		t.Present0 = t.Present0[:n]
 		clear(t.Present0)
