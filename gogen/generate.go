@@ -184,6 +184,11 @@ type gen struct {
 	// override maps loads A[v] to the Go expression reading them from a
 	// segment of A (loops.go)
 	override map[loadKey]string
+	// segInsert maps a positions insert marking through a segment to its
+	// Present element, segStore the position it binds to its Vals
+	// element (loops.go)
+	segInsert map[*lower.Insert]string
+	segStore  map[*lower.Var]string
 	// synced are the tensors whose locals are known to equal their
 	// struct's fields at the point of emission (tensor.go)
 	synced  map[*tinfo]bool
@@ -205,7 +210,7 @@ type loadKey struct {
 func newGen(p *lower.Program, opts Options) *gen {
 	g := &gen{p: p, opts: opts, fn: opts.Func, loc: newNamer(), w: &bytes.Buffer{},
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
-		override: map[loadKey]string{}, synced: map[*tinfo]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
+		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may

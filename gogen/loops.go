@@ -12,6 +12,10 @@ import (
 //     with one index: Go then checks no bounds in the loop but the
 //     gathers' and scatters' (a CSR row: for k := range idx { j :=
 //     idx[k]; v := val[k] ... }).
+//   - Segment stores. A positions insert at the loop's position p (a
+//     result stored on an input's positions, lower.Insert.At) whose
+//     values are stored only at the inserted position marks and stores
+//     through segments of the tensor's Present and Vals too.
 //   - Flattening. A loop over the rows i of a compressed level whose body
 //     is only the loop over the row's positions pos[i]..pos[i+1], not
 //     reading i, is one loop over pos[lo]..pos[hi]: the format's pos
@@ -74,10 +78,14 @@ func writes(s lower.Stmt, v *lower.Var) bool {
 // once) running body.
 func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	var segs []*lower.Array
+	var stores []*lower.Insert
 	if lo != "0" { // from 0, the arrays' lengths (lenFact) serve as well
 		segs = g.segmentArrays(v, body)
 	}
-	if len(segs) == 0 {
+	if !g.hoisted[v] && !g.visible(v) && !writes(body, v) {
+		stores = g.segmentStores(v, body)
+	}
+	if len(segs) == 0 && len(stores) == 0 {
 		name := g.vars[v]
 		bind := func() { g.declare(v) }
 		if g.visible(v) {
@@ -100,25 +108,46 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		hi = t
 	}
 	g.line("if %s < %s {", lo, hi)
-	names := make([]string, len(segs))
-	for i, a := range segs {
-		names[i] = g.loc.name(g.arrays[a] + "Seg")
-		g.line("%s := %s[%s:%s]", names[i], g.arrays[a], lo, hi)
+	var names []string
+	for _, a := range segs {
+		n := g.loc.name(g.arrays[a] + "Seg")
+		names = append(names, n)
+		g.line("%s := %s[%s:%s]", n, g.arrays[a], lo, hi)
 	}
 	k := g.loc.name("k")
+	excluded := map[lower.Expr]bool{}
+	for _, x := range stores {
+		ti := g.ts[x.T]
+		pres := g.loc.name(ti.local[presentField(x.Level)] + "Seg")
+		names = append(names, pres)
+		g.line("%s := %s[%s:%s]", pres, ti.f(presentField(x.Level)), lo, hi)
+		g.segInsert[x] = pres + "[" + k + "]"
+		excluded[x.At] = true
+		if x.Pos != nil && g.read[x.Pos] {
+			vals := g.loc.name(ti.local[valsField] + "Seg")
+			g.line("%s := %s[%s:%s]", vals, ti.f(valsField), lo, hi)
+			g.segStore[x.Pos] = vals + "[" + k + "]"
+		}
+	}
 	g.line("for %s := range %s {", k, names[0])
 	for i, a := range segs {
 		g.override[loadKey{a, v}] = names[i] + "[" + k + "]"
 	}
 	g.unsync(nil)
 	g.push()
-	if g.readOutside(v, body, segs) {
+	if g.readOutside(v, body, segs, excluded) {
 		g.bind(v, lo+" + "+k)
 	}
 	g.stmt(body)
 	g.pop()
 	for _, a := range segs {
 		delete(g.override, loadKey{a, v})
+	}
+	for _, x := range stores {
+		delete(g.segInsert, x)
+		if x.Pos != nil {
+			delete(g.segStore, x.Pos)
+		}
 	}
 	g.unsync(nil)
 	g.line("}")
@@ -233,15 +262,129 @@ func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array)) {
 	}
 }
 
+// segmentStores lists the positions inserts of body at v that can mark
+// and store through segments: at the top level of body (so run on every
+// iteration, before anything that may fail), into a tensor the function
+// builds, the only statement of body inserting into or initializing that
+// tensor, with the inserted position read only as the position of
+// stores into its last level (not after the loop).
+func (g *gen) segmentStores(v *lower.Var, body lower.Stmt) []*lower.Insert {
+	var out []*lower.Insert
+	for _, s := range topLevel(body) {
+		if mayFail(s) {
+			break
+		}
+		x, ok := s.(*lower.Insert)
+		if !ok || x.At == nil || !isRefTo(x.At, v) || x.T.Input || x.T.Levels[x.Level].Storage != lower.Positions {
+			continue
+		}
+		if _, ok := g.ts[x.T].local[presentField(x.Level)]; !ok {
+			continue
+		}
+		if g.segmentable(x, body) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// segmentable checks the conditions of segmentStores on body's
+// statements other than the insert x.
+func (g *gen) segmentable(x *lower.Insert, body lower.Stmt) bool {
+	q := x.Pos
+	if q != nil && (g.hoisted[q] || writes(body, q) && !writesOnly(body, q, x)) {
+		return false
+	}
+	last := x.Level == x.T.Order()-1
+	ok := true
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		switch s := s.(type) {
+		case *lower.Insert:
+			if s != x && s.T == x.T {
+				ok = false
+			}
+		case *lower.Init:
+			if s.T == x.T {
+				ok = false
+			}
+		case *lower.Store:
+			if q != nil && isRefTo(s.Pos, q) && (s.T != x.T || !last) {
+				ok = false
+			}
+		}
+	})
+	if !ok || q == nil || !g.read[q] {
+		return ok
+	}
+	// q is read only as the position of those stores
+	reads := 0
+	g.walkLive(body, func(e lower.Expr) {
+		lower.WalkExpr(e, func(y lower.Expr) {
+			if isRefTo(y, q) {
+				reads++
+			}
+		})
+	})
+	stores := 0
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		if st, ok := s.(*lower.Store); ok && isRefTo(st.Pos, q) {
+			stores++
+		}
+	})
+	return reads == stores
+}
+
+// writesOnly reports whether x is the only statement of body setting v.
+func writesOnly(body lower.Stmt, v *lower.Var, x *lower.Insert) bool {
+	n := 0
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		switch s := s.(type) {
+		case *lower.Let:
+			if s.V == v {
+				n++
+			}
+		case *lower.Assign:
+			if s.V == v {
+				n++
+			}
+		case *lower.For:
+			if s.V == v {
+				n++
+			}
+		case *lower.ForLevel:
+			if s.Key == v || s.Pos == v {
+				n++
+			}
+		case *lower.Search:
+			if s.Pos == v {
+				n++
+			}
+		case *lower.Locate:
+			if s.Pos == v {
+				n++
+			}
+		case *lower.Insert:
+			if s.Pos == v && s != x {
+				n++
+			}
+		}
+	})
+	return n == 0
+}
+
 // readOutside reports whether the live statements of body read v other
-// than as the index of a load from one of the segments.
-func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []*lower.Array) bool {
+// than as the index of a load from one of the segments or as one of the
+// excluded expressions (the positions of segment stores).
+func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []*lower.Array, excluded map[lower.Expr]bool) bool {
 	inSeg := map[*lower.Array]bool{}
 	for _, a := range segs {
 		inSeg[a] = true
 	}
 	var reads func(e lower.Expr) bool
 	reads = func(e lower.Expr) bool {
+		if excluded[e] {
+			return false
+		}
 		switch x := e.(type) {
 		case *lower.Ref:
 			return x.V == v

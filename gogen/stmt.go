@@ -256,9 +256,13 @@ func (g *gen) initStmt(s *lower.Init) {
 
 func (g *gen) store(s *lower.Store) {
 	ti := g.ts[s.T]
-	pos := g.exprAs(s.Pos, lower.Int)
+	var dst string
+	if r, ok := s.Pos.(*lower.Ref); ok && g.segStore[r.V] != "" {
+		dst = g.segStore[r.V] // through a segment (loops.go)
+	} else {
+		dst = ti.f(valsField) + "[" + g.exprAs(s.Pos, lower.Int) + "]"
+	}
 	x := g.exprAs(s.X, s.T.Leaf)
-	dst := ti.f(valsField) + "[" + pos + "]"
 	switch {
 	case s.Op == lower.Set:
 		g.line("%s = %s", dst, x)

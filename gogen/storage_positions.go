@@ -29,6 +29,12 @@ func (g *gen) positionsRange(ti *tinfo, lv int, q string) (lo, hi string) {
 
 func (g *gen) positionsInsert(ti *tinfo, s *lower.Insert) {
 	lv := s.Level
+	if el, ok := g.segInsert[s]; ok {
+		// in a loop over the positions: marked through a segment, its
+		// position read only by stores through one (loops.go)
+		g.line("%s = true", el)
+		return
+	}
 	present := ti.f(presentField(lv))
 	var c string
 	if s.At != nil {

@@ -126,10 +126,13 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 				}
 				out_present0[k] = true
 				c := t_vals[q1]
-				for p1 := lo1; p1 < hi1; p1++ {
-					out_present1[p1] = true
-					q3 := p1
-					out_vals[q3] += c
+				if lo1 < hi1 {
+					out_present1Seg := out_present1[lo1:hi1]
+					out_valsSeg := out_vals[lo1:hi1]
+					for k2 := range out_present1Seg {
+						out_present1Seg[k2] = true
+						out_valsSeg[k2] += c
+					}
 				}
 			}
 		}

@@ -177,11 +177,11 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 		hi2 := A_pos[i1+1]
 		if lo2 < hi2 {
 			A_valSeg2 := A_val[lo2:hi2]
+			h_prime_present1Seg := h_prime_present1[lo2:hi2]
+			h_prime_valsSeg := h_prime_vals[lo2:hi2]
 			for k3 := range A_valSeg2 {
-				p2 := lo2 + k3
-				h_prime_present1[p2] = true
-				q2 := p2
-				h_prime_vals[q2] += A_valSeg2[k3] * c
+				h_prime_present1Seg[k3] = true
+				h_prime_valsSeg[k3] += A_valSeg2[k3] * c
 			}
 		}
 	}
