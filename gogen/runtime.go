@@ -209,9 +209,10 @@ func (l *PFXAppended) parents(q int) {
 	l.End = append(l.End, make([]int, n-len(l.End))...)
 }
 
-// grow makes Mark hold the key k >= 0.
-func (l *PFXAppended) grow(k int) {
-	l.Mark = append(l.Mark, make([]int32, max(k+1, 2*len(l.Mark), 64)-len(l.Mark))...)
+// grown returns the marks m (l.Mark, or the function's copy of it)
+// grown to hold the key k >= 0.
+func (l *PFXAppended) grown(m []int32, k int) []int32 {
+	return append(m, make([]int32, max(k+1, 2*len(m), 64)-len(m))...)
 }
 
 // span returns the children of parent: lo..hi-1.

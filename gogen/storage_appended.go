@@ -18,15 +18,16 @@ func appKeys(lv int) string  { return appField(lv) + ".Keys" }
 func appMark(lv int) string  { return appField(lv) + ".Mark" }
 func appCur(lv int) string   { return appField(lv) + ".Cur" }
 func appFirst(lv int) string { return appField(lv) + ".First" }
-func appStart(lv int) string { return appField(lv) + ".Start" }
-func appEnd(lv int) string   { return appField(lv) + ".End" }
 
 func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	lv := s.Level
 	q := g.simple(s.Parent, lower.Int, "q")
 	k := g.simple(s.Key, lower.Int, "k")
 	keys, mark, cur, first := ti.f(appKeys(lv)), ti.f(appMark(lv)), ti.f(appCur(lv)), ti.f(appFirst(lv))
-	start, end := ti.f(appStart(lv)), ti.f(appEnd(lv))
+	// Start and End stay in the struct: only a new burst reads them, and
+	// parents, which grows them, touches nothing else
+	lvl := ti.ptr + "." + appField(lv)
+	start, end := lvl+".Start", lvl+".End"
 	// a new parent: the current burst ends, q's begins
 	g.line("if %s != %s+1 {", cur, q)
 	g.line("if %s != 0 {\n%s[%s-1] = len(%s)\n}", cur, end, cur, keys)
@@ -34,11 +35,8 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	g.line("if %s < 0 {", q)
 	g.returnErr(g.errorf("internal error: the parent %d of an appended level is negative", q))
 	g.line("}")
-	g.syncOut(ti)
-	g.line("%s.%s.parents(%s)", ti.ptr, appField(lv), q)
-	g.syncIn(ti)
+	g.line("%s.parents(%s)", lvl, q)
 	g.line("}")
-	g.unsync(ti)
 	g.line("if %s[%s] != 0 {", start, q)
 	g.returnErr(g.errorf("internal error: the parent %d of an appended level is filled twice", q))
 	g.line("}")
@@ -49,11 +47,8 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	g.line("if %s < 0 {", k)
 	g.returnErr(g.errorf("key %d of an appended level is negative", k))
 	g.line("}")
-	g.syncOut(ti)
-	g.line("%s.%s.grow(%s)", ti.ptr, appField(lv), k)
-	g.syncIn(ti)
+	g.line("%s = %s.grown(%s, %s)", mark, lvl, mark, k)
 	g.line("}")
-	g.unsync(ti)
 	c := g.loc.name("c")
 	g.line("%s := int(%s[%s]) - 1", c, mark, k)
 	g.line("if %s < %s {", c, first)

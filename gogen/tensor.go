@@ -103,7 +103,7 @@ func (g *gen) newTensor(t *lower.Tensor) {
 		case lower.Positions:
 			hoist(presentField(lv))
 		case lower.Appended:
-			for _, f := range []string{appKeys(lv), appMark(lv), appCur(lv), appFirst(lv), appStart(lv), appEnd(lv)} {
+			for _, f := range []string{appKeys(lv), appMark(lv), appCur(lv), appFirst(lv)} {
 				hoist(f)
 			}
 		}

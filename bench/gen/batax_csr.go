@@ -51,8 +51,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	out_a1_mark := dst.A1.Mark
 	out_a1_cur := dst.A1.Cur
 	out_a1_first := dst.A1.First
-	out_a1_start := dst.A1.Start
-	out_a1_end := dst.A1.End
 	tpos := ws.tpos
 	tpar := ws.tpar
 	tat := ws.tat
@@ -63,8 +61,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	out_a1_mark = dst.A1.Mark
 	out_a1_cur = dst.A1.Cur
 	out_a1_first = dst.A1.First
-	out_a1_start = dst.A1.Start
-	out_a1_end = dst.A1.End
 	var n1 int
 	tpos, tpar, tat, n1 = batax_csrTranspose(A_pos, A_idx, 0, A_len, tpos, tpar, tat)
 	ws.tpos, ws.tpar, ws.tat = tpos, tpar, tat
@@ -81,8 +77,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				dst.A1.Mark = out_a1_mark
 				dst.A1.Cur = out_a1_cur
 				dst.A1.First = out_a1_first
-				dst.A1.Start = out_a1_start
-				dst.A1.End = out_a1_end
 				return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
 			}
 			q := j
@@ -104,9 +98,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 								v := A_valSeg[k1] * c
 								if out_a1_cur != q+1 {
 									if out_a1_cur != 0 {
-										out_a1_end[out_a1_cur-1] = len(out_a1_keys)
+										dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
 									}
-									if uint(q) >= uint(len(out_a1_start)) {
+									if uint(q) >= uint(len(dst.A1.Start)) {
 										if q < 0 {
 											dst.Vals = out_vals
 											dst.N0 = out_n0
@@ -114,40 +108,20 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 											dst.A1.Mark = out_a1_mark
 											dst.A1.Cur = out_a1_cur
 											dst.A1.First = out_a1_first
-											dst.A1.Start = out_a1_start
-											dst.A1.End = out_a1_end
 											return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is negative", q)
 										}
-										dst.Vals = out_vals
-										dst.N0 = out_n0
-										dst.A1.Keys = out_a1_keys
-										dst.A1.Mark = out_a1_mark
-										dst.A1.Cur = out_a1_cur
-										dst.A1.First = out_a1_first
-										dst.A1.Start = out_a1_start
-										dst.A1.End = out_a1_end
 										dst.A1.parents(q)
-										out_vals = dst.Vals
-										out_n0 = dst.N0
-										out_a1_keys = dst.A1.Keys
-										out_a1_mark = dst.A1.Mark
-										out_a1_cur = dst.A1.Cur
-										out_a1_first = dst.A1.First
-										out_a1_start = dst.A1.Start
-										out_a1_end = dst.A1.End
 									}
-									if out_a1_start[q] != 0 {
+									if dst.A1.Start[q] != 0 {
 										dst.Vals = out_vals
 										dst.N0 = out_n0
 										dst.A1.Keys = out_a1_keys
 										dst.A1.Mark = out_a1_mark
 										dst.A1.Cur = out_a1_cur
 										dst.A1.First = out_a1_first
-										dst.A1.Start = out_a1_start
-										dst.A1.End = out_a1_end
 										return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
 									}
-									out_a1_start[q] = len(out_a1_keys) + 1
+									dst.A1.Start[q] = len(out_a1_keys) + 1
 									out_a1_first, out_a1_cur = len(out_a1_keys), q+1
 								}
 								if uint(j1) >= uint(len(out_a1_mark)) {
@@ -158,27 +132,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 										dst.A1.Mark = out_a1_mark
 										dst.A1.Cur = out_a1_cur
 										dst.A1.First = out_a1_first
-										dst.A1.Start = out_a1_start
-										dst.A1.End = out_a1_end
 										return fmt.Errorf("batax_csr: key %d of an appended level is negative", j1)
 									}
-									dst.Vals = out_vals
-									dst.N0 = out_n0
-									dst.A1.Keys = out_a1_keys
-									dst.A1.Mark = out_a1_mark
-									dst.A1.Cur = out_a1_cur
-									dst.A1.First = out_a1_first
-									dst.A1.Start = out_a1_start
-									dst.A1.End = out_a1_end
-									dst.A1.grow(j1)
-									out_vals = dst.Vals
-									out_n0 = dst.N0
-									out_a1_keys = dst.A1.Keys
-									out_a1_mark = dst.A1.Mark
-									out_a1_cur = dst.A1.Cur
-									out_a1_first = dst.A1.First
-									out_a1_start = dst.A1.Start
-									out_a1_end = dst.A1.End
+									out_a1_mark = dst.A1.grown(out_a1_mark, j1)
 								}
 								c1 := int(out_a1_mark[j1]) - 1
 								if c1 < out_a1_first {
@@ -202,8 +158,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	dst.A1.Mark = out_a1_mark
 	dst.A1.Cur = out_a1_cur
 	dst.A1.First = out_a1_first
-	dst.A1.Start = out_a1_start
-	dst.A1.End = out_a1_end
 	return nil
 }
 
@@ -342,9 +296,10 @@ func (l *batax_csrAppended) parents(q int) {
 	l.End = append(l.End, make([]int, n-len(l.End))...)
 }
 
-// grow makes Mark hold the key k >= 0.
-func (l *batax_csrAppended) grow(k int) {
-	l.Mark = append(l.Mark, make([]int32, max(k+1, 2*len(l.Mark), 64)-len(l.Mark))...)
+// grown returns the marks m (l.Mark, or the function's copy of it)
+// grown to hold the key k >= 0.
+func (l *batax_csrAppended) grown(m []int32, k int) []int32 {
+	return append(m, make([]int32, max(k+1, 2*len(m), 64)-len(m))...)
 }
 
 // span returns the children of parent: lo..hi-1.

@@ -45,8 +45,6 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	out_a1_mark := dst.A1.Mark
 	out_a1_cur := dst.A1.Cur
 	out_a1_first := dst.A1.First
-	out_a1_start := dst.A1.Start
-	out_a1_end := dst.A1.End
 	dst.init(V1_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
@@ -54,8 +52,6 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	out_a1_mark = dst.A1.Mark
 	out_a1_cur = dst.A1.Cur
 	out_a1_first = dst.A1.First
-	out_a1_start = dst.A1.Start
-	out_a1_end = dst.A1.End
 	for i := 0; i < V1_len; i++ {
 		if uint(i) >= uint(out_n0) {
 			dst.Vals = out_vals
@@ -64,16 +60,14 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 			dst.A1.Mark = out_a1_mark
 			dst.A1.Cur = out_a1_cur
 			dst.A1.First = out_a1_first
-			dst.A1.Start = out_a1_start
-			dst.A1.End = out_a1_end
 			return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
 		}
 		q := i
 		if out_a1_cur != q+1 {
 			if out_a1_cur != 0 {
-				out_a1_end[out_a1_cur-1] = len(out_a1_keys)
+				dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
 			}
-			if uint(q) >= uint(len(out_a1_start)) {
+			if uint(q) >= uint(len(dst.A1.Start)) {
 				if q < 0 {
 					dst.Vals = out_vals
 					dst.N0 = out_n0
@@ -81,40 +75,20 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 					dst.A1.Mark = out_a1_mark
 					dst.A1.Cur = out_a1_cur
 					dst.A1.First = out_a1_first
-					dst.A1.Start = out_a1_start
-					dst.A1.End = out_a1_end
 					return fmt.Errorf("vva_dense: internal error: the parent %d of an appended level is negative", q)
 				}
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				dst.A1.Keys = out_a1_keys
-				dst.A1.Mark = out_a1_mark
-				dst.A1.Cur = out_a1_cur
-				dst.A1.First = out_a1_first
-				dst.A1.Start = out_a1_start
-				dst.A1.End = out_a1_end
 				dst.A1.parents(q)
-				out_vals = dst.Vals
-				out_n0 = dst.N0
-				out_a1_keys = dst.A1.Keys
-				out_a1_mark = dst.A1.Mark
-				out_a1_cur = dst.A1.Cur
-				out_a1_first = dst.A1.First
-				out_a1_start = dst.A1.Start
-				out_a1_end = dst.A1.End
 			}
-			if out_a1_start[q] != 0 {
+			if dst.A1.Start[q] != 0 {
 				dst.Vals = out_vals
 				dst.N0 = out_n0
 				dst.A1.Keys = out_a1_keys
 				dst.A1.Mark = out_a1_mark
 				dst.A1.Cur = out_a1_cur
 				dst.A1.First = out_a1_first
-				dst.A1.Start = out_a1_start
-				dst.A1.End = out_a1_end
 				return fmt.Errorf("vva_dense: internal error: the parent %d of an appended level is filled twice", q)
 			}
-			out_a1_start[q] = len(out_a1_keys) + 1
+			dst.A1.Start[q] = len(out_a1_keys) + 1
 			out_a1_first, out_a1_cur = len(out_a1_keys), q+1
 		}
 		if uint(i) >= uint(len(out_a1_mark)) {
@@ -125,27 +99,9 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 				dst.A1.Mark = out_a1_mark
 				dst.A1.Cur = out_a1_cur
 				dst.A1.First = out_a1_first
-				dst.A1.Start = out_a1_start
-				dst.A1.End = out_a1_end
 				return fmt.Errorf("vva_dense: key %d of an appended level is negative", i)
 			}
-			dst.Vals = out_vals
-			dst.N0 = out_n0
-			dst.A1.Keys = out_a1_keys
-			dst.A1.Mark = out_a1_mark
-			dst.A1.Cur = out_a1_cur
-			dst.A1.First = out_a1_first
-			dst.A1.Start = out_a1_start
-			dst.A1.End = out_a1_end
-			dst.A1.grow(i)
-			out_vals = dst.Vals
-			out_n0 = dst.N0
-			out_a1_keys = dst.A1.Keys
-			out_a1_mark = dst.A1.Mark
-			out_a1_cur = dst.A1.Cur
-			out_a1_first = dst.A1.First
-			out_a1_start = dst.A1.Start
-			out_a1_end = dst.A1.End
+			out_a1_mark = dst.A1.grown(out_a1_mark, i)
 		}
 		c := int(out_a1_mark[i]) - 1
 		if c < out_a1_first {
@@ -163,8 +119,6 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	dst.A1.Mark = out_a1_mark
 	dst.A1.Cur = out_a1_cur
 	dst.A1.First = out_a1_first
-	dst.A1.Start = out_a1_start
-	dst.A1.End = out_a1_end
 	return nil
 }
 
@@ -295,9 +249,10 @@ func (l *vva_denseAppended) parents(q int) {
 	l.End = append(l.End, make([]int, n-len(l.End))...)
 }
 
-// grow makes Mark hold the key k >= 0.
-func (l *vva_denseAppended) grow(k int) {
-	l.Mark = append(l.Mark, make([]int32, max(k+1, 2*len(l.Mark), 64)-len(l.Mark))...)
+// grown returns the marks m (l.Mark, or the function's copy of it)
+// grown to hold the key k >= 0.
+func (l *vva_denseAppended) grown(m []int32, k int) []int32 {
+	return append(m, make([]int32, max(k+1, 2*len(m), 64)-len(m))...)
 }
 
 // span returns the children of parent: lo..hi-1.
