@@ -22,6 +22,8 @@ import (
 //     array grows monotonically.
 
 func (g *gen) forStmt(s *lower.For) {
+	accs := g.promote(s) // accum.go
+	defer g.flush(accs)
 	if g.flatten(s) {
 		return
 	}

@@ -70,6 +70,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 				x = x_val[i]
 			}
 			c1 := x
+			acc := 0.0
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -80,7 +81,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 						x1 = x_val[j]
 					}
 					c := A_valSeg[k] * (c1 - x1)
-					out_vals[q] += c
+					acc += c
 					if uint(j) >= uint(len(out_vals)) {
 						dst.Vals = out_vals
 						dst.N0 = out_n0
@@ -90,6 +91,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 					out_vals[q1] += -c
 				}
 			}
+			out_vals[q] += acc
 		}
 	}
 	dst.Vals = out_vals
