@@ -25,8 +25,13 @@
 // key is present, a presence slice; a sparse level (Gustavson's
 // workspace) a marker slice and the list of its keys; a hashed level a
 // generated open-addressing table keyed by (parent position, key), its
-// children chained in insertion order; a positions level the input's own
-// arrays. Values are one slice, Vals. The result type (FUNCResult) also
+// children chained in insertion order; an appended level (each parent's
+// children inserted in one burst) its keys in insertion order, each
+// parent's consecutive, and per-key marks of the current parent's
+// (Gustavson's workspace row appended to a compressed result); a
+// positions level the input's own arrays. A Transpose (a counting sort of
+// a compressed level) fills int slices the function keeps in the
+// workspace. Values are one slice, Vals. The result type (FUNCResult) also
 // has Reset, Entries (every value with its keys, ascending, as
 // exec.Result.Entries) and String (an SDQL value literal).
 //
@@ -36,9 +41,11 @@
 // (a loop over a compressed level's positions runs over the arrays'
 // segments, and a loop over all rows of a level only to loop over their
 // positions becomes one loop over all positions, so Go checks no bounds
-// but the gathers' and scatters'), a Select is an if into a temporary, so
-// each branch is evaluated only when taken, and a Fail returns an error
-// naming the program position. The tensors' hot fields are locals. A key
+// but the gathers' and scatters'; a result stored on an input's
+// positions is marked and stored through segments too; a value a loop
+// adds into at a fixed position is summed in a local first), a Select is
+// an if into a temporary, so each branch is evaluated only when taken,
+// and a Fail returns an error naming the program position. The tensors' hot fields are locals. A key
 // a dense result cannot hold and an input that breaks its format's
 // invariants (a runtime error of Go's bounds checks, recovered) are
 // errors too: the function never panics on its inputs.
