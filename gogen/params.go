@@ -150,6 +150,15 @@ func (g *gen) paramDoc() []string {
 		lines[len(lines)-1] = last[:len(last)-1] + "."
 		lines = append([]string{"Its parameters come from the inputs:", ""}, lines...)
 	}
+	if len(g.p.Ordered) > 0 {
+		var names []string
+		for _, a := range g.p.Ordered {
+			names = append(names, g.arrays[a])
+		}
+		lines = append(lines, "", fmt.Sprintf("It relies on the coordinates %s being strictly ascending within", strings.Join(names, ", ")),
+			"each parent, as their format promises (formats.Tensor.Validate checks it):",
+			"it does not check them.")
+	}
 	return lines
 }
 

@@ -37,6 +37,10 @@ import (
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
 //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
 //
+// It relies on the coordinates A_idx being strictly ascending within
+// each parent, as their format promises (formats.Tensor.Validate checks it):
+// it does not check them.
+//
 // It writes its result into dst (see wl_mlp2_gradResult), emptied first.
 // It keeps its intermediates in ws (see wl_mlp2_gradWork).
 // An input that breaks its format's invariants, or a key a dense result
