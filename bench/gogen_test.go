@@ -152,7 +152,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Skip("no workloads folder: gengo would leave the workloads' kernels out")
 	}
 	dir := t.TempDir()
-	for _, f := range []string{"value.go"} {
+	for _, f := range []string{"value.go", "bind.go"} {
 		src, err := os.ReadFile(filepath.Join("gen", f))
 		if err != nil {
 			t.Fatal(err)

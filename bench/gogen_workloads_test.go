@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"fmt"
 	"testing"
 
-	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/bench/gen"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -23,36 +21,14 @@ func generatedWorkload(cs *WorkloadCase) (func(), error) {
 }
 
 func bindGeneratedWorkload(cs *WorkloadCase) (run func(), value func() sdql.Value, err error) {
-	mk := gen.BindWorkload[cs.Program+"_"+cs.Mode]
-	if cs.Variant != nil || mk == nil {
+	if cs.Variant != nil {
 		return nil, nil, nil
 	}
 	inputs, err := cs.Data.Inputs(cs.Names)
 	if err != nil {
 		return nil, nil, err
 	}
-	q, err := nablasd.Prepare(cs.Src, inputs, &nablasd.Options{File: cs.File})
-	if err != nil {
-		return nil, nil, err
-	}
-	var wrt []string
-	if cs.Wrt != "" {
-		wrt = []string{cs.Wrt}
-	}
-	p, err := q.Plan(wrt...)
-	if err != nil {
-		return nil, nil, err
-	}
-	var bindErr error
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				bindErr = fmt.Errorf("bench: the generated kernel of %s does not bind to its plan: %v", cs.Name(), r)
-			}
-		}()
-		run, value = mk(p.Bindings)
-	}()
-	return run, value, bindErr
+	return gen.WorkloadRun(cs.Program, cs.Mode, cs.Src, cs.File, cs.Wrt, inputs)
 }
 
 // TestGeneratedWorkloads runs the checked-in generated kernels of every

@@ -178,10 +178,11 @@ func (cs *WorkloadCase) Name() string {
 
 // GeneratedWorkload is the hook of system=generated: it binds the Go that
 // nablasd generates ahead of time for the case (compiled into the
-// benchmark binary) and returns its run, or nil when there is none. It is
-// nil until Go generation from the loop IR provides workload kernels;
-// the benchmarks and the report leave system=generated out while it
-// returns nil.
+// benchmark binary) and returns its run, or nil when there is none. The
+// package's tests and bench/cmd/report set it to the checked-in kernels
+// of bench/gen (gen.WorkloadRun; this package cannot import them: gengo,
+// which writes them, imports it); while it is nil or returns nil, the
+// benchmarks and the report leave system=generated out.
 var GeneratedWorkload func(cs *WorkloadCase) (run func(), err error)
 
 // Generated returns the run of the case's generated Go through the

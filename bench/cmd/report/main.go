@@ -108,7 +108,22 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
+// generatedWorkload binds the checked-in generated Go of a workload
+// (bench/gen, the original spelling only) to the case's inputs.
+func generatedWorkload(cs *bench.WorkloadCase) (func(), error) {
+	if cs.Variant != nil {
+		return nil, nil
+	}
+	inputs, err := cs.Data.Inputs(cs.Names)
+	if err != nil {
+		return nil, err
+	}
+	run, _, err := gen.WorkloadRun(cs.Program, cs.Mode, cs.Src, cs.File, cs.Wrt, inputs)
+	return run, err
+}
+
 func main() {
+	bench.GeneratedWorkload = generatedWorkload
 	inputs := flag.String("inputs", strings.Join(bench.Inputs, ","), "inputs")
 	kernels := flag.String("kernels", "", "kernels (default all; none: no kernel tables)")
 	rounds := flag.Int("rounds", 5, "interleaved timing rounds")

@@ -268,7 +268,7 @@ func printWorkloads(rows []*workloadRow) {
 			genUs, genRatio, r.allocs, float64(r.compile.Microseconds())/1e3)
 	}
 	w.Flush()
-	fmt.Println("compiled: nablasd's kernel through the root package (Kernel.Run into a reused Result); gen: Go generated ahead of time (none yet: bench.GeneratedWorkload);")
+	fmt.Println("compiled: nablasd's kernel through the root package (Kernel.Run into a reused Result); gen: Go generated ahead of time (bench/gen, go run ./bench/cmd/gengo);")
 	fmt.Println("compile: Prepare, Compile and the first run; allocs/run: of one compiled run after the first")
 }
 
