@@ -106,11 +106,10 @@ var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_
 		b_val := []float64(in_["b_val"].(sdql.RealArray))
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
-		w_ := &wl_least_squares_evalWork{}
 		var r_ float64
 		return func() {
 			var err error
-			if r_, err = wl_least_squares_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, w_); err != nil {
+			if r_, err = wl_least_squares_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val); err != nil {
 				panic(err)
 			}
 		}, func() sdql.Value { return ScalarValue(r_) }
@@ -125,9 +124,8 @@ var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
 		d_ := &wl_least_squares_gradResult{}
-		w_ := &wl_least_squares_gradWork{}
 		return func() {
-			if err := wl_least_squares_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, d_, w_); err != nil {
+			if err := wl_least_squares_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, d_); err != nil {
 				panic(err)
 			}
 		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
@@ -175,11 +173,10 @@ var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_
 		lambda := float64(in_["lambda"].(sdql.Real))
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
-		w_ := &wl_ridge_evalWork{}
 		var r_ float64
 		return func() {
 			var err error
-			if r_, err = wl_ridge_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, w_); err != nil {
+			if r_, err = wl_ridge_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val); err != nil {
 				panic(err)
 			}
 		}, func() sdql.Value { return ScalarValue(r_) }
@@ -195,9 +192,8 @@ var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
 		d_ := &wl_ridge_gradResult{}
-		w_ := &wl_ridge_gradWork{}
 		return func() {
-			if err := wl_ridge_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, d_, w_); err != nil {
+			if err := wl_ridge_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, d_); err != nil {
 				panic(err)
 			}
 		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }

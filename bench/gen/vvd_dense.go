@@ -45,7 +45,7 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	out_n0 = dst.N0
 	for i := 0; i < V1_len; i++ {
 		x := 0.0
-		if 0 <= i && i < V2_len {
+		if i < V2_len {
 			x = V2_val[i]
 		}
 		v := x

@@ -56,19 +56,16 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 			for k := range R_idxSeg {
 				j := R_idxSeg[k]
 				s2 := 0.0
-				if 0 <= i && i < U_rows {
+				if i < U_rows {
 					if 0 < U_cols {
 						c := U_cols * i
+						b := 0 <= j && j < W_rows
 						for i1 := 0; i1 < U_cols; i1++ {
-							x1 := 0.0
-							if 0 <= j && j < W_rows {
-								x := 0.0
-								if 0 <= i1 && i1 < W_cols {
-									x += W_val[W_cols*j+i1]
-								}
-								x1 += x
+							x2 := 0.0
+							if b && i1 < W_cols {
+								x2 = W_val[W_cols*j+i1]
 							}
-							s2 += U_val[c+i1] * x1
+							s2 += U_val[c+i1] * x2
 						}
 					}
 				}

@@ -73,57 +73,48 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 			for k := range R_idxSeg {
 				j := R_idxSeg[k]
 				s := 0.0
-				if 0 <= i && i < U_rows {
+				if i < U_rows {
 					if 0 < U_cols {
-						c2 := U_cols * i
+						c3 := U_cols * i
+						b := 0 <= j && j < W_rows
 						for i1 := 0; i1 < U_cols; i1++ {
-							x1 := 0.0
-							if 0 <= j && j < W_rows {
-								x := 0.0
-								if 0 <= i1 && i1 < W_cols {
-									x += W_val[W_cols*j+i1]
-								}
-								x1 += x
+							x4 := 0.0
+							if b && i1 < W_cols {
+								x4 = W_val[W_cols*j+i1]
 							}
-							s += U_val[c2+i1] * x1
+							s += U_val[c3+i1] * x4
 						}
 					}
 				}
 				e := R_valSeg[k] - s
 				c := e + e
-				if 0 <= i && i < U_rows {
+				if i < U_rows {
 					if 0 < U_cols {
-						c3 := -c
+						c4 := -c
+						b1 := 0 <= j && j < W_rows
 						for i2 := 0; i2 < U_cols; i2++ {
-							x3 := 0.0
-							if 0 <= j && j < W_rows {
-								x2 := 0.0
-								if 0 <= i2 && i2 < W_cols {
-									x2 += W_val[W_cols*j+i2]
-								}
-								x3 += x2
+							x5 := 0.0
+							if b1 && i2 < W_cols {
+								x5 = W_val[W_cols*j+i2]
 							}
-							c1 := c3 * x3
-							if 0 <= i && i < U_rows {
-								if 0 <= i2 && i2 < U_cols {
-									if uint(i) >= uint(out_n0) {
-										dst.Vals = out_vals
-										dst.N0 = out_n0
-										dst.N1 = out_n1
-										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-									}
-									q := i
-									if uint(i2) >= uint(out_n1) {
-										dst.Vals = out_vals
-										dst.N0 = out_n0
-										dst.N1 = out_n1
-										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i2, out_n1-1)
-									}
-									c4 := q*out_n1 + i2
-									q1 := c4
-									out_vals[q1] += c1
-								}
+							c1 := x5
+							c2 := c4 * c1
+							if uint(i) >= uint(out_n0) {
+								dst.Vals = out_vals
+								dst.N0 = out_n0
+								dst.N1 = out_n1
+								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 							}
+							q := i
+							if uint(i2) >= uint(out_n1) {
+								dst.Vals = out_vals
+								dst.N0 = out_n0
+								dst.N1 = out_n1
+								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i2, out_n1-1)
+							}
+							c5 := q*out_n1 + i2
+							q1 := c5
+							out_vals[q1] += c2
 						}
 					}
 				}

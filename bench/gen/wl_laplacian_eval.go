@@ -49,7 +49,7 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 		hi := A_pos[i+1]
 		if lo < hi {
 			x := 0.0
-			if 0 <= i && i < x_len {
+			if i < x_len {
 				x = x_val[i]
 			}
 			c := x

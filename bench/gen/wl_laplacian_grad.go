@@ -66,7 +66,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 			}
 			q := i
 			x := 0.0
-			if 0 <= i && i < x_len {
+			if i < x_len {
 				x = x_val[i]
 			}
 			c1 := x

@@ -31,147 +31,55 @@ import (
 //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
 //
 // It returns its result, a float64.
-// It keeps its intermediates in ws (see wl_least_squares_evalWork).
 // An input that breaks its format's invariants, or a key a dense result
 // cannot hold, is an error; so is a failure of the program (its position
 // and message).
-func wl_least_squares_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len int, b_val []float64, x_len int, x_val []float64, ws *wl_least_squares_evalWork) (result float64, err error) {
-	if ws == nil {
-		return 0, fmt.Errorf("wl_least_squares_eval: nil workspace")
-	}
+func wl_least_squares_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len int, b_val []float64, x_len int, x_val []float64) (result float64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e, ok := r.(runtime.Error)
 			if !ok {
 				panic(r)
 			}
-			*ws = wl_least_squares_evalWork{}
 			err = fmt.Errorf("wl_least_squares_eval: %v (an input breaks its format's invariants)", e)
 		}
 	}()
 	A_val = A_val[:len(A_idx)]
 	b_val = b_val[:b_len]
 	x_val = x_val[:x_len]
-	t := &ws.t
-	t_vals := t.Vals
-	t_n0 := t.N0
-	t_present0 := t.Present0
 	s := 0.0
-	x := A_len
+	x2 := A_len
 	if A_len < b_len {
-		x = b_len
+		x2 = b_len
 	}
-	t.init(x)
-	t_vals = t.Vals
-	t_n0 = t.N0
-	t_present0 = t.Present0
-	for i := 0; i < A_len; i++ {
-		s1 := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			A_idxSeg := A_idx[lo:hi]
-			A_valSeg := A_val[lo:hi]
-			for k1 := range A_idxSeg {
-				j := A_idxSeg[k1]
-				x1 := 0.0
-				if 0 <= j && j < x_len {
-					x1 = x_val[j]
+	n := x2
+	for i := 0; i < n; i++ {
+		x := 0.0
+		if i < A_len {
+			s1 := 0.0
+			lo := A_pos[i]
+			hi := A_pos[i+1]
+			if lo < hi {
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				for k := range A_idxSeg {
+					j := A_idxSeg[k]
+					x3 := 0.0
+					if 0 <= j && j < x_len {
+						x3 = x_val[j]
+					}
+					s1 += A_valSeg[k] * x3
 				}
-				s1 += A_valSeg[k1] * x1
 			}
+			x += s1
 		}
-		if uint(i) >= uint(t_n0) {
-			if i < 0 {
-				t.Vals = t_vals
-				t.N0 = t_n0
-				t.Present0 = t_present0
-				return 0, fmt.Errorf("wl_least_squares_eval: key %d of a dense result is negative", i)
-			}
-			t.Vals = t_vals
-			t.N0 = t_n0
-			t.Present0 = t_present0
-			t.grow0(i)
-			t_vals = t.Vals
-			t_n0 = t.N0
-			t_present0 = t.Present0
+		x4 := 0.0
+		if i < b_len {
+			x4 = b_val[i]
 		}
-		t_present0[i] = true
-		q := i
-		t_vals[q] += s1
-	}
-	for i1 := 0; i1 < b_len; i1++ {
-		if uint(i1) >= uint(t_n0) {
-			if i1 < 0 {
-				t.Vals = t_vals
-				t.N0 = t_n0
-				t.Present0 = t_present0
-				return 0, fmt.Errorf("wl_least_squares_eval: key %d of a dense result is negative", i1)
-			}
-			t.Vals = t_vals
-			t.N0 = t_n0
-			t.Present0 = t_present0
-			t.grow0(i1)
-			t_vals = t.Vals
-			t_n0 = t.N0
-			t_present0 = t.Present0
-		}
-		t_present0[i1] = true
-		q1 := i1
-		t_vals[q1] += -1.0 * b_val[i1]
-	}
-	n := t_n0
-	for k2 := 0; k2 < n; k2++ {
-		if !t_present0[k2] {
-			continue
-		}
-		q2 := k2
-		e := t_vals[q2]
+		e := x - x4
 		s += 0.5 * e * e
 	}
 	out := s
-	t.Vals = t_vals
-	t.N0 = t_n0
-	t.Present0 = t_present0
 	return out, nil
-}
-
-// wl_least_squares_eval_t is the tensor t of wl_least_squares_eval, of type {int -> real}, stored in 1 level(s):
-//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
-//
-// Vals[c] is the value at position c of the last level.
-type wl_least_squares_eval_t struct {
-	N0       int
-	Present0 []bool
-	Vals     []float64
-}
-
-// init empties t and sizes its levels, reusing its memory.
-func (t *wl_least_squares_eval_t) init(n0 int) {
-	t.N0 = max(n0, t.N0)
-	if n := t.N0; cap(t.Present0) >= n {
-		t.Present0 = t.Present0[:n]
-		clear(t.Present0)
-	} else {
-		t.Present0 = make([]bool, n)
-	}
-	if n := t.N0; cap(t.Vals) >= n {
-		t.Vals = t.Vals[:n]
-		clear(t.Vals)
-	} else {
-		t.Vals = make([]float64, n)
-	}
-}
-
-// grow0 grows level 0 of t to hold the key k >= 0.
-func (t *wl_least_squares_eval_t) grow0(k int) {
-	t.N0 = max(k+1, 2*t.N0, 8)
-	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
-	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
-}
-
-// wl_least_squares_evalWork holds wl_least_squares_eval's intermediate tensors across calls, so that their
-// memory is reused; the zero value is ready.
-type wl_least_squares_evalWork struct {
-	t wl_least_squares_eval_t
 }

@@ -37,16 +37,12 @@ import (
 //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
 //
 // It writes its result into dst (see wl_least_squares_gradResult), emptied first.
-// It keeps its intermediates in ws (see wl_least_squares_gradWork).
 // An input that breaks its format's invariants, or a key a dense result
 // cannot hold, is an error; so is a failure of the program (its position
 // and message).
-func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len int, b_val []float64, x_len int, x_val []float64, dst *wl_least_squares_gradResult, ws *wl_least_squares_gradWork) (err error) {
+func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len int, b_val []float64, x_len int, x_val []float64, dst *wl_least_squares_gradResult) (err error) {
 	if dst == nil {
 		return fmt.Errorf("wl_least_squares_grad: nil destination")
-	}
-	if ws == nil {
-		return fmt.Errorf("wl_least_squares_grad: nil workspace")
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -55,125 +51,70 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 				panic(r)
 			}
 			*dst = wl_least_squares_gradResult{}
-			*ws = wl_least_squares_gradWork{}
 			err = fmt.Errorf("wl_least_squares_grad: %v (an input breaks its format's invariants)", e)
 		}
 	}()
 	A_val = A_val[:len(A_idx)]
 	b_val = b_val[:b_len]
 	x_val = x_val[:x_len]
-	t := &ws.t
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	t_vals := t.Vals
-	t_n0 := t.N0
-	t_present0 := t.Present0
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	x := A_len
+	x2 := A_len
 	if A_len < b_len {
-		x = b_len
+		x2 = b_len
 	}
-	t.init(x)
-	t_vals = t.Vals
-	t_n0 = t.N0
-	t_present0 = t.Present0
-	for i := 0; i < A_len; i++ {
-		s := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			A_idxSeg := A_idx[lo:hi]
-			A_valSeg := A_val[lo:hi]
-			for k1 := range A_idxSeg {
-				j := A_idxSeg[k1]
-				x1 := 0.0
-				if 0 <= j && j < x_len {
-					x1 = x_val[j]
+	n := x2
+	for i := 0; i < n; i++ {
+		x := 0.0
+		if i < A_len {
+			s := 0.0
+			lo := A_pos[i]
+			hi := A_pos[i+1]
+			if lo < hi {
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				for k := range A_idxSeg {
+					j := A_idxSeg[k]
+					x3 := 0.0
+					if 0 <= j && j < x_len {
+						x3 = x_val[j]
+					}
+					s += A_valSeg[k] * x3
 				}
-				s += A_valSeg[k1] * x1
 			}
+			x += s
 		}
-		if uint(i) >= uint(t_n0) {
-			if i < 0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				t.Vals = t_vals
-				t.N0 = t_n0
-				t.Present0 = t_present0
-				return fmt.Errorf("wl_least_squares_grad: key %d of a dense result is negative", i)
-			}
-			t.Vals = t_vals
-			t.N0 = t_n0
-			t.Present0 = t_present0
-			t.grow0(i)
-			t_vals = t.Vals
-			t_n0 = t.N0
-			t_present0 = t.Present0
+		x4 := 0.0
+		if i < b_len {
+			x4 = b_val[i]
 		}
-		t_present0[i] = true
-		q := i
-		t_vals[q] += s
-	}
-	for i1 := 0; i1 < b_len; i1++ {
-		if uint(i1) >= uint(t_n0) {
-			if i1 < 0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				t.Vals = t_vals
-				t.N0 = t_n0
-				t.Present0 = t_present0
-				return fmt.Errorf("wl_least_squares_grad: key %d of a dense result is negative", i1)
-			}
-			t.Vals = t_vals
-			t.N0 = t_n0
-			t.Present0 = t_present0
-			t.grow0(i1)
-			t_vals = t.Vals
-			t_n0 = t.N0
-			t_present0 = t.Present0
-		}
-		t_present0[i1] = true
-		q1 := i1
-		t_vals[q1] += -1.0 * b_val[i1]
-	}
-	n := t_n0
-	for k := 0; k < n; k++ {
-		if !t_present0[k] {
-			continue
-		}
-		q2 := k
-		e := t_vals[q2]
+		e := x - x4
 		c := e + e
-		if 0 <= k && k < A_len {
-			lo1 := A_pos[k]
-			hi1 := A_pos[k+1]
+		if i < A_len {
+			lo1 := A_pos[i]
+			hi1 := A_pos[i+1]
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
-				for k2 := range A_idxSeg1 {
-					j1 := A_idxSeg1[k2]
-					v := 0.5 * (A_valSeg1[k2] * c)
+				for k1 := range A_idxSeg1 {
+					j1 := A_idxSeg1[k1]
+					v := 0.5 * (A_valSeg1[k1] * c)
 					if uint(j1) >= uint(len(out_vals)) {
 						dst.Vals = out_vals
 						dst.N0 = out_n0
-						t.Vals = t_vals
-						t.N0 = t_n0
-						t.Present0 = t_present0
 						return fmt.Errorf("wl_least_squares_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 					}
-					q3 := j1
-					out_vals[q3] += v
+					q := j1
+					out_vals[q] += v
 				}
 			}
 		}
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
-	t.Vals = t_vals
-	t.N0 = t_n0
-	t.Present0 = t_present0
 	return nil
 }
 
@@ -244,46 +185,6 @@ func (t *wl_least_squares_gradResult) str0(b *strings.Builder, q int) {
 		b.WriteString(wl_least_squares_gradFormatReal(t.Vals[c]))
 	}
 	b.WriteByte('}')
-}
-
-// wl_least_squares_grad_t is the tensor t of wl_least_squares_grad, of type {int -> real}, stored in 1 level(s):
-//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
-//
-// Vals[c] is the value at position c of the last level.
-type wl_least_squares_grad_t struct {
-	N0       int
-	Present0 []bool
-	Vals     []float64
-}
-
-// init empties t and sizes its levels, reusing its memory.
-func (t *wl_least_squares_grad_t) init(n0 int) {
-	t.N0 = max(n0, t.N0)
-	if n := t.N0; cap(t.Present0) >= n {
-		t.Present0 = t.Present0[:n]
-		clear(t.Present0)
-	} else {
-		t.Present0 = make([]bool, n)
-	}
-	if n := t.N0; cap(t.Vals) >= n {
-		t.Vals = t.Vals[:n]
-		clear(t.Vals)
-	} else {
-		t.Vals = make([]float64, n)
-	}
-}
-
-// grow0 grows level 0 of t to hold the key k >= 0.
-func (t *wl_least_squares_grad_t) grow0(k int) {
-	t.N0 = max(k+1, 2*t.N0, 8)
-	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
-	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
-}
-
-// wl_least_squares_gradWork holds wl_least_squares_grad's intermediate tensors across calls, so that their
-// memory is reused; the zero value is ready.
-type wl_least_squares_gradWork struct {
-	t wl_least_squares_grad_t
 }
 
 // wl_least_squares_gradFormatReal prints a real as SDQL does: Go's shortest round-trip

@@ -63,7 +63,7 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			}
 		}
 		x1 := 0.0
-		if 0 <= i && i < y_len {
+		if i < y_len {
 			x1 = y_val[i]
 		}
 		s += math.Log(1.0+math.Exp(s1)) - s1*x1

@@ -93,7 +93,7 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			}
 		}
 		x1 := 0.0
-		if 0 <= i && i < y_len {
+		if i < y_len {
 			x1 = y_val[i]
 		}
 		c3 := x1
