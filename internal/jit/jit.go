@@ -6,9 +6,9 @@
 // here the generated code is gogen's, and the toolchain Go's.
 //
 // Plugins need cgo (a C compiler when the host binary is built) and the
-// same toolchain and build flags for the plugin as for the host: a binary
-// built with -race, -cover or -trimpath cannot load a plugin built
-// without them. Every such case is an error from Load, never a crash, so
+// same toolchain and build flags for the plugin as for the host (a binary
+// built with -race gets plugins built with -race; one built with -cover or
+// -trimpath cannot load them). Every such case is an error from Load, never a crash, so
 // callers can fall back to another executor.
 package jit
 
@@ -80,7 +80,7 @@ func Load(src []byte, symbols ...string) (map[string]plugin.Symbol, error) {
 // Key is the cache key of a source: a hash of it and of the toolchain.
 func Key(src []byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(h, "%s %s/%s race=%v\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, raceBuild)
 	h.Write(src)
 	return hex.EncodeToString(h.Sum(nil))[:24]
 }
@@ -120,7 +120,11 @@ func build(key string, src []byte) (string, error) {
 	if err := os.WriteFile(filepath.Join(tmp, "kernel.go"), src, 0o644); err != nil {
 		return "", fmt.Errorf("jit: %v", err)
 	}
-	cmd := exec.Command(goTool(), "build", "-buildmode=plugin", "-o", "kernel.so", ".")
+	args := []string{"build", "-buildmode=plugin"}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(goTool(), append(args, "-o", "kernel.so", ".")...)
 	cmd.Dir = tmp
 	cmd.Env = buildEnv()
 	var out bytes.Buffer
