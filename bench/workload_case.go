@@ -91,13 +91,20 @@ type Compiled struct {
 // Options.Threads threads, compiles its value or gradient, and runs it
 // once (sizing the destination).
 func (cs *WorkloadCase) Compile(threads int) (*Compiled, error) {
+	return cs.CompileWith(nablasd.Options{Threads: threads})
+}
+
+// CompileWith is Compile with the root package's options (Exec "jit": the
+// native kernel); File is the case's.
+func (cs *WorkloadCase) CompileWith(o nablasd.Options) (*Compiled, error) {
 	t0 := time.Now()
 	inputs, err := cs.Data.Inputs(cs.Names)
 	if err != nil {
 		return nil, err
 	}
-	c := &Compiled{Threads: threads}
-	if c.Query, err = nablasd.Prepare(cs.Src, inputs, &nablasd.Options{File: cs.File, Threads: threads}); err != nil {
+	c := &Compiled{Threads: o.Threads}
+	o.File = cs.File
+	if c.Query, err = nablasd.Prepare(cs.Src, inputs, &o); err != nil {
 		return nil, err
 	}
 	if cs.Wrt == "" {

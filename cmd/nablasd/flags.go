@@ -178,7 +178,7 @@ type evalArgs struct {
 
 func (a *evalArgs) register(fs *flagSet) {
 	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market; .parquet, .arrow, .arrows: a table)")
-	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler) or interp (the reference interpreter)")
+	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler), jit (the generated Go built into native code with the Go toolchain, cached; about a second per new kernel) or interp (the reference interpreter)")
 	fs.String(&a.dict, "dict", "intmap", "the hash `INDEX` of hashed dictionaries: intmap, map (Go's map) or swiss")
 	fs.Int(&a.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
 	fs.Bool(&a.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")

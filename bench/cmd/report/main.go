@@ -9,7 +9,7 @@
 //	go run ./bench/cmd/report [-rounds 5] [-benchtime 200ms] [-mem=false]
 //	    [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...|none] [-dict intmap]
 //	    [-workloads least_squares,...|none] [-winputs e40r0000,synthetic4M]
-//	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false]
+//	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false] [-jit=false]
 //
 // # Time
 //
@@ -138,6 +138,7 @@ func main() {
 	variants := flag.Bool("variants", true, "time the spelled variants against their originals")
 	vinputs := flag.String("vinputs", "e40r0000,nopoly", "inputs (of the workloads or the kernels) whose variants are timed")
 	threads := flag.Bool("threads", true, "time two goroutines against one on inputs of at least 1M entries")
+	jitFlag := flag.Bool("jit", true, "time the workloads' JIT kernels too (Options.Exec \"jit\": built with the Go toolchain, about a second each the first time)")
 	printProg := flag.Bool("print", false, "print each kernel's program (the pipeline's output) to standard error")
 	child := flag.String("child", "", "internal: measure the peak memory of KERNEL,INPUT,VARIANT")
 	flag.Usage = func() {
@@ -231,7 +232,7 @@ func main() {
 	if *workloads != "none" {
 		fmt.Println()
 		workloadTables(workloadFlags{workloads: list(*workloads), inputs: list(*winputs), variantInputs: list(*vinputs),
-			variants: *variants, threads: *threads, rounds: *rounds, benchtime: *benchtime})
+			variants: *variants, threads: *threads, jit: *jitFlag, rounds: *rounds, benchtime: *benchtime})
 	}
 }
 
