@@ -44,6 +44,11 @@ func Sparsify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
 
 // simplify applies the rules and the clean-up to a fixed point.
 func simplify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
+	return simplifyWith(e, inputs, cleanLets)
+}
+
+// simplifyWith applies the rules and a given let clean-up to a fixed point.
+func simplifyWith(e sdql.Expr, inputs map[string]sdql.Type, clean func(sdql.Expr) sdql.Expr) (sdql.Expr, error) {
 	prev := sdql.PrintFlat(e)
 	for range maxSparsifyRounds {
 		info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
@@ -51,7 +56,7 @@ func simplify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
 			return nil, err
 		}
 		s := &simplifier{types: info.Types}
-		e = cleanLets(s.expr(e, nil))
+		e = clean(s.expr(e, nil))
 		cur := sdql.PrintFlat(e)
 		if cur == prev {
 			break

@@ -1,0 +1,392 @@
+package ad
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Request says what a derivative program computes (Derive, Reverse).
+type Request struct {
+	// Wrt lists the inputs to differentiate with respect to, each of a
+	// real tensor type. Reverse mode computes all their gradients in one
+	// sweep.
+	Wrt []string
+	// Value asks for the program's value too, computed by the same
+	// primal sweep as the gradients.
+	Value bool
+	// Cotangent, when set, names a free variable of the result's type
+	// holding a cotangent: the program then computes the vector–Jacobian
+	// product (the cotangent times the Jacobian, of each wrt input's
+	// type) instead of the gradient or the whole Jacobian. Reverse mode
+	// only.
+	Cotangent string
+	// Dense names the wrt inputs that store every index of their
+	// dimension. Reverse mode restricts a gradient to the wrt input's
+	// stored positions with one pass over it; for a dense input that pass
+	// is the identity when every key the program looks the input up at is
+	// within its dimension, which is the assumption the optimizer makes of
+	// dense inputs, so it is left out.
+	Dense map[string]bool
+}
+
+// ReverseStages are the programs of reverse mode, as `nablasd plan`
+// prints them ("You Only Linearize Once": J, U, T).
+type ReverseStages struct {
+	// ANF is the program in ANF, with the residuals the linear part needs
+	// inside loops lifted out of them (Lift).
+	ANF sdql.Expr
+	// Linearized is forward mode on ANF (Fig. 5, τ = real) with the
+	// tangents of the wrt inputs free (Tangents) and the others zero: the
+	// JVP.
+	Linearized sdql.Expr
+	// Unzipped is Linearized as the primal sweep (ANF's top-level lets)
+	// followed by the linear program; it computes the same JVP.
+	Unzipped sdql.Expr
+	// Transposed is the primal sweep followed by the linear program
+	// transposed: the reverse sweep, seeded with 1 for a scalar result,
+	// with the cotangent for a VJP, and with onehot of the result for a
+	// whole Jacobian.
+	Transposed sdql.Expr
+	// Result is Transposed after sparsity propagation (Sparsify): the
+	// program that computes Outputs.
+	Result sdql.Expr
+	// Outputs describes Result's results.
+	Outputs Outputs
+	// Tangents maps each wrt input to its tangent variable in Linearized
+	// and Unzipped.
+	Tangents map[string]string
+}
+
+// Reverse computes the derivatives a request asks for in reverse mode.
+// For a result of type tensor n and a wrt input of type tensor m the
+// derivative is a tensor (n+m) with the result's indices first (the whole
+// Jacobian; n = 0 is the gradient), given on the wrt input's stored
+// positions, as in forward mode. With a Cotangent it is the VJP, of the
+// wrt input's type. inputs gives the types of e's inputs; missing ones are
+// inferred.
+func Reverse(e sdql.Expr, req *Request, inputs map[string]sdql.Type) (*ReverseStages, error) {
+	if err := checkRequest(e, req, inputs); err != nil {
+		return nil, err
+	}
+	lin, err := linearize(e, req.Wrt, inputs)
+	if err != nil {
+		return nil, err
+	}
+	u := unzip(lin)
+	st := &ReverseStages{ANF: lin.primal, Linearized: lin.tangent, Unzipped: u.program(), Tangents: lin.names}
+	types := map[string]sdql.Type{}
+	for n, t := range lin.tangentInputs {
+		types[n] = t
+	}
+	rho := sdql.Type(sdql.RealType)
+	if req.Cotangent != "" {
+		types[req.Cotangent] = lin.result
+	} else if sdql.Order(lin.result) > 0 {
+		rho = lin.result
+	}
+	info, err := sdql.Check(wrapLets(u.primal, u.linear), &sdql.CheckConfig{Inputs: types})
+	if err != nil {
+		return nil, fmt.Errorf("internal error: ad: the unzipped program does not check: %v", err)
+	}
+	t := &transposer{types: info.Types, linear: u.vars, varType: map[string]sdql.Type{}, rho: rho,
+		names: newNamer(lin.primal, lin.tangent)}
+	if req.Cotangent != "" {
+		t.names.used[req.Cotangent] = true
+	}
+	for _, w := range req.Wrt {
+		t.varType[lin.names[w]] = lin.inputs[w]
+	}
+	sdql.Inspect(u.linear, func(x sdql.Expr) bool {
+		if l, ok := x.(*sdql.LetExpr); ok {
+			for i, n := range l.Names {
+				if u.vars[n.Name] {
+					t.varType[n.Name] = info.Types[l.Values[i]]
+				}
+			}
+		}
+		return true
+	})
+
+	bs := cloneBindings(u.primal)
+	var seed sdql.Expr
+	switch {
+	case req.Cotangent != "":
+		seed = ident(req.Cotangent)
+	case sdql.Order(lin.result) == 0:
+		seed = &sdql.RealLit{Value: 1}
+	default:
+		seed = t.bind(&bs, "seed", &sdql.OneHotExpr{T: lin.result, X: clone(u.result)})
+	}
+	acc, err := t.run(u.linear, seed, &bs)
+	if err != nil {
+		return nil, err
+	}
+	var results []sdql.Expr
+	if req.Value {
+		results = append(results, clone(u.result))
+		st.Outputs.Names = append(st.Outputs.Names, "value")
+		st.Outputs.Types = append(st.Outputs.Types, lin.result)
+	}
+	for _, w := range req.Wrt {
+		tw := lin.inputs[w]
+		g := t.bind(&bs, barName(w), t.total(acc[lin.names[w]], tw))
+		results = append(results, t.restrict(g, w, tw, req.Dense[w]))
+		st.Outputs.Names = append(st.Outputs.Names, w)
+		st.Outputs.Types = append(st.Outputs.Types, sdql.Outer(rho, tw))
+	}
+	st.Transposed = wrapLets(bs, bundle(results, st.Outputs.Types))
+	res, err := Sparsify(st.Transposed, types)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: ad: the reverse program does not check: %v\n%s", err, sdql.Print(st.Transposed))
+	}
+	st.Result = res
+	return st, nil
+}
+
+// checkRequest checks the wrt inputs and the cotangent's name.
+func checkRequest(e sdql.Expr, req *Request, inputs map[string]sdql.Type) error {
+	if len(req.Wrt) == 0 {
+		return fmt.Errorf("no input to differentiate with respect to")
+	}
+	seen := map[string]bool{}
+	for _, w := range req.Wrt {
+		if seen[w] {
+			return fmt.Errorf("cannot differentiate with respect to %s twice", w)
+		}
+		seen[w] = true
+		if _, err := wrtType(e, w, inputs); err != nil {
+			return err
+		}
+	}
+	if c := req.Cotangent; c != "" {
+		info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
+		if err != nil {
+			return err
+		}
+		if _, clash := info.Free[c]; clash {
+			return fmt.Errorf("the cotangent's name %s is an input of the program", c)
+		}
+		if _, clash := inputs[c]; clash {
+			return fmt.Errorf("the cotangent's name %s is an input of the program", c)
+		}
+	}
+	return nil
+}
+
+// restrict is the last step of a reverse gradient g (an atom) of the wrt
+// input w of type tw, of type tw ⊗ ρ: it keeps the entries at w's stored
+// positions, the transpose of the seed onehot[tw] w of forward mode (a
+// reverse sweep scatters into every key the program looks w up at), and
+// for a whole Jacobian (ρ a tensor) puts the result's indices first. For a
+// gradient (m the order of w)
+//
+//	sum(<i1, u1> in w) let g1 = g(i1) in { i1 -> ... sum(<im, _> in u(m-1)) let gm = g(m-1)(im) in { im -> gm } ... }
+//
+// and for a Jacobian (n the order of ρ)
+//
+//	sum(<i1, u1> in w) let g1 = g(i1) in ... sum(<im, _> in u(m-1)) let gm = g(m-1)(im) in
+//	  sum(<j1, v1> in gm) ... sum(<jn, vn> in v(n-1)) { j1 -> ... { jn -> { i1 -> ... { im -> vn } } } }
+//
+// For a dense w a gradient is g itself, and a Jacobian's first loops
+// iterate g.
+func (t *transposer) restrict(g sdql.Expr, w string, tw sdql.Type, dense bool) sdql.Expr {
+	m, n := sdql.Order(tw), sdql.Order(t.rho)
+	if m == 0 || dense && n == 0 {
+		return g
+	}
+	is := make([]string, m)
+	us := make([]string, m)
+	gs := make([]string, m)
+	for i := range m {
+		is[i], us[i], gs[i] = t.names.fresh("i"), t.names.fresh("u"), t.names.fresh("g")
+	}
+	if !dense {
+		us[m-1] = "_"
+	}
+	// level i iterates w (or g when dense) at depth i
+	level := func(i int, body sdql.Expr) sdql.Expr {
+		if dense {
+			var src sdql.Expr = clone(g)
+			if i > 0 {
+				src = ident(gs[i-1])
+			}
+			return &sdql.SumExpr{Key: binder(is[i]), Val: binder(gs[i]), Src: src, Body: body}
+		}
+		var from sdql.Expr = clone(g)
+		if i > 0 {
+			from = ident(gs[i-1])
+		}
+		var src sdql.Expr = ident(w)
+		if i > 0 {
+			src = ident(us[i-1])
+		}
+		body = &sdql.LetExpr{Names: []sdql.Binder{binder(gs[i])}, Values: []sdql.Expr{&sdql.LookupExpr{X: from, Key: ident(is[i])}}, Body: body}
+		return &sdql.SumExpr{Key: binder(is[i]), Val: binder(us[i]), Src: src, Body: body}
+	}
+	if n == 0 {
+		var x sdql.Expr = ident(gs[m-1])
+		for i := m - 1; i >= 0; i-- {
+			x = level(i, single(ident(is[i]), x))
+		}
+		return x
+	}
+	js := make([]string, n)
+	vs := make([]string, n)
+	for j := range n {
+		js[j], vs[j] = t.names.fresh("j"), t.names.fresh("v")
+	}
+	var x sdql.Expr = ident(vs[n-1])
+	for i := m - 1; i >= 0; i-- {
+		x = single(ident(is[i]), x)
+	}
+	for j := n - 1; j >= 0; j-- {
+		x = single(ident(js[j]), x)
+	}
+	for j := n - 1; j >= 0; j-- {
+		src := ident(gs[m-1])
+		if j > 0 {
+			src = ident(vs[j-1])
+		}
+		x = &sdql.SumExpr{Key: binder(js[j]), Val: binder(vs[j]), Src: src, Body: x}
+	}
+	for i := m - 1; i >= 0; i-- {
+		x = level(i, x)
+	}
+	return x
+}
+
+func single(k, v sdql.Expr) sdql.Expr {
+	return &sdql.DictExpr{Entries: []sdql.Entry{{Key: k, Val: v}}}
+}
+
+// JVP returns the Jacobian–vector product of e: its derivative in the
+// direction given by tangents, which maps inputs of e to the names of
+// free variables holding their tangents (of the input's type; the inputs
+// not named have the zero tangent). The result has e's type. It is forward
+// mode on tangents, the linearized program of Reverse bound to the given
+// tangents, unzipped and simplified.
+func JVP(e sdql.Expr, tangents map[string]string, inputs map[string]sdql.Type) (sdql.Expr, error) {
+	var wrt []string
+	for w := range tangents {
+		wrt = append(wrt, w)
+	}
+	sort.Strings(wrt)
+	if err := checkRequest(e, &Request{Wrt: wrt}, inputs); err != nil {
+		return nil, err
+	}
+	info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
+	if err != nil {
+		return nil, err
+	}
+	types := map[string]sdql.Type{}
+	for n, t := range inputs {
+		types[n] = t
+	}
+	for _, w := range wrt {
+		name := tangents[w]
+		if _, clash := info.Free[name]; clash || inputs[name] != nil {
+			return nil, fmt.Errorf("the tangent's name %s is an input of the program", name)
+		}
+		if t, ok := info.Free[w]; ok {
+			types[name] = t
+		} else {
+			types[name] = inputs[w]
+		}
+	}
+	lin, err := linearize(e, wrt, inputs)
+	if err != nil {
+		return nil, err
+	}
+	var bs []binding
+	for _, w := range wrt {
+		bs = append(bs, binding{binder(lin.names[w]), ident(tangents[w])})
+	}
+	return Sparsify(wrapLets(bs, unzip(lin).program()), types)
+}
+
+// HVP returns the Hessian–vector product of a program with a real result:
+// the derivative of its gradient with respect to wrt (reverse mode) in the
+// direction held by the free variable named direction (of wrt's type),
+// forward over reverse. Like the gradient, it is given on wrt's stored
+// positions.
+func HVP(e sdql.Expr, wrt, direction string, inputs map[string]sdql.Type) (sdql.Expr, error) {
+	info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
+	if err != nil {
+		return nil, err
+	}
+	if info.Result != sdql.RealType {
+		return nil, &sdql.Error{Pos: e.Pos(), Msg: fmt.Sprintf("a Hessian–vector product needs a program with a real result, not %s", info.Result)}
+	}
+	st, err := Reverse(e, &Request{Wrt: []string{wrt}}, inputs)
+	if err != nil {
+		return nil, err
+	}
+	types := map[string]sdql.Type{}
+	for n, t := range info.Free {
+		types[n] = t
+	}
+	for n, t := range inputs {
+		if t != nil {
+			types[n] = t
+		}
+	}
+	return JVP(st.Result, map[string]string{wrt: direction}, types)
+}
+
+// Derive returns the program that computes what req asks for, in the
+// given mode (ModeAuto: ChooseMode; a cotangent needs reverse mode), and
+// describes its results. In forward mode each gradient is a program of its
+// own (Grad) and the value the program itself, bundled.
+func Derive(e sdql.Expr, req *Request, mode Mode, inputs map[string]sdql.Type) (sdql.Expr, *Outputs, Mode, error) {
+	if mode == ModeAuto {
+		if req.Cotangent != "" {
+			mode = ModeReverse
+		} else {
+			m, err := ChooseMode(e, req.Wrt, inputs)
+			if err != nil {
+				return nil, nil, mode, err
+			}
+			mode = m
+		}
+	}
+	if mode == ModeReverse {
+		st, err := Reverse(e, req, inputs)
+		if err != nil {
+			return nil, nil, mode, err
+		}
+		return st.Result, &st.Outputs, mode, nil
+	}
+	if req.Cotangent != "" {
+		return nil, nil, mode, fmt.Errorf("a vector–Jacobian product needs reverse mode")
+	}
+	if err := checkRequest(e, req, inputs); err != nil {
+		return nil, nil, mode, err
+	}
+	info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
+	if err != nil {
+		return nil, nil, mode, err
+	}
+	out := &Outputs{}
+	var results []sdql.Expr
+	if req.Value {
+		results = append(results, clone(e))
+		out.Names = append(out.Names, "value")
+		out.Types = append(out.Types, info.Result)
+	}
+	for _, w := range req.Wrt {
+		g, err := Grad(e, w, inputs)
+		if err != nil {
+			return nil, nil, mode, err
+		}
+		tw, ok := info.Free[w]
+		if !ok {
+			tw = inputs[w]
+		}
+		results = append(results, g)
+		out.Names = append(out.Names, w)
+		out.Types = append(out.Types, sdql.Outer(info.Result, tw))
+	}
+	return bundle(results, out.Types), out, mode, nil
+}
