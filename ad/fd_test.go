@@ -83,7 +83,7 @@ func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value, giv
 	if err := compareFlat("gradient without ANF vs with", flatten(mv), gflat, modeTol, 0); err != nil {
 		return nil, err
 	}
-	if err := checkReverse(prog, wrt, values, types, gflat); err != nil {
+	if err := checkReverse(prog, wrt, values, types, gflat, true); err != nil {
 		return nil, err
 	}
 

@@ -44,13 +44,13 @@ func linearize(e sdql.Expr, wrt []string, inputs map[string]sdql.Type) (*lineari
 		return nil, err
 	}
 	all := map[string]sdql.Type{}
-	for n, t := range info.Free {
-		all[n] = t
-	}
 	for n, t := range inputs {
 		if t != nil {
 			all[n] = t
 		}
+	}
+	for n, t := range info.Free { // the checker's, complete where a given one is not
+		all[n] = t
 	}
 	a := ANF(e)
 	var lin *linearization

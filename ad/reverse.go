@@ -141,8 +141,22 @@ func Reverse(e sdql.Expr, req *Request, inputs map[string]sdql.Type) (*ReverseSt
 	if err != nil {
 		return nil, fmt.Errorf("internal error: ad: the reverse program does not check: %v\n%s", err, sdql.Print(st.Transposed))
 	}
-	st.Result = res
-	return st, nil
+	st.Result, err = realResult(res, types)
+	return st, err
+}
+
+// realResult makes a derivative real where simplification left an int: the
+// derivative of count * x with respect to x is the count, an int, but it
+// is a real number like every derivative.
+func realResult(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
+	info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
+	if err != nil {
+		return nil, fmt.Errorf("internal error: ad: the derivative does not check: %v\n%s", err, sdql.Print(e))
+	}
+	if info.Result == sdql.IntType {
+		return bin(&sdql.RealLit{Value: 1}, sdql.MUL, e), nil
+	}
+	return e, nil
 }
 
 // checkRequest checks the wrt inputs and the cotangent's name.
@@ -303,7 +317,11 @@ func JVP(e sdql.Expr, tangents map[string]string, inputs map[string]sdql.Type) (
 	for _, w := range wrt {
 		bs = append(bs, binding{binder(lin.names[w]), ident(tangents[w])})
 	}
-	return Sparsify(wrapLets(bs, unzip(lin).program()), types)
+	out, err := Sparsify(wrapLets(bs, unzip(lin).program()), types)
+	if err != nil {
+		return nil, err
+	}
+	return realResult(out, types)
 }
 
 // HVP returns the Hessian–vector product of a program with a real result:
