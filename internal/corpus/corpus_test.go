@@ -66,7 +66,11 @@ func collect(t *testing.T, glob string, cmds ...string) []item {
 // result through the compiled kernel, over logical inputs and over every
 // storage format of its inputs (each input in turn in each format of its
 // order; dense formats store zeros, which the interpreter then sees too),
-// unfused and optimized.
+// unfused and optimized. A program with a wrt input also gives its
+// gradient in forward and in reverse mode (which must agree on the logical
+// inputs), and, when the wrt input is bound dense, the reverse gradient
+// that leaves out the restriction to its stored positions (ad.Request's
+// Dense).
 func TestCorpusAcrossExecutors(t *testing.T) {
 	var items []item
 	items = append(items, collect(t, "../../sdql/testdata/*.txt", "eval", "check")...)
@@ -86,6 +90,18 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 			}
 			if g, err := ad.Grad(it.prog, it.wrt, types); err == nil {
 				progs["gradient"] = g
+			}
+			if st, err := ad.Reverse(it.prog, &ad.Request{Wrt: []string{it.wrt}}, types); err == nil {
+				progs["reverse"] = st.Result
+			} else {
+				t.Errorf("%s: reverse mode: %v", it.where, err)
+			}
+		}
+		if progs["gradient"] != nil && progs["reverse"] != nil {
+			f, ferr := sdql.Eval(progs["gradient"], it.inputs)
+			r, rerr := sdql.Eval(progs["reverse"], it.inputs)
+			if ferr == nil && (rerr != nil || !sdql.Equal(f, r)) {
+				t.Errorf("%s: reverse mode gives %v (%v), forward mode %s", it.where, r, rerr, sdql.FormatValue(f))
 			}
 		}
 		for kind, prog := range progs {
@@ -112,12 +128,15 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 				if kind == "program" && it.wrt != "" {
 					continue
 				}
-				opt, err := optimize(prog, b.logical, b.phys, b.defs)
+				opt, err := optimize(prog, b.logical, b.phys, b.defs, nil)
 				if err != nil {
 					t.Errorf("%s over %s: fuse: %v", where, b.desc, err)
 					continue
 				}
 				paths += check(t, where+" optimized over "+b.desc, opt, b.phys, want)
+				if kind == "reverse" && b.dense[it.wrt] {
+					paths += checkDenseReverse(t, where+" (dense) over "+b.desc, it, b)
+				}
 			}
 		}
 	}
@@ -150,6 +169,7 @@ type bound struct {
 	phys    map[string]sdql.Value // the storage arrays and scalars
 	defs    map[string]sdql.Expr  // each tensor input's Physical SDQLite definition
 	logical map[string]sdql.Value // the inputs as stored (formats.ToValue)
+	dense   map[string]bool       // the inputs bound in a dense format
 	desc    string                // which input is in which format
 }
 
@@ -170,7 +190,7 @@ func rounds(inputs map[string]sdql.Value) int {
 // that rounds 0, 1, ... give each input every format. ok is false when an
 // input cannot be stored (negative keys, non-real values, empty rows).
 func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
-	b := bound{phys: map[string]sdql.Value{}, logical: map[string]sdql.Value{}}
+	b := bound{phys: map[string]sdql.Value{}, logical: map[string]sdql.Value{}, dense: map[string]bool{}}
 	storage := map[string]fuse.Storage{}
 	names := make([]string, 0, len(inputs))
 	for n := range inputs {
@@ -207,6 +227,7 @@ func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
 			b.phys[k] = x
 		}
 		b.logical[n] = formats.ToValue(tn)
+		b.dense[n] = f == formats.Dense || f == formats.DenseCol
 		storage[n] = fuse.Storage{Format: f, Order: order}
 		desc = append(desc, n+":"+f.Name())
 	}
@@ -261,7 +282,35 @@ func coords(d *sdql.Dict, order int) ([]int, [][]int, []float64, bool) {
 	return shape, idx, val, ok && len(val) > 0
 }
 
-func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[string]sdql.Expr) (sdql.Expr, error) {
+// checkDenseReverse checks the reverse gradient with respect to a wrt input
+// bound dense, without the restriction to its stored positions, unfused
+// and optimized against the interpreter on the same program.
+func checkDenseReverse(t *testing.T, where string, it item, b bound) int {
+	t.Helper()
+	types := map[string]sdql.Type{}
+	for k, v := range b.logical {
+		types[k] = sdql.TypeOfValue(v)
+	}
+	st, err := ad.Reverse(it.prog, &ad.Request{Wrt: []string{it.wrt}, Dense: map[string]bool{it.wrt: true}}, types)
+	if err != nil {
+		t.Errorf("%s: reverse mode: %v", where, err)
+		return 0
+	}
+	want, err := sdql.Eval(st.Result, b.logical)
+	if err != nil {
+		t.Errorf("%s: interpreter: %v", where, err)
+		return 0
+	}
+	n := check(t, where+" composed", fuse.Compose(st.Result, b.defs), b.phys, want)
+	opt, err := optimize(st.Result, b.logical, b.phys, b.defs, b.dense)
+	if err != nil {
+		t.Errorf("%s: fuse: %v", where, err)
+		return n
+	}
+	return n + check(t, where+" optimized", opt, b.phys, want)
+}
+
+func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[string]sdql.Expr, dense map[string]bool) (sdql.Expr, error) {
 	types := map[string]sdql.Type{}
 	for n, v := range logical {
 		types[n] = sdql.TypeOfValue(v)
@@ -270,7 +319,7 @@ func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[stri
 	for n, v := range phys {
 		physTypes[n] = sdql.TypeOfValue(v)
 	}
-	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(logical),
+	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(logical), Dense: dense,
 		Defs: defs, PhysInputs: physTypes, PhysStats: fuse.StatsOf(phys)})
 	if err != nil {
 		return nil, err
