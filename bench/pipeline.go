@@ -46,7 +46,7 @@ func Pipeline(kernel string, tensors map[string]*formats.Tensor, scalars map[str
 		values[n] = sdql.Real(x)
 		phys[n] = sdql.Real(x)
 	}
-	cfg := &fuse.Config{Wrt: Wrt[kernel], Dense: map[string]bool{}, Inputs: map[string]sdql.Type{}}
+	cfg := &fuse.Config{Wrt: Wrt[kernel], Dense: map[string]bool{}, Dims: map[string][]int{}, Inputs: map[string]sdql.Type{}}
 	storage := map[string]fuse.Storage{}
 	names := make([]string, 0, len(tensors))
 	for n := range tensors {
@@ -57,6 +57,7 @@ func Pipeline(kernel string, tensors map[string]*formats.Tensor, scalars map[str
 		t := tensors[n]
 		values[n] = formats.ToValue(t)
 		storage[n] = fuse.Storage{Format: t.Format, Order: t.Order()}
+		cfg.Dims[n] = t.Shape
 		if t.Format == formats.Dense || t.Format == formats.DenseCol {
 			cfg.Dense[n] = true
 		}

@@ -121,7 +121,11 @@ func checkSize(h *Header) string {
 	if h.Entries > MaxEntries {
 		return fmt.Sprintf("entry count %d exceeds the limit %d", h.Entries, MaxEntries)
 	}
-	if uint64(h.Entries) > capacity {
+	// Duplicate coordinates are summed, so a file may declare more
+	// entries than its matrix has positions; only a matrix without any
+	// position cannot hold one. (Memory follows the file's size, not the
+	// declared count: see initialCap.)
+	if capacity == 0 && h.Entries > 0 {
 		kind := ""
 		if h.Symmetry != "general" {
 			kind = h.Symmetry + " "

@@ -39,6 +39,14 @@ func TestReadMatrixMarket(t *testing.T) {
 			[]int{3, 3}, [][]int{{1, 0, 2, 0, 2, 1}, {0, 1, 0, 2, 1, 2}}, []float64{1, -1, 2, -2, 3, -3}},
 		{"no final newline", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 12345678901234567890", []int{1, 1}, [][]int{{0}, {0}}, []float64{12345678901234567890}},
 		{"empty", "%%MatrixMarket matrix coordinate real general\n0 0 0\n", []int{0, 0}, [][]int{{}, {}}, []float64{}},
+		// duplicates are kept here and summed by formats; a file may
+		// declare more entries than its matrix has positions
+		{"duplicates past the positions", "%%MatrixMarket matrix coordinate real general\n2 1 3\n1 1 1\n1 1 2\n2 1 4\n",
+			[]int{2, 1}, [][]int{{0, 0, 1}, {0, 0, 0}}, []float64{1, 2, 4}},
+		{"symmetric duplicates", "%%MatrixMarket matrix coordinate real symmetric\n1 1 2\n1 1 1\n1 1 2\n",
+			[]int{1, 1}, [][]int{{0, 0}, {0, 0}}, []float64{1, 2}},
+		{"pattern duplicates", "%%MatrixMarket matrix coordinate pattern general\n1 2 3\n1 2\n1 2\n1 1\n",
+			[]int{1, 2}, [][]int{{0, 0, 0}, {1, 1, 0}}, []float64{1, 1, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,9 +81,9 @@ func TestReadMatrixMarketErrors(t *testing.T) {
 		{coord + "3 3 99999999999999999999999\n", "A.mtx:2: entry count 99999999999999999999999 is too large"},
 		{coord + "3000000000 3 1\n", "A.mtx:2: row count 3000000000 exceeds the limit 2147483647"},
 		{coord + "0 5 3\n", "A.mtx:2: 0 x 5 matrix cannot hold 3 stored entries"},
-		{coord + "2 2 5\n", "A.mtx:2: 2 x 2 matrix cannot hold 5 stored entries"},
+		{coord + "2 2 5\n", "A.mtx:2: unexpected end of input after 0 of 5 entries"},
 		{"%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n", "A.mtx:2: symmetric matrix must be square, got 2 x 3"},
-		{"%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n", "A.mtx:2: 2 x 2 symmetric matrix cannot hold 4 stored entries"},
+		{"%%MatrixMarket matrix coordinate real skew-symmetric\n1 1 1\n", "A.mtx:2: 1 x 1 skew-symmetric matrix cannot hold 1 stored entries"},
 		{"%%MatrixMarket matrix array real general\n2000000 2000000\n", "A.mtx:2: 2000000 x 2000000 array is too large (4000000000000 values, limit 2147483647)"},
 		{coord + "8 8 2\n1 1 1\n9 1 1\n", "A.mtx:4: row index 9 out of range 1..8"},
 		{coord + "8 8 1\n1 0 1\n", "A.mtx:3: column index 0 out of range 1..8"},

@@ -35,7 +35,7 @@ func TestConvertRoundTrips(t *testing.T) {
 						}
 						// Sparse to sparse keeps the stored positions exactly.
 						if !isDense(from) && !isDense(to) {
-							if err := sameValue(ToValue(y), want); err != nil {
+							if err := samePositions(ToValue(y), want); err != nil {
 								t.Fatal(err)
 							}
 						}

@@ -75,7 +75,7 @@ func TestFromMatrixNonZeroDoers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s/%s: %v", name, f, err)
 			}
-			if err := sameValue(ToValue(x), ToValue(want)); err != nil && !isDense(f) {
+			if err := samePositions(ToValue(x), ToValue(want)); err != nil && !isDense(f) {
 				t.Errorf("%s/%s: %v", name, f, err)
 			}
 			if !sdql.Equal(ToValue(x), ToValue(want)) {

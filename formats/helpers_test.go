@@ -84,6 +84,7 @@ func cases(order int) []coords {
 		cs = []coords{
 			entries("empty", []int{3, 4}, nil, nil, nil),
 			entries("zero-extent", []int{0, 4}, nil, nil, nil),
+			entries("zero-cols", []int{3, 0}, nil, nil, nil),
 			entries("one", []int{3, 4}, []float64{7}, []int{2}, []int{1}),
 			entries("empty-rows-cols", []int{5, 6}, []float64{1, 2, 3},
 				[]int{1, 3, 3}, []int{4, 0, 4}),
@@ -96,6 +97,9 @@ func cases(order int) []coords {
 	case 3:
 		cs = []coords{
 			entries("empty", []int{2, 3, 4}, nil, nil, nil, nil),
+			entries("zero-tubes", []int{2, 3, 0}, nil, nil, nil, nil),
+			entries("empty-fibers", []int{3, 3, 2}, []float64{1, 0},
+				[]int{0, 2}, []int{2, 0}, []int{1, 1}),
 			entries("one", []int{2, 3, 4}, []float64{7}, []int{1}, []int{2}, []int{3}),
 			entries("explicit-zero", []int{2, 2, 2}, []float64{0, 3, 0},
 				[]int{0, 1, 1}, []int{1, 0, 1}, []int{1, 0, 0}),
@@ -149,9 +153,20 @@ func leaves(v sdql.Value) []string {
 	return slices.Compact(out)
 }
 
-// sameValue reports whether two logical dictionaries are equal as functions
-// and store the same positions.
+// sameValue reports whether two logical dictionaries are equal as
+// dictionaries: the same keys at every level, empty inner dictionaries
+// included. A format's definition and its container must agree so.
 func sameValue(a, b sdql.Value) error {
+	if d := sdql.DiffDicts(a, b, 1e-9); d != "" {
+		return fmt.Errorf("values differ %s:\n  %s\n  %s", d, sdql.FormatValue(a), sdql.FormatValue(b))
+	}
+	return nil
+}
+
+// samePositions reports whether two logical dictionaries are equal as
+// functions and store the same scalar positions: how the same tensor in
+// two sparse formats compares (a CSR matrix also has its empty rows, {}).
+func samePositions(a, b sdql.Value) error {
 	if !sdql.Equal(a, b) {
 		return fmt.Errorf("values differ:\n  %s\n  %s", sdql.FormatValue(a), sdql.FormatValue(b))
 	}

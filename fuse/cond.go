@@ -25,6 +25,9 @@ type matchEnv interface {
 	// dense reports whether v is an input that stores every index of its
 	// dimension (a dense vector or matrix row set).
 	dense(v string) bool
+	// inExtent reports whether the int key x is known to lie in the
+	// extent of the outermost mode of the dense input d (extent.go).
+	inExtent(x, d string) bool
 	// trivial reports whether v is bound to an expression that is free to
 	// duplicate (a variable, a literal or a zero).
 	trivial(v string) bool
@@ -103,6 +106,8 @@ var condRegistry = map[string]condDef{
 		func(c Cond, m matchEnv) bool { return !m.trivial(c.Args[0]) }},
 	"dense": {1, "dense($d): $d is an input that stores every index of its dimension", allVars,
 		func(c Cond, m matchEnv) bool { return m.dense(c.Args[0]) }},
+	"inextent": {2, "inextent($x, $d): the key $x is a key of the dense input $d: provably within its extent (the keys of $d itself, or bounded by the inputs' shapes, Config.Dims), so looking it up reads a stored entry", allVars,
+		func(c Cond, m matchEnv) bool { return m.inExtent(c.Args[0], c.Args[1]) }},
 	"nounique": {1, "nounique($e): $e contains no unique(...) (whose claim is relative to the enclosing sum)", allVars,
 		func(c Cond, m matchEnv) bool { return !m.mayHaveUnique(c.Args[0]) }},
 	"distinct": {2, "distinct($x, $y): the binders $x and $y have different names (or one is _)", allVars,

@@ -18,7 +18,7 @@ import (
 
 // The fuse commands of the shared data-driven vocabulary:
 //
-//	norm group=(G, ...) [rules=(R, ...)] [dense=(X, ...)] [innermost] expect=(R, ...)
+//	norm group=(G, ...) [rules=(R, ...)] [dense=(X, ...)] [dims=(X=4, A=4x3)] [innermost] expect=(R, ...)
 //	    normalizes the program with the Normalize rules of the groups (and
 //	    InlineLet) or the named rules, prints the result
 //	saturate [dense=(...)] [disable=(R, ...)] expect=(...)
@@ -30,6 +30,10 @@ import (
 //	plan [wrt=X] [dense=(...)] [formats=(A=csr/4x4, ...)] [disable=(...)] [opt=rules] expect=(...)
 //	    runs Optimize (differentiating with ad.Grad when wrt is given) and
 //	    prints every stage
+//
+// dims=(...) gives the extents of inputs' modes (Config.Dims), which the
+// inextent condition needs to prove a lookup of a dense input inside it;
+// an input given formats= has its format's shape as its dims.
 //
 // Every case whose input binds values checks that each output (each stage
 // for plan) evaluates to the same value as the input program; formatted
@@ -134,6 +138,7 @@ func runNorm(t *testing.T, d *datadriven.TestData) string {
 	prep := Uniquify(SplitLets(e))
 	c := NewCtx(prep, types)
 	c.Dense = argSet(d, "dense")
+	c.Dims = sdqltest.ScanDims(t, d)
 	s := Choice(ApplyAny(rules), InlineLet)
 	var out sdql.Expr
 	if d.HasArg("innermost") {
@@ -163,6 +168,7 @@ func runStrategyCmd(t *testing.T, d *datadriven.TestData) string {
 	prep := Uniquify(SplitLets(e))
 	c := NewCtx(prep, inputTypes(inputs))
 	c.Dense = argSet(d, "dense")
+	c.Dims = sdqltest.ScanDims(t, d)
 	out, ok := strat(c, prep)
 	checkExpect(t, d, c.Fired)
 	checkSame(t, d.Pos, e, out, inputs, inputs)
@@ -176,7 +182,7 @@ func runSaturate(t *testing.T, d *datadriven.TestData) string {
 	e, inputs := parseProg(t, d)
 	types := inputTypes(inputs)
 	prep := Uniquify(SplitLets(e))
-	rc := RunnerConfig{TimeLimit: 5 * time.Second, Disabled: argSet(d, "disable")}
+	rc := RunnerConfig{TimeLimit: 5 * time.Second, Disabled: argSet(d, "disable"), Dims: sdqltest.ScanDims(t, d)}
 	if d.HasArg("iters") {
 		d.ScanArgs(t, "iters", &rc.IterLimit)
 	}
@@ -194,7 +200,7 @@ var formatArg = regexp.MustCompile(`^(\w+)=(\w+)/(\d+)(?:x(\d+))?$`)
 func runPlan(t *testing.T, d *datadriven.TestData) string {
 	e, inputs := parseProg(t, d)
 	cfg := &Config{Inputs: inputTypes(inputs), Dense: argSet(d, "dense"), Disabled: argSet(d, "disable"),
-		Runner: RunnerConfig{TimeLimit: 5 * time.Second}}
+		Dims: sdqltest.ScanDims(t, d), Runner: RunnerConfig{TimeLimit: 5 * time.Second}}
 	if d.HasArg("opt") {
 		d.ScanArgs(t, "opt", &cfg.Opt)
 	}
@@ -213,6 +219,9 @@ func runPlan(t *testing.T, d *datadriven.TestData) string {
 		dims := []int{atoi(m[3])}
 		if m[4] != "" {
 			dims = append(dims, atoi(m[4]))
+		}
+		if _, given := cfg.Dims[m[1]]; !given {
+			cfg.Dims[m[1]] = dims
 		}
 		if cfg.Defs == nil {
 			cfg.Defs, cfg.PhysInputs = map[string]sdql.Expr{}, map[string]sdql.Type{}

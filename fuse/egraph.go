@@ -80,6 +80,7 @@ type EGraph struct {
 	types     map[string]sdql.Type // zero/onehot type strings
 	nameTypes map[string]sdql.Type // types of inputs and binders (names are unique)
 	dense     map[string]bool
+	extents   *extentFacts // bounds of the initial program's names (inextent)
 	cost      *costModel
 	nodes     int
 	stopMatch bool // set to cut an e-matching search short

@@ -13,7 +13,9 @@ import (
 
 // gen generates small well-typed programs over the inputs V (a dense
 // vector of length 4), W (a sparse vector), M (a sparse 4 x 4 matrix), x
-// and y (reals). Keys stay in 0..3, so that V covers every key.
+// and y (reals). Keys are mostly in 0..3, the inputs' extent (genDims),
+// and sometimes 4 or 5: past even the dense V, where a lookup finds
+// nothing.
 type gen struct {
 	r     *rand.Rand
 	depth int
@@ -55,8 +57,14 @@ func (g *gen) key() string {
 	if k, ok := g.pick("int"); ok && g.r.Intn(3) > 0 {
 		return k
 	}
+	if g.r.Intn(8) == 0 {
+		return strconv.Itoa(4 + g.r.Intn(2))
+	}
 	return strconv.Itoa(g.r.Intn(4))
 }
+
+// genDims are the extents of gen's inputs.
+var genDims = map[string][]int{"V": {4}, "W": {4}, "M": {4, 4}}
 
 func (g *gen) expr(kind string) string {
 	g.depth++
@@ -80,7 +88,20 @@ func (g *gen) expr(kind string) string {
 			}
 			return "y"
 		}
-		switch g.r.Intn(12) {
+		switch g.r.Intn(13) {
+		case 11:
+			// a lookup of a dictionary built over an input's keys (the
+			// shape of a gradient's one-hot seed looked up)
+			k, v := g.fresh("k"), g.fresh("v")
+			key := k
+			if g.r.Intn(2) == 0 {
+				key = "unique(" + k + ")"
+			}
+			src := []string{"V", "W"}[g.r.Intn(2)]
+			body := g.with(genVar{k, "int"}, func() string {
+				return g.with(genVar{v, "real"}, func() string { return g.expr("real") })
+			})
+			return "(sum(<" + k + ", " + v + "> in " + src + ") {" + key + " -> " + body + "})(" + g.key() + ")"
 		case 0:
 			return "(" + g.expr("real") + " + " + g.expr("real") + ")"
 		case 1, 2:
@@ -306,7 +327,7 @@ type physStage struct {
 // optimizePhysical runs Optimize with V dense, W in COO and M in CSR or
 // COO, and returns the composed and normalized stages.
 func optimizePhysical(t *testing.T, prog sdql.Expr, inputs map[string]sdql.Value, i int) ([]physStage, map[string]sdql.Value) {
-	cfg := &Config{Inputs: inputTypes(inputs), Dense: map[string]bool{"V": true}, Defs: map[string]sdql.Expr{},
+	cfg := &Config{Inputs: inputTypes(inputs), Dense: map[string]bool{"V": true}, Dims: genDims, Defs: map[string]sdql.Expr{},
 		PhysInputs: map[string]sdql.Type{}, Runner: RunnerConfig{IterLimit: 4, NodeLimit: 400, TimeLimit: time.Second}}
 	phys := map[string]sdql.Value{"x": inputs["x"], "y": inputs["y"]}
 	mat := "csr"
@@ -353,13 +374,14 @@ func optimizeGenerated(prog sdql.Expr, types map[string]sdql.Type, saturate bool
 	e := Uniquify(SplitLets(prog))
 	c := NewCtx(e, types)
 	c.Dense = dense
+	c.Dims = genDims
 	sparsity, simplify, mulnorm, cleanup := strategies()
 	e, _ = sparsity(c, e)
 	stages = append(stages, physStage{Stage: Stage{StageSparsity, e}})
 	e, _ = Seq(simplify, Repeat(InlineIfCheaper(simplify, nil)), simplify)(c, e)
 	stages = append(stages, physStage{Stage: Stage{"simplified", e}})
 	if saturate {
-		e, _ = Saturate(Uniquify(e), SaturationRules(), types, dense, nil, RunnerConfig{IterLimit: 4, NodeLimit: 400, TimeLimit: time.Second})
+		e, _ = Saturate(Uniquify(e), SaturationRules(), types, dense, nil, RunnerConfig{IterLimit: 4, NodeLimit: 400, TimeLimit: time.Second, Dims: genDims})
 		stages = append(stages, physStage{Stage: Stage{StageSaturated, e}})
 	}
 	c = NewCtx(e, types)
@@ -392,6 +414,7 @@ func TestRulesOnGeneratedInstances(t *testing.T) {
 		for _, rule := range Rules() {
 			c := NewCtx(prog, types)
 			c.Dense = map[string]bool{"V": true}
+			c.Dims = genDims
 			// rewrite the first match in pre-order only
 			out, ok := TopDown(Apply(rule))(c, prog)
 			if !ok {

@@ -55,7 +55,9 @@ let V2' = {}
 sum(<i, a> in V2)
   let <i', a'> = <{}, V2'(i)> in
     V1(i) * a' + V1'(i) * a`)
+	// The paper's vectors have one dimension, so V2's keys are V1's.
 	cfg := &Config{Inputs: map[string]sdql.Type{"V1": vecT, "V2": vecT}, Dense: map[string]bool{"V1": true},
+		Dims: map[string][]int{"V1": {4}, "V2": {4}},
 		Defs: map[string]sdql.Expr{
 			"V1": sdql.MustParse(defText("dense", "V1", 1)),
 			"V2": sdql.MustParse(defText("coo", "V2", 1))},
@@ -83,7 +85,9 @@ sum(<i, r> in A)
   sum(<j, v1> in r)
     sum(<k, v2> in r)
       { j -> ((beta' * v1) * v2) * x(k) + ((beta * v1) * v2) * x'(k) }`)
+	// x has as many entries as A has columns
 	cfg = &Config{Inputs: map[string]sdql.Type{"A": matT, "x": vecT, "beta": sdql.RealType}, Dense: map[string]bool{"x": true},
+		Dims:       map[string][]int{"A": {5, 4}, "x": {4}},
 		Defs:       map[string]sdql.Expr{"A": sdql.MustParse(defText("csr", "A", 2))},
 		PhysInputs: physTypes(map[string]string{"A_len": "int", "A_pos": "ints", "A_idx": "ints", "A_val": "reals"})}
 	start := time.Now()

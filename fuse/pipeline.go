@@ -20,6 +20,12 @@ type Config struct {
 	Grad func(prog sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Expr, error)
 	// Dense names the inputs that store every index of their dimension.
 	Dense map[string]bool
+	// Dims gives the extents of the logical inputs' modes (a 2×3 matrix
+	// A: Dims["A"] = [2, 3]), where known. With them the optimizer proves
+	// that a lookup of a dense input reads inside its extent (the
+	// inextent condition); without them it only knows a dense input's
+	// own keys are.
+	Dims map[string][]int
 	// Stats gives the sizes of the logical inputs (cost model).
 	Stats Stats
 	// Defs gives the Physical SDQLite definition of each input bound to a
@@ -133,6 +139,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	run := func(e sdql.Expr, inputs map[string]sdql.Type, dense map[string]bool, s Strategy) sdql.Expr {
 		c := NewCtx(e, inputs)
 		c.Dense = dense
+		c.Dims = cfg.Dims
 		if cfg.Disabled != nil {
 			c.Disabled = cfg.Disabled
 		}
@@ -156,6 +163,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		if opt != "rules" {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled
+			rc.Dims = cfg.Dims
 			out, rep := Saturate(prog, SaturationRules(), cfg.Inputs, dense, cfg.Stats, rc)
 			res.Reports = append(res.Reports, rep)
 			for k, v := range rep.Fired {

@@ -29,6 +29,9 @@ type RunnerConfig struct {
 	MatchLimit int           // matches of one rule per iteration before it is banned (0: 250)
 	BanLength  int           // iterations a banned rule sits out, doubled per ban (0: 2)
 	Disabled   map[string]bool
+	// Dims gives the extents of the inputs' modes, when known: with the
+	// dense inputs, what the inextent condition proves keys within.
+	Dims map[string][]int
 	// Trace, when set, is called for every rule application.
 	Trace func(rule string)
 }
@@ -126,6 +129,7 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 	cm := newCostModel(stats, inputs)
 	rep.CostBefore = cm.tree(prog, types).cost
 	g := newEGraph(nameTypes, dense, cm)
+	g.extents = analyzeExtents(prog, inputs, cfg.Dims, dense)
 	root := g.addExpr(prog, types)
 	g.rebuild()
 

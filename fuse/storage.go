@@ -74,36 +74,8 @@ func StatsOf(values map[string]sdql.Value) Stats {
 		case sdql.RealArray:
 			st[n] = []float64{float64(len(v))}
 		case *sdql.Dict:
-			st[n] = fanout(v)
+			st[n] = sdql.Fanout(v)
 		}
 	}
 	return st
-}
-
-func fanout(d *sdql.Dict) []float64 {
-	out := []float64{float64(d.Len())}
-	var inner []*sdql.Dict
-	d.Range(func(_ int, x sdql.Value) bool {
-		if c, ok := x.(*sdql.Dict); ok {
-			inner = append(inner, c)
-		}
-		return true
-	})
-	if len(inner) == 0 {
-		return out
-	}
-	sums := []float64{}
-	for _, c := range inner {
-		f := fanout(c)
-		for i, x := range f {
-			if i >= len(sums) {
-				sums = append(sums, 0)
-			}
-			sums[i] += x
-		}
-	}
-	for _, s := range sums {
-		out = append(out, s/float64(len(inner)))
-	}
-	return out
 }

@@ -30,7 +30,7 @@ func TestDefinitionsFromFormats(t *testing.T) {
 	}
 	res, err := Optimize(sdql.MustParse("sum(<i, r> in A) sum(<j, v1> in r) sum(<k, v2> in r) { j -> ((beta * v1) * v2) * (x(k)) }"),
 		&Config{Inputs: map[string]sdql.Type{"A": matT, "x": vecT, "beta": sdql.RealType}, Wrt: "x", Dense: map[string]bool{"x": true},
-			Defs: defs, PhysInputs: types})
+			Dims: map[string][]int{"A": {3, 3}, "x": {3}}, Defs: defs, PhysInputs: types})
 	if err != nil {
 		t.Fatal(err)
 	}

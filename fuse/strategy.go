@@ -16,6 +16,9 @@ type Ctx struct {
 	Inputs map[string]sdql.Type
 	// Dense names the inputs that store every index of their dimension.
 	Dense map[string]bool
+	// Dims gives the extents of the inputs' modes, when known (the
+	// inextent condition).
+	Dims map[string][]int
 	// Disabled rules never fire.
 	Disabled map[string]bool
 	// Fired counts the firings of each rule (and named Go passes).
@@ -27,10 +30,23 @@ type Ctx struct {
 	MaxSteps  int
 	Exhausted bool
 
-	names *sdql.Names
-	types map[sdql.Expr]sdql.Type
-	root  sdql.Expr
-	steps int
+	names   *sdql.Names
+	types   map[sdql.Expr]sdql.Type
+	extents *extentFacts // nil until facts() analyzes root
+	root    sdql.Expr
+	steps   int
+}
+
+// facts returns the extent facts of the current program, analyzing it on
+// first use (after Dense and Dims are set).
+func (c *Ctx) facts() *extentFacts {
+	if c.extents == nil {
+		c.extents = analyzeExtents(c.root, c.Inputs, c.Dims, c.Dense)
+		if c.extents == nil {
+			c.extents = &extentFacts{} // nothing known: every key unknown
+		}
+	}
+	return c.extents
 }
 
 // NewCtx returns a context for rewriting prog.
@@ -56,6 +72,7 @@ func (c *Ctx) retype(root sdql.Expr) {
 	} else {
 		c.types = map[sdql.Expr]sdql.Type{}
 	}
+	c.extents = nil
 }
 
 func (c *Ctx) typeOf(e sdql.Expr) sdql.Type {

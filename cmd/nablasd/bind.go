@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -229,24 +228,6 @@ func firstUse(e sdql.Expr, name string) sdql.Pos {
 		return !pos.IsValid()
 	})
 	return pos
-}
-
-// shapeHint returns the shape of the first tensor input (by name) whose
-// order is the order of v, so that a written result keeps its input's
-// dimensions.
-func (p *program) shapeHint(v sdql.Value) []int {
-	order := sdql.Order(sdql.TypeOfValue(v))
-	names := make([]string, 0, len(p.inputs))
-	for n := range p.inputs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if t := p.inputs[n].tensor; t != nil && t.Order() == order {
-			return t.Shape
-		}
-	}
-	return nil
 }
 
 // types returns the types of the bound inputs.

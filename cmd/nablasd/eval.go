@@ -31,5 +31,5 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rs.report(stderr, optimize+kernel)
-	return x.output(v, res, c.out, p.shapeHint(v), stdout)
+	return x.output(v, res, c.out, p.resultShape("", v), stdout)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -37,25 +38,19 @@ func cmdGrad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	optimize := time.Since(compileStart)
-	v, res, kernel, err := x.execute(p, pl, &rs, denseGradShape(p, c.wrt))
+	dense := denseGradShape(p, c.wrt)
+	v, res, kernel, err := x.execute(p, pl, &rs, dense)
 	if err != nil {
 		return err
 	}
+	if t := p.inputs[c.wrt].tensor; t != nil && p.info.Result == sdql.RealType && (dense == nil || x.exec != "compiled") {
+		// the gradient of a scalar program is given on exactly the wrt
+		// input's stored positions, whichever executor computed it (a
+		// compiled kernel with a dense destination already covers them)
+		v, res = ad.OnStoredPositions(v, formats.ToValue(t)), nil
+	}
 	rs.report(stderr, optimize+kernel)
-	return x.output(v, res, c.out, gradShape(p, c.wrt, v), stdout)
-}
-
-// gradShape is the shape a written gradient keeps: the result's indices
-// then the wrt input's.
-func gradShape(p *program, wrt string, v sdql.Value) []int {
-	var shape []int
-	if t := p.inputs[wrt].tensor; t != nil {
-		shape = t.Shape
-	}
-	if order := sdql.Order(sdql.TypeOfValue(v)); order > len(shape) {
-		return append(make([]int, order-len(shape)), shape...)
-	}
-	return shape
+	return x.output(v, res, c.out, p.resultShape(c.wrt, v), stdout)
 }
 
 // denseGradShape is the result shape the kernel may make dense: the wrt

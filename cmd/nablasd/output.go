@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/nablasd/nablasd/datasets"
+	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
 // writeResult prints v as an SDQL literal, or writes it to --out.
 // A written matrix's shape is the larger of one past its largest keys and
-// hint (the shape of the input it is derived from), mode by mode.
-func writeResult(v sdql.Value, out string, hint []int, stdout io.Writer) error {
+// shape (the program's result shape, resultShape), mode by mode.
+func writeResult(v sdql.Value, out string, shape []int, stdout io.Writer) error {
 	if out == "" {
 		_, err := fmt.Fprintln(stdout, sdql.FormatValue(v))
 		return err
@@ -27,9 +28,9 @@ func writeResult(v sdql.Value, out string, hint []int, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--out %s: %v", out, err)
 	}
-	if len(hint) == len(c.Shape) {
-		for m := range hint {
-			c.Shape[m] = max(c.Shape[m], hint[m])
+	if len(shape) == len(c.Shape) {
+		for m := range shape {
+			c.Shape[m] = max(c.Shape[m], shape[m])
 		}
 	}
 	return datasets.SaveMatrixMarket(out, c, &datasets.WriteOptions{Comments: []string{" written by nablasd"}})
@@ -95,4 +96,45 @@ func scalar(v sdql.Value) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
+}
+
+// tensorOf stores a result value in format f: its stored positions, the
+// shape the larger of shape and one past the largest key, mode by mode.
+func tensorOf(v sdql.Value, f formats.Format, shape []int) (*formats.Tensor, error) {
+	order := sdql.Order(sdql.TypeOfValue(v))
+	if order < 1 {
+		return nil, fmt.Errorf("the result is not a tensor")
+	}
+	dims := make([]int, order)
+	copy(dims, shape)
+	idx := make([][]int, order)
+	var val []float64
+	var walk func(v sdql.Value, prefix []int) error
+	walk = func(v sdql.Value, prefix []int) error {
+		if len(prefix) == order {
+			x, ok := scalar(v)
+			if !ok {
+				return fmt.Errorf("the result mixes orders")
+			}
+			for m, k := range prefix {
+				if k < 0 {
+					return fmt.Errorf("negative index %d cannot be stored", k)
+				}
+				idx[m] = append(idx[m], k)
+				dims[m] = max(dims[m], k+1)
+			}
+			val = append(val, x)
+			return nil
+		}
+		var err error
+		sdql.Entries(v, func(k int, x sdql.Value) bool {
+			err = walk(x, append(prefix, k))
+			return err == nil
+		})
+		return err
+	}
+	if err := walk(v, nil); err != nil {
+		return nil, err
+	}
+	return formats.FromCoords(dims, idx, val, f)
 }

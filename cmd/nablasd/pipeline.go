@@ -101,7 +101,7 @@ func rawDerivative(e sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.E
 // it also returns the physical bindings the optimized program runs over.
 func (p *program) fuseConfig(wrt, mode string) (*fuse.Config, map[string]sdql.Value, error) {
 	cfg := &fuse.Config{Inputs: p.types(), Wrt: wrt, Opt: mode, Dense: map[string]bool{},
-		Stats: p.stats()}
+		Dims: map[string][]int{}, Stats: p.stats()}
 	storage := map[string]fuse.Storage{}
 	phys := map[string]sdql.Value{}
 	names := make([]string, 0, len(p.inputs))
@@ -116,6 +116,7 @@ func (p *program) fuseConfig(wrt, mode string) (*fuse.Config, map[string]sdql.Va
 			continue
 		}
 		storage[n] = fuse.Storage{Format: in.tensor.Format, Order: in.tensor.Order()}
+		cfg.Dims[n] = in.tensor.Shape
 		if in.tensor.Format == formats.Dense || in.tensor.Format == formats.DenseCol {
 			cfg.Dense[n] = true
 		}

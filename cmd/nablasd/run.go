@@ -105,7 +105,12 @@ func (x *execFlags) output(v sdql.Value, res *exec.Result, out string, shape []i
 	if _, isDict := v.(*sdql.Dict); !isDict {
 		return fmt.Errorf("--out-format %s: the result is the scalar %s; formats hold vectors and tensors", x.outFormat, sdql.FormatValue(v))
 	}
-	t, err := res.Tensor(f, shape...)
+	var t *formats.Tensor
+	if res != nil {
+		t, err = res.Tensor(f, shape...)
+	} else {
+		t, err = tensorOf(v, f, shape)
+	}
 	if err != nil {
 		return fmt.Errorf("--out-format %s: %v", x.outFormat, err)
 	}

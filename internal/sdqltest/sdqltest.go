@@ -58,6 +58,8 @@ type Suite struct {
 //     instead of textually (a missing key equals zero).
 //   - work: evaluates like eval and prints the interpreter's operation
 //     counts (sdql.Work) after the value.
+//   - extents: sdql.AnalyzeExtents with dims=(A=2x3, x=3): the bounds of
+//     the result's levels and of every bound name.
 func New() *Suite {
 	s := &Suite{cmds: map[string]Handler{}}
 	s.Register("parse", func(t *testing.T, d *datadriven.TestData) string {
@@ -136,7 +138,70 @@ func New() *Suite {
 		return fmt.Sprintf("%s\narith=%d writes=%d lookups=%d iters=%d total=%d\n",
 			sdql.FormatValue(v), w.Arith, w.Writes, w.Lookups, w.Iters, w.Total())
 	})
+	s.Register("extents", func(t *testing.T, d *datadriven.TestData) string {
+		inputs, prog := MustSplit(t, d)
+		e, err := sdql.Parse("prog.sdql", prog)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		types := map[string]sdql.Type{}
+		for n, v := range inputs {
+			types[n] = sdql.TypeOfValue(v)
+		}
+		x, err := sdql.AnalyzeExtents(e, types, ScanDims(t, d))
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "result: %s\n", bounds(x.Result))
+		names := make([]string, 0, len(x.Names))
+		for n := range x.Names {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(&b, "%s: %s\n", n, bounds(x.Names[n]))
+		}
+		return b.String()
+	})
 	return s
+}
+
+func bounds(bs []sdql.Bound) string {
+	if len(bs) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, " | ")
+}
+
+// ScanDims reads the argument dims=(A=2x3, x=3) of a case: the extents of
+// tensor inputs' modes, as shapes are written on the command line.
+func ScanDims(t *testing.T, d *datadriven.TestData) map[string][]int {
+	t.Helper()
+	dims := map[string][]int{}
+	for _, arg := range d.CmdArgs {
+		if arg.Key != "dims" {
+			continue
+		}
+		for _, v := range arg.Vals {
+			name, shape, ok := strings.Cut(v, "=")
+			if !ok {
+				t.Fatalf("%s: dims: want NAME=AxB, got %q", d.Pos, v)
+			}
+			for _, f := range strings.Split(shape, "x") {
+				var n int
+				if _, err := fmt.Sscan(f, &n); err != nil {
+					t.Fatalf("%s: dims: bad extent %q in %q", d.Pos, f, v)
+				}
+				dims[name] = append(dims[name], n)
+			}
+		}
+	}
+	return dims
 }
 
 // Register adds or replaces a command.
