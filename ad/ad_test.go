@@ -28,7 +28,8 @@ var _ = flag.Bool // datadriven registers -rewrite
 //   - sparsify: prints Sparsify(program).
 //   - fd wrt=X: the finite-difference check of fd_test.go; prints the
 //     gradient's value (8 significant digits).
-//   - reverse wrt=X[,Y...] [value] [vjp=NAME] [dense=X[,Y...]] [stages]:
+//   - reverse wrt=X[,Y...] [value] [vjp=NAME] [dense=X[,Y...]]
+//     [dims=(X=N, A=MxN)] [stages]:
 //     Reverse; prints its result program (with stages, every stage). With
 //     bindings it evaluates the transposed and the result programs, checks
 //     that they agree and, without vjp, that every output equals forward
@@ -161,7 +162,7 @@ func suite() *sdqltest.Suite {
 // runReverse is the reverse command.
 func runReverse(t *testing.T, d *datadriven.TestData) string {
 	c := parseCase(t, d)
-	req := &Request{Wrt: listArg(t, d, "wrt"), Value: d.HasArg("value"), Dense: map[string]bool{}}
+	req := &Request{Wrt: listArg(t, d, "wrt"), Value: d.HasArg("value"), Dense: map[string]bool{}, Dims: sdqltest.ScanDims(t, d)}
 	for _, n := range listArg(t, d, "dense") {
 		req.Dense[n] = true
 	}

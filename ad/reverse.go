@@ -22,13 +22,16 @@ type Request struct {
 	// type) instead of the gradient or the whole Jacobian. Reverse mode
 	// only.
 	Cotangent string
-	// Dense names the wrt inputs that store every index of their
-	// dimension. Reverse mode restricts a gradient to the wrt input's
-	// stored positions with one pass over it; for a dense input that pass
-	// is the identity when every key the program looks the input up at is
-	// within its dimension, which is the assumption the optimizer makes of
-	// dense inputs, so it is left out.
+	// Dense names the wrt inputs that store every index of their extent,
+	// and Dims gives the extents of the inputs' modes (dims[x][m] for mode
+	// m of x). Reverse mode restricts a gradient to the wrt input's stored
+	// positions with one pass over it; for a dense input that pass is the
+	// identity, and is left out, when the gradient's keys are provably
+	// within the input's extent (sdql.AnalyzeExtents: keys of the input
+	// itself, or bounded by the inputs' shapes), the proof fuse's inextent
+	// condition asks for too.
 	Dense map[string]bool
+	Dims  map[string][]int
 }
 
 // ReverseStages are the programs of reverse mode, as `nablasd plan`
@@ -132,7 +135,8 @@ func Reverse(e sdql.Expr, req *Request, inputs map[string]sdql.Type) (*ReverseSt
 	for _, w := range req.Wrt {
 		tw := lin.inputs[w]
 		g := t.bind(&bs, barName(w), t.total(acc[lin.names[w]], tw))
-		results = append(results, t.restrict(g, w, tw, req.Dense[w]))
+		dense := req.Dense[w] && withinExtent(wrapLets(bs, g), w, types, req.Dims)
+		results = append(results, t.restrict(g, w, tw, dense))
 		st.Outputs.Names = append(st.Outputs.Names, w)
 		st.Outputs.Types = append(st.Outputs.Types, sdql.Outer(rho, tw))
 	}
@@ -269,6 +273,27 @@ func (t *transposer) restrict(g sdql.Expr, w string, tw sdql.Type, dense bool) s
 		x = level(i, x)
 	}
 	return x
+}
+
+// withinExtent reports whether the keys of the first levels of g, a
+// gradient with respect to w, are provably keys of w's modes: keys of w
+// itself, or within its extents (dims).
+func withinExtent(g sdql.Expr, w string, inputs map[string]sdql.Type, dims map[string][]int) bool {
+	x, err := sdql.AnalyzeExtents(g, inputs, dims)
+	if err != nil {
+		return false
+	}
+	m := sdql.Order(inputs[w])
+	if len(x.Result) < m {
+		return false
+	}
+	for l := range m {
+		b := x.Result[l]
+		if !b.IsKeysOf(w, l) && !(l < len(dims[w]) && b.Within(dims[w][l])) {
+			return false
+		}
+	}
+	return true
 }
 
 func single(k, v sdql.Expr) sdql.Expr {

@@ -69,8 +69,8 @@ func collect(t *testing.T, glob string, cmds ...string) []item {
 // unfused and optimized. A program with a wrt input also gives its
 // gradient in forward and in reverse mode (which must agree on the logical
 // inputs), and, when the wrt input is bound dense, the reverse gradient
-// that leaves out the restriction to its stored positions (ad.Request's
-// Dense).
+// that leaves out the restriction to its stored positions where the
+// inputs' shapes prove it the identity (ad.Request's Dense and Dims).
 func TestCorpusAcrossExecutors(t *testing.T) {
 	var items []item
 	items = append(items, collect(t, "../../sdql/testdata/*.txt", "eval", "check")...)
@@ -128,14 +128,14 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 				if kind == "program" && it.wrt != "" {
 					continue
 				}
-				opt, err := optimize(prog, b.logical, b.phys, b.defs, nil)
+				opt, err := optimize(prog, b.logical, b.phys, b.defs, nil, nil)
 				if err != nil {
 					t.Errorf("%s over %s: fuse: %v", where, b.desc, err)
 					continue
 				}
 				paths += check(t, where+" optimized over "+b.desc, opt, b.phys, want)
 				if kind == "reverse" && b.dense[it.wrt] {
-					paths += checkDenseReverse(t, where+" (dense) over "+b.desc, it, b)
+					paths += checkDenseReverse(t, where+" (dense) over "+b.desc, it, b, want)
 				}
 			}
 		}
@@ -170,6 +170,7 @@ type bound struct {
 	defs    map[string]sdql.Expr  // each tensor input's Physical SDQLite definition
 	logical map[string]sdql.Value // the inputs as stored (formats.ToValue)
 	dense   map[string]bool       // the inputs bound in a dense format
+	dims    map[string][]int      // the tensor inputs' shapes
 	desc    string                // which input is in which format
 }
 
@@ -190,7 +191,7 @@ func rounds(inputs map[string]sdql.Value) int {
 // that rounds 0, 1, ... give each input every format. ok is false when an
 // input cannot be stored (negative keys, non-real values, empty rows).
 func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
-	b := bound{phys: map[string]sdql.Value{}, logical: map[string]sdql.Value{}, dense: map[string]bool{}}
+	b := bound{phys: map[string]sdql.Value{}, logical: map[string]sdql.Value{}, dense: map[string]bool{}, dims: map[string][]int{}}
 	storage := map[string]fuse.Storage{}
 	names := make([]string, 0, len(inputs))
 	for n := range inputs {
@@ -228,6 +229,7 @@ func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
 		}
 		b.logical[n] = formats.ToValue(tn)
 		b.dense[n] = f == formats.Dense || f == formats.DenseCol
+		b.dims[n] = shape
 		storage[n] = fuse.Storage{Format: f, Order: order}
 		desc = append(desc, n+":"+f.Name())
 	}
@@ -283,26 +285,27 @@ func coords(d *sdql.Dict, order int) ([]int, [][]int, []float64, bool) {
 }
 
 // checkDenseReverse checks the reverse gradient with respect to a wrt input
-// bound dense, without the restriction to its stored positions, unfused
-// and optimized against the interpreter on the same program.
-func checkDenseReverse(t *testing.T, where string, it item, b bound) int {
+// bound dense, with the shapes of the inputs, which may leave out the
+// restriction to its stored positions: interpreted, unfused and optimized
+// (with fuse's dense inputs and shapes) it gives want, the gradient with
+// the restriction.
+func checkDenseReverse(t *testing.T, where string, it item, b bound, want sdql.Value) int {
 	t.Helper()
 	types := map[string]sdql.Type{}
 	for k, v := range b.logical {
 		types[k] = sdql.TypeOfValue(v)
 	}
-	st, err := ad.Reverse(it.prog, &ad.Request{Wrt: []string{it.wrt}, Dense: map[string]bool{it.wrt: true}}, types)
+	st, err := ad.Reverse(it.prog, &ad.Request{Wrt: []string{it.wrt}, Dense: map[string]bool{it.wrt: true}, Dims: b.dims}, types)
 	if err != nil {
 		t.Errorf("%s: reverse mode: %v", where, err)
 		return 0
 	}
-	want, err := sdql.Eval(st.Result, b.logical)
-	if err != nil {
-		t.Errorf("%s: interpreter: %v", where, err)
+	if got, err := sdql.Eval(st.Result, b.logical); err != nil || !sdql.Equal(got, want) {
+		t.Errorf("%s: interpreter: %v (%v), want %s\n%s", where, got, err, sdql.FormatValue(want), sdql.Print(st.Result))
 		return 0
 	}
 	n := check(t, where+" composed", fuse.Compose(st.Result, b.defs), b.phys, want)
-	opt, err := optimize(st.Result, b.logical, b.phys, b.defs, b.dense)
+	opt, err := optimize(st.Result, b.logical, b.phys, b.defs, b.dense, b.dims)
 	if err != nil {
 		t.Errorf("%s: fuse: %v", where, err)
 		return n
@@ -310,7 +313,7 @@ func checkDenseReverse(t *testing.T, where string, it item, b bound) int {
 	return n + check(t, where+" optimized", opt, b.phys, want)
 }
 
-func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[string]sdql.Expr, dense map[string]bool) (sdql.Expr, error) {
+func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[string]sdql.Expr, dense map[string]bool, dims map[string][]int) (sdql.Expr, error) {
 	types := map[string]sdql.Type{}
 	for n, v := range logical {
 		types[n] = sdql.TypeOfValue(v)
@@ -319,7 +322,7 @@ func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[stri
 	for n, v := range phys {
 		physTypes[n] = sdql.TypeOfValue(v)
 	}
-	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(logical), Dense: dense,
+	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(logical), Dense: dense, Dims: dims,
 		Defs: defs, PhysInputs: physTypes, PhysStats: fuse.StatsOf(phys)})
 	if err != nil {
 		return nil, err
