@@ -71,3 +71,8 @@ func (o *Outputs) Split(v sdql.Value) ([]sdql.Value, error) {
 	}
 	return out, nil
 }
+
+// Bundle returns the program that computes results (closed expressions
+// over the same inputs, described by o) in one run: the results
+// themselves for one, else their bundle.
+func Bundle(results []sdql.Expr, o *Outputs) sdql.Expr { return bundle(results, o.Types) }

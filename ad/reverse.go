@@ -178,17 +178,8 @@ func checkRequest(e sdql.Expr, req *Request, inputs map[string]sdql.Type) error 
 			return err
 		}
 	}
-	if c := req.Cotangent; c != "" {
-		info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
-		if err != nil {
-			return err
-		}
-		if _, clash := info.Free[c]; clash {
-			return fmt.Errorf("the cotangent's name %s is an input of the program", c)
-		}
-		if _, clash := inputs[c]; clash {
-			return fmt.Errorf("the cotangent's name %s is an input of the program", c)
-		}
+	if c := req.Cotangent; c != "" && usesName(e, c) {
+		return fmt.Errorf("the cotangent's name %s is an input of the program", c)
 	}
 	return nil
 }
@@ -296,6 +287,16 @@ func withinExtent(g sdql.Expr, w string, inputs map[string]sdql.Type, dims map[s
 	return true
 }
 
+// usesName reports whether name is a free variable of e (an input).
+func usesName(e sdql.Expr, name string) bool {
+	for _, v := range sdql.FreeVars(e) {
+		if v == name {
+			return true
+		}
+	}
+	return false
+}
+
 func single(k, v sdql.Expr) sdql.Expr {
 	return &sdql.DictExpr{Entries: []sdql.Entry{{Key: k, Val: v}}}
 }
@@ -325,7 +326,7 @@ func JVP(e sdql.Expr, tangents map[string]string, inputs map[string]sdql.Type) (
 	}
 	for _, w := range wrt {
 		name := tangents[w]
-		if _, clash := info.Free[name]; clash || inputs[name] != nil {
+		if usesName(e, name) {
 			return nil, fmt.Errorf("the tangent's name %s is an input of the program", name)
 		}
 		if t, ok := info.Free[w]; ok {

@@ -46,7 +46,13 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	var x1 execFlags
 	x1.exec, x1.dict, x1.threads, x1.dps = "compiled", "intmap", 1, true
 	for _, wrt := range []string{"", "x"} {
-		pl, err := prepare(p, wrt, "full")
+		var d *derivation
+		if wrt != "" {
+			if d, err = p.differentiate(&common{wrt: wrt}, &diffFlags{mode: "forward"}); err != nil {
+				return err
+			}
+		}
+		pl, err := prepare(p, d, "full")
 		if err != nil {
 			return err
 		}

@@ -21,7 +21,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	compileStart := time.Now()
-	pl, err := prepare(p, "", c.opt)
+	pl, err := prepare(p, nil, c.opt)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,10 @@ import (
 // loops, any other a function returning its result (exec.GoValue).
 func cmdGen(args []string, stdout, stderr io.Writer) error {
 	var c common
+	var df diffFlags
 	var out, fn, pkg string
 	fs := newFlagSet("gen", &c, true, false)
+	df.register(fs)
 	fs.StringVar(&out, "o", "", "write the Go source to `FILE` (default standard output)")
 	fs.StringVar(&fn, "func", "", "the kernel function's `NAME` (default derived from the program)")
 	fs.StringVar(&pkg, "package", "kernels", "the generated file's package `NAME`")
@@ -29,24 +31,23 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if c.wrt != "" {
-		if _, ok := p.inputs[c.wrt]; !ok {
-			return fmt.Errorf("--wrt %s: %s is not an input of the program (its inputs: %s)", c.wrt, c.wrt, inputList(p))
-		}
+	d, err := p.differentiate(&c, &df)
+	if err != nil {
+		return err
 	}
-	pl, err := prepare(p, c.wrt, c.opt)
+	pl, err := prepare(p, d, c.opt)
 	if err != nil {
 		return err
 	}
 	if fn == "" {
 		fn = "Kernel"
-		if c.wrt != "" {
-			fn = "Grad_" + strings.ReplaceAll(c.wrt, "'", "_prime")
+		if d != nil {
+			fn = kernelName(d)
 		}
 	}
 	var shape []int
-	if c.wrt != "" {
-		shape = denseGradShape(p, c.wrt)
+	if d != nil && d.kind == "grad" && !d.outputs.Bundled() {
+		shape = denseGradShape(p, d.wrt[0])
 	}
 	k, err := exec.GenerateGoKernel(pl.prog, pl.info, pl.values, fn, exec.GoOptions{ResultShape: shape, Package: pkg})
 	if err != nil {
@@ -70,4 +71,14 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "wrote %s: func %s(%s)%s\n", out, k.Func, strings.Join(params, ", "), result)
 	return nil
+}
+
+// kernelName names a derivative's generated function: Grad_x, Grad_x_b,
+// Vjp_x, Jvp_x, Hvp_x.
+func kernelName(d *derivation) string {
+	name := strings.ToUpper(d.kind[:1]) + d.kind[1:]
+	for _, w := range d.wrt {
+		name += "_" + strings.ReplaceAll(w, "'", "_prime")
+	}
+	return name
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strings"
 
-	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/sdql"
@@ -25,27 +25,23 @@ type plan struct {
 	result *fuse.Result // nil with --opt none
 }
 
-// prepare turns the loaded program (differentiated with respect to wrt when
-// it is set) into the program that runs: with --opt none the logical
-// program over the logical values, otherwise fuse's optimized physical
-// program over the storage formats' arrays, bound without copying.
-func prepare(p *program, wrt, opt string) (*plan, error) {
+// prepare turns the loaded program (its derivative d when d is not nil)
+// into the program that runs: with --opt none the logical program over
+// the logical values, otherwise fuse's optimized physical program over the
+// storage formats' arrays, bound without copying.
+func prepare(p *program, d *derivation, opt string) (*plan, error) {
 	mode, ok := optModes[opt]
 	if !ok {
 		return nil, usagef("--opt %q: want full, rules or none", opt)
 	}
 	if mode == "none" {
 		e := p.expr
-		if wrt != "" {
-			g, err := ad.Grad(p.expr, wrt, p.types())
-			if err != nil {
-				return nil, p.withFile(err)
-			}
-			e = g
+		if d != nil {
+			e = d.expr
 		}
 		return p.checked(e, p.logicalValues())
 	}
-	res, phys, err := p.optimize(wrt, mode)
+	res, phys, err := p.optimize(d, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +55,8 @@ func prepare(p *program, wrt, opt string) (*plan, error) {
 
 // optimize runs fuse's pipeline over the program and its bound inputs; it
 // returns the physical bindings the optimized program runs over.
-func (p *program) optimize(wrt, mode string) (*fuse.Result, map[string]sdql.Value, error) {
-	cfg, phys, err := p.fuseConfig(wrt, mode)
+func (p *program) optimize(d *derivation, mode string) (*fuse.Result, map[string]sdql.Value, error) {
+	cfg, phys, err := p.fuseConfig(d, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,24 +80,18 @@ func (p *program) checked(e sdql.Expr, values map[string]sdql.Value) (*plan, err
 	return &plan{prog: e, info: info, values: values}, nil
 }
 
-// rawDerivative is the differentiation step of the pipeline: ad's
-// derivative before its own sparsity pass, so that the plan shows the
-// derivative as Fig. 6 and 7 build it and fuse's sparsity strategy
-// simplifies it.
-func rawDerivative(e sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Expr, error) {
-	st, err := ad.GradStages(e, wrt, inputs)
-	if err != nil {
-		return nil, err
-	}
-	return ad.ExpandOneHot(st.Derivative), nil
-}
-
 // fuseConfig describes the bound inputs to the optimizer: their logical
 // types and sizes, which are dense, and each tensor's storage definition;
 // it also returns the physical bindings the optimized program runs over.
-func (p *program) fuseConfig(wrt, mode string) (*fuse.Config, map[string]sdql.Value, error) {
-	cfg := &fuse.Config{Inputs: p.types(), Wrt: wrt, Opt: mode, Dense: map[string]bool{},
+// A derivation's program is what fuse optimizes, as its differentiation
+// step (fuse does not differentiate itself).
+func (p *program) fuseConfig(d *derivation, mode string) (*fuse.Config, map[string]sdql.Value, error) {
+	cfg := &fuse.Config{Inputs: p.types(), Opt: mode, Dense: map[string]bool{},
 		Dims: map[string][]int{}, Stats: p.stats()}
+	if d != nil {
+		cfg.Wrt = strings.Join(d.wrt, ",")
+		cfg.Grad = func(sdql.Expr, string, map[string]sdql.Type) (sdql.Expr, error) { return d.expr, nil }
+	}
 	storage := map[string]fuse.Storage{}
 	phys := map[string]sdql.Value{}
 	names := make([]string, 0, len(p.inputs))

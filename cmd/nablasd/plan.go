@@ -7,12 +7,17 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// cmdPlan: nablasd plan (-f FILE | -e TEXT) [--wrt NAME] [--in NAME=VALUE]...
-// prints every stage of the pipeline, each after a line "-- stage: NAME";
-// the last is the program that runs.
+// cmdPlan: nablasd plan (-f FILE | -e TEXT) [--wrt NAME[,NAME...]]
+// [--mode MODE] [--in NAME=VALUE]... prints every stage of the pipeline,
+// each after a line "-- stage: NAME"; the last is the program that runs.
+// In reverse mode ad's stages (anf, linearized, unzipped, transposed) come
+// after the logical program; a last line "-- mode: ..." says which mode
+// differentiated.
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	var c common
+	var df diffFlags
 	fs := newFlagSet("plan", &c, true, false)
+	df.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -24,11 +29,25 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if !ok || mode == "none" {
 		return usagef("--opt %q: plan shows the optimizer's stages for --opt full or rules", c.opt)
 	}
-	res, _, err := p.optimize(c.wrt, mode)
+	d, err := p.differentiate(&c, &df)
 	if err != nil {
 		return err
 	}
+	res, _, err := p.optimize(d, mode)
+	if err != nil {
+		return err
+	}
+	if d != nil && len(d.stages) > 0 {
+		res.Stages = append(append(res.Stages[:1:1], d.stages...), res.Stages[1:]...)
+	}
 	fmt.Fprint(stdout, res.Plan())
+	if d != nil {
+		how := d.mode.String()
+		if df.mode == "auto" || df.mode == "" {
+			how += " (auto)"
+		}
+		fmt.Fprintf(stdout, "-- mode: %s\n", how)
+	}
 	return nil
 }
 
@@ -44,13 +63,6 @@ func loadForPlan(c *common) (*program, error) {
 	}
 	if p.info, err = sdql.Check(p.expr, &sdql.CheckConfig{File: p.name}); err != nil {
 		return nil, err
-	}
-	found := false
-	for _, v := range sdql.FreeVars(p.expr) {
-		found = found || v == c.wrt
-	}
-	if c.wrt != "" && !found {
-		return nil, fmt.Errorf("--wrt %s: %s is not an input of the program", c.wrt, c.wrt)
 	}
 	return p, nil
 }

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/nablasd/nablasd/sdql"
+import (
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/sdql"
+)
 
 // resultShape is the shape of a result written with --out or
 // --out-format: the extents of the program's result, from its inputs'
@@ -45,6 +48,18 @@ func (p *program) dims() map[string][]int {
 	for n, in := range p.inputs {
 		if in.tensor != nil {
 			ds[n] = in.tensor.Shape
+		}
+	}
+	return ds
+}
+
+// denseInputs names the tensor inputs bound in a dense format (every
+// index of their extent stored).
+func (p *program) denseInputs() map[string]bool {
+	ds := map[string]bool{}
+	for n, in := range p.inputs {
+		if in.tensor != nil && (in.tensor.Format == formats.Dense || in.tensor.Format == formats.DenseCol) {
+			ds[n] = true
 		}
 	}
 	return ds
