@@ -78,6 +78,10 @@ type Case struct {
 	HandValue func() sdql.Value
 	// Fuse is the pipeline's result (its stages, for printing).
 	Fuse *fuse.Result
+	// Tensors and Scalars are the kernel's inputs, bound in their
+	// formats, from which Pipeline built Prog and Bindings.
+	Tensors map[string]*formats.Tensor
+	Scalars map[string]float64
 	// InputBytes and HandOutBytes size the inputs and the hand-written
 	// output, for the peak-memory comparison.
 	InputBytes, HandOutBytes int64
@@ -234,6 +238,7 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 		return nil, err
 	}
 	cs.Prog, cs.Bindings, cs.Fuse = res.Program, phys, res
+	cs.Tensors, cs.Scalars = tensors, scalars
 	return cs, nil
 }
 

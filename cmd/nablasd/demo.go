@@ -48,7 +48,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 	for _, wrt := range []string{"", "x"} {
 		var d *derivation
 		if wrt != "" {
-			if d, err = p.differentiate(&common{wrt: wrt}, &diffFlags{mode: "forward"}); err != nil {
+			if d, err = p.differentiate(&common{wrt: wrt, opt: "full"}, &diffFlags{mode: "forward"}); err != nil {
 				return err
 			}
 		}

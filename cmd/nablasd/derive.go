@@ -39,6 +39,12 @@ type derivation struct {
 	outputs *ad.Outputs
 	// stages are ad's stages of reverse mode, for plan.
 	stages []fuse.Stage
+	// optimized is fuse's result for the program under optimizations opt,
+	// when choosing the mode already optimized it.
+	optimized *fuse.Result
+	opt       string
+	// why says how auto chose the mode, for plan.
+	why string
 }
 
 // label names result i in the output: "value", or the kind and the input.
@@ -55,10 +61,15 @@ func (d *derivation) label(i int) string {
 
 // differentiate builds the derivative the flags ask for, or returns nil
 // when there is none (no --wrt, --vjp, --jvp or --hvp). It is the one place
-// where the mode is chosen (chooseMode). The values of --vjp, --jvp and
-// --hvp become inputs of the program: the cotangent under its NAME, a
-// tangent of x as x_dot, a direction for x as x_dir.
+// where the mode is chosen (chooseMode), which for --mode auto may
+// optimize both candidates as --opt says. The values of --vjp, --jvp and --hvp become inputs of the
+// program: the cotangent under its NAME, a tangent of x as x_dot, a
+// direction for x as x_dir.
 func (p *program) differentiate(c *common, f *diffFlags) (*derivation, error) {
+	opt, ok := optModes[c.opt]
+	if !ok {
+		return nil, usagef("--opt %q: want full, rules or none", c.opt)
+	}
 	mode, err := ad.ParseMode(f.mode)
 	if err != nil {
 		return nil, usagef("--mode: %v", err)
@@ -123,11 +134,14 @@ func (p *program) differentiate(c *common, f *diffFlags) (*derivation, error) {
 			return nil, usagef("--vjp needs reverse mode (--mode reverse or auto)")
 		}
 	}
-	if d.mode == ad.ModeAuto {
-		if d.mode, err = chooseMode(p, req, types); err != nil {
-			return nil, p.withFile(err)
-		}
+	if d.mode != ad.ModeAuto {
+		return p.derive(d, req, types)
 	}
+	return p.chooseMode(d, req, types, opt)
+}
+
+// derive builds d's program for req in d's mode.
+func (p *program) derive(d *derivation, req *ad.Request, types map[string]sdql.Type) (*derivation, error) {
 	if d.mode == ad.ModeReverse {
 		st, err := ad.Reverse(p.expr, req, types)
 		if err != nil {
@@ -138,20 +152,76 @@ func (p *program) differentiate(c *common, f *diffFlags) (*derivation, error) {
 			{Name: "unzipped", Program: st.Unzipped}, {Name: "transposed", Program: st.Transposed}}
 		return d, nil
 	}
+	var err error
 	if d.expr, d.outputs, _, err = ad.Derive(p.expr, req, ad.ModeForward, types); err != nil {
 		return nil, p.withFile(err)
 	}
 	return d, nil
 }
 
-// chooseMode resolves --mode auto for a gradient or a VJP: reverse for a
-// VJP, else ad.ChooseMode's static estimate (reverse when the result's
-// order is below the wrt inputs').
-func chooseMode(p *program, req *ad.Request, types map[string]sdql.Type) (ad.Mode, error) {
+// chooseMode resolves --mode auto for a gradient or a VJP. A VJP needs
+// reverse mode. Otherwise ad.ChooseMode's static estimate proposes a mode
+// (reverse when the result's order is below the wrt inputs'); when the
+// program is optimized, both modes' programs are optimized and the one
+// with the lower cost in fuse's cost model (fuse.Cost of the program that
+// runs, over the bound inputs' sizes) is kept, the proposal on a tie. The
+// static estimate knows orders, not the optimizer: the gradient of
+// sum(<i, r> in A) sum(<k, a> in r) sum(<j, b> in B(k)) a * b with respect
+// to B is a scalar program's, but forward mode's optimized program
+// computes A's column sums once where the reverse sweep iterates B(k)
+// for every entry of A.
+func (p *program) chooseMode(d *derivation, req *ad.Request, types map[string]sdql.Type, opt string) (*derivation, error) {
 	if req.Cotangent != "" {
-		return ad.ModeReverse, nil
+		d.mode = ad.ModeReverse
+		return p.derive(d, req, types)
 	}
-	return ad.ChooseMode(p.expr, req.Wrt, types)
+	proposed, err := ad.ChooseMode(p.expr, req.Wrt, types)
+	if err != nil {
+		return nil, p.withFile(err)
+	}
+	d.mode = proposed
+	if opt == "none" {
+		return p.derive(d, req, types)
+	}
+	other := *d
+	other.mode = ad.ModeForward + ad.ModeReverse - proposed
+	best, bestCost := (*derivation)(nil), 0.0
+	var costs []string
+	for _, cand := range []*derivation{d, &other} {
+		c, err := p.derive(cand, req, types)
+		if err != nil {
+			if cand == d {
+				return nil, err
+			}
+			continue // the other mode cannot do it: keep the proposal
+		}
+		cost, err := p.optimizedCost(c, opt)
+		if err != nil {
+			return nil, err
+		}
+		costs = append(costs, fmt.Sprintf("%s %.4g", c.mode, cost))
+		if best == nil || cost < bestCost {
+			best, bestCost = c, cost
+		}
+	}
+	best.why = "estimated cost " + strings.Join(costs, ", ")
+	return best, nil
+}
+
+// optimizedCost optimizes d's program under opt, keeps fuse's result in d,
+// and returns the result's cost in fuse's cost model over the bound
+// inputs.
+func (p *program) optimizedCost(d *derivation, opt string) (float64, error) {
+	res, phys, err := p.optimize(d, opt)
+	if err != nil {
+		return 0, err
+	}
+	d.optimized, d.opt = res, opt
+	types := map[string]sdql.Type{}
+	for n, v := range phys {
+		types[n] = sdql.TypeOfValue(v)
+	}
+	return fuse.Cost(res.Program, types, fuse.StatsOf(phys)), nil
 }
 
 // jvp builds the Jacobian–vector product of --jvp (forward mode).

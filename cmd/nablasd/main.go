@@ -27,9 +27,9 @@ const usage = `nablasd: a sparse-tensor query engine with automatic differentiat
 
 Usage:
   nablasd eval  (-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]
-  nablasd grad  (-f FILE | -e TEXT) --wrt NAME [--in NAME=VALUE]... [--out FILE]
-  nablasd plan  (-f FILE | -e TEXT) [--wrt NAME] [--in NAME=VALUE]...
-  nablasd gen   (-f FILE | -e TEXT) [--wrt NAME] --in NAME=VALUE... [-o kernel.go]
+  nablasd grad  (-f FILE | -e TEXT) --wrt NAME[,NAME...] [--in NAME=VALUE]... [--out FILE]
+  nablasd plan  (-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--in NAME=VALUE]...
+  nablasd gen   (-f FILE | -e TEXT) [--wrt NAME[,NAME...]] --in NAME=VALUE... [-o kernel.go]
   nablasd demo
   nablasd help
 
@@ -42,6 +42,17 @@ sparse matrices, coo for sparse vectors, dense for array files).
 
 The result prints as an SDQL literal with sorted keys; --out FILE.mtx writes
 it as Matrix Market instead (orders 1 and 2).
+
+grad, plan and gen differentiate in --mode auto (default), forward or reverse:
+  --value               also the program's value, from the same run
+  --wrt x,b             several inputs, from one reverse sweep
+  --vjp NAME=VALUE      vector-Jacobian product: the cotangent (of the result's
+                        type) bound to the new variable NAME; needs --wrt
+  --jvp NAME=VALUE      Jacobian-vector product: the tangent of input NAME
+                        (repeatable; no --wrt)
+  --hvp NAME=VALUE      Hessian-vector product of a real-valued program with
+                        respect to input NAME in the direction VALUE (no --wrt)
+Several results print one per line: value: ..., grad x: ...
 
 gen writes the Go source of the optimized program's kernel (--opt none: of
 the logical program, its tensor inputs Go maps): loops into a destination for

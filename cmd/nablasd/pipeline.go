@@ -41,7 +41,15 @@ func prepare(p *program, d *derivation, opt string) (*plan, error) {
 		}
 		return p.checked(e, p.logicalValues())
 	}
-	res, phys, err := p.optimize(d, mode)
+	var res *fuse.Result
+	var phys map[string]sdql.Value
+	var err error
+	if d != nil && d.optimized != nil && d.opt == mode {
+		res = d.optimized // choosing the mode optimized it
+		_, phys, err = p.fuseConfig(nil, mode)
+	} else {
+		res, phys, err = p.optimize(d, mode)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,11 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if d != nil {
 		how := d.mode.String()
 		if df.mode == "auto" || df.mode == "" {
-			how += " (auto)"
+			how += " (auto"
+			if d.why != "" {
+				how += "; " + d.why
+			}
+			how += ")"
 		}
 		fmt.Fprintf(stdout, "-- mode: %s\n", how)
 	}

@@ -1,0 +1,319 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nablasd/nablasd/ad"
+	"github.com/nablasd/nablasd/datasets"
+	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// workload is a program to differentiate: its text and the input its
+// gradient is taken with respect to.
+type workload struct {
+	name, src, wrt string
+}
+
+// workloads returns the programs of WorkloadDir (absent: none, with a
+// reason) and the tanh stacks of depth 1 to 5 (sdqltest.TanhStack), by
+// name. Every one is differentiated with respect to x, except the
+// factorization, with respect to U.
+func workloads(tb testing.TB) []workload {
+	var out []workload
+	for d := 1; d <= 5; d++ {
+		out = append(out, workload{fmt.Sprintf("tanh%d", d), sdqltest.TanhStack(d), "x"})
+	}
+	files, _ := filepath.Glob(filepath.Join(WorkloadDir, "*.sdql"))
+	if len(files) == 0 {
+		tb.Logf("%s is absent: only the tanh stacks", WorkloadDir)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".sdql")
+		wrt := "x"
+		if name == "factorization" {
+			wrt = "U"
+		}
+		out = append(out, workload{name, string(b), wrt})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// compiled is a program through the pipeline and the kernel compiler.
+type compiled struct {
+	k    *exec.Kernel
+	res  *exec.Result
+	bind map[string]sdql.Value
+	mode ad.Mode
+}
+
+func compileWorkload(tb testing.TB, w workload, wrt string, mode ad.Mode, tensors map[string]*formats.Tensor, scalars map[string]float64) *compiled {
+	tb.Helper()
+	res, phys, m, err := Derived(w.src, wrt, mode, tensors, scalars)
+	if err != nil {
+		tb.Fatalf("%s: %v", w.name, err)
+	}
+	k, err := exec.CompileFor(res.Program, phys, exec.Options{})
+	if err != nil {
+		tb.Fatalf("%s: %v\n%s", w.name, err, sdql.Print(res.Program))
+	}
+	r, err := k.Run(phys)
+	if err != nil {
+		tb.Fatalf("%s: %v", w.name, err)
+	}
+	return &compiled{k: k, res: r, bind: phys, mode: m}
+}
+
+func (c *compiled) run(tb testing.TB) time.Duration {
+	start := time.Now()
+	if err := c.k.RunInto(c.res, c.bind); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// TestWorkloadGradients runs every workload and tanh stack through the
+// pipeline on a small matrix in each mode: the compiled gradients agree
+// with each other and with the interpreter on the logical reverse-mode
+// gradient.
+func TestWorkloadGradients(t *testing.T) {
+	m, err := datasets.ParseSynthetic("rows=60,cols=60,density=0.05,seed=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tensors, scalars, err := WorkloadTensors(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logical := map[string]sdql.Value{"lambda": sdql.Real(scalars["lambda"])}
+	for n, x := range tensors {
+		logical[n] = formats.ToValue(x)
+	}
+	for _, w := range workloads(t) {
+		prog := sdql.MustParse(w.src)
+		in := map[string]sdql.Value{}
+		types := map[string]sdql.Type{}
+		for _, n := range sdql.FreeVars(prog) {
+			in[n], types[n] = logical[n], sdql.TypeOfValue(logical[n])
+		}
+		st, err := ad.Reverse(prog, &ad.Request{Wrt: []string{w.wrt}}, types)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sdql.Eval(st.Result, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []ad.Mode{ad.ModeForward, ad.ModeReverse, ad.ModeAuto} {
+			if mode == ad.ModeForward && strings.HasPrefix(w.name, "tanh") && w.name > "tanh3" {
+				continue // forward mode's Jacobians of deep stacks are slow to build even here
+			}
+			c := compileWorkload(t, w, w.wrt, mode, tensors, scalars)
+			if got := c.res.Value(); !sdql.Equal(got, want) {
+				t.Errorf("%s, %s mode: the compiled gradient differs from the interpreted reverse one", w.name, mode)
+			}
+		}
+	}
+}
+
+// shortInput names a workload input in a benchmark's name.
+func shortInput(in string) string {
+	if strings.HasPrefix(in, "synthetic:") {
+		return "synthetic200k"
+	}
+	return in
+}
+
+// forwardAffordable reports whether forward mode's gradient of a workload
+// is measured on an input: forward mode builds the Jacobian of every
+// intermediate, a sparse matrix product per tanh layer past the first
+// (A·diag·A), which on the 4M-entry synthetic matrix, or for three layers
+// and more, takes minutes and gigabytes (the issue's motivation).
+func forwardAffordable(w workload, input string) bool {
+	deep := w.name == "mlp2" || strings.HasPrefix(w.name, "tanh") && w.name != "tanh1"
+	if !deep {
+		return true
+	}
+	return !strings.HasPrefix(input, "synthetic") && (w.name == "mlp2" || w.name == "tanh2")
+}
+
+// BenchmarkCheapGradient times the gradient of every workload
+// (../shared/workloads) and of the tanh stacks of depth 1 to 5 against
+// the program itself, both through the whole pipeline (fuse, compiled
+// kernel), on e40r0000 and on the synthetic 200,000² matrix with 4M
+// entries. Each iteration runs the program and the gradient once, in
+// alternating order; the metric grad/eval is the median of the
+// iterations' ratios (the cheap-gradient bound is 4), with the medians of
+// both times. mode=auto is the mode the CLI chooses (named in the
+// sub-benchmark), reverse and forward are forced; forward is left out
+// where it takes minutes (forwardAffordable).
+func BenchmarkCheapGradient(b *testing.B) {
+	for _, input := range WorkloadInputs {
+		m, why, err := LoadWorkloadInput(input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if m == nil {
+			b.Logf("skipping %s: %s", input, why)
+			continue
+		}
+		tensors, scalars, err := WorkloadTensors(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, w := range workloads(b) {
+			eval := compileWorkload(b, w, "", ad.ModeAuto, tensors, scalars)
+			for _, mode := range []ad.Mode{ad.ModeAuto, ad.ModeReverse, ad.ModeForward} {
+				if mode == ad.ModeForward && !forwardAffordable(w, input) {
+					continue
+				}
+				grad := compileWorkload(b, w, w.wrt, mode, tensors, scalars)
+				name := fmt.Sprintf("prog=%s/input=%s/mode=%s", w.name, shortInput(input), mode)
+				if mode == ad.ModeAuto {
+					name += "(" + grad.mode.String() + ")"
+				}
+				b.Run(name, func(b *testing.B) {
+					var evals, grads, ratios []float64
+					i := 0
+					for b.Loop() {
+						var te, tg time.Duration
+						if i%2 == 0 {
+							te, tg = eval.run(b), grad.run(b)
+						} else {
+							tg, te = grad.run(b), eval.run(b)
+						}
+						i++
+						evals, grads = append(evals, float64(te)), append(grads, float64(tg))
+						ratios = append(ratios, float64(tg)/float64(te))
+					}
+					b.ReportMetric(median(ratios), "grad/eval")
+					b.ReportMetric(median(evals)/1e6, "eval-ms")
+					b.ReportMetric(median(grads)/1e6, "grad-ms")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkCheapGradientWork reports the cheap-gradient ratio on operation
+// counts (sdql.Work, independent of the machine): the reference
+// interpreter's work on the logical reverse-mode gradient over its work on
+// the program, as work-ratio, on the same programs and inputs as
+// BenchmarkCheapGradient; and forward mode's where it is affordable
+// (fwd-work-ratio). The interpreter takes seconds per program on the
+// synthetic input; the time per operation is not the point.
+func BenchmarkCheapGradientWork(b *testing.B) {
+	for _, input := range WorkloadInputs {
+		m, why, err := LoadWorkloadInput(input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if m == nil {
+			b.Logf("skipping %s: %s", input, why)
+			continue
+		}
+		tensors, scalars, err := WorkloadTensors(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		logical := map[string]sdql.Value{}
+		for n, x := range scalars {
+			logical[n] = sdql.Real(x)
+		}
+		for n, x := range tensors {
+			logical[n] = formats.ToValue(x)
+		}
+		for _, w := range workloads(b) {
+			b.Run(fmt.Sprintf("prog=%s/input=%s", w.name, shortInput(input)), func(b *testing.B) {
+				prog := sdql.MustParse(w.src)
+				in := map[string]sdql.Value{}
+				types := map[string]sdql.Type{}
+				for _, n := range sdql.FreeVars(prog) {
+					in[n], types[n] = logical[n], sdql.TypeOfValue(logical[n])
+				}
+				st, err := ad.Reverse(prog, &ad.Request{Wrt: []string{w.wrt}}, types)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var fwd sdql.Expr
+				if forwardAffordable(w, input) && !strings.HasPrefix(input, "synthetic") {
+					if fwd, err = ad.Grad(prog, w.wrt, types); err != nil {
+						b.Fatal(err)
+					}
+				}
+				work := func(e sdql.Expr) float64 {
+					it := &sdql.Interp{}
+					if _, err := it.Eval(e, in); err != nil {
+						b.Fatal(err)
+					}
+					return float64(it.Work.Total())
+				}
+				for b.Loop() {
+					base := work(prog)
+					b.ReportMetric(work(st.Result)/base, "work-ratio")
+					if fwd != nil {
+						b.ReportMetric(work(fwd)/base, "fwd-work-ratio")
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkModes times the paper's six kernels' gradients (bench.Kernels
+// over bench.Inputs) in forward and in reverse mode, interleaved, and
+// reports which mode auto chooses and auto/best: the median of the
+// iterations' ratios of auto's time to the faster mode's (the issue asks
+// for at most 1.1).
+func BenchmarkModes(b *testing.B) {
+	eachCase(b, func(cs *Case) {
+		w := workload{name: cs.Kernel, src: Logical[cs.Kernel], wrt: Wrt[cs.Kernel]}
+		fwd := compileWorkload(b, w, w.wrt, ad.ModeForward, cs.Tensors, cs.Scalars)
+		rev := compileWorkload(b, w, w.wrt, ad.ModeReverse, cs.Tensors, cs.Scalars)
+		auto := compileWorkload(b, w, w.wrt, ad.ModeAuto, cs.Tensors, cs.Scalars)
+		b.Run(cs.Name()+"/auto="+auto.mode.String(), func(b *testing.B) {
+			var fs, rs, ratios []float64
+			i := 0
+			for b.Loop() {
+				var tf, tr time.Duration
+				if i%2 == 0 {
+					tf, tr = fwd.run(b), rev.run(b)
+				} else {
+					tr, tf = rev.run(b), fwd.run(b)
+				}
+				i++
+				fs, rs = append(fs, float64(tf)), append(rs, float64(tr))
+				ta, best := tf, min(tf, tr)
+				if auto.mode == ad.ModeReverse {
+					ta = tr
+				}
+				ratios = append(ratios, float64(ta)/float64(best))
+			}
+			b.ReportMetric(median(fs)/1e3, "fwd-µs")
+			b.ReportMetric(median(rs)/1e3, "rev-µs")
+			b.ReportMetric(median(ratios), "auto/best")
+		})
+	})
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
