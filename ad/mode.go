@@ -76,3 +76,59 @@ func ChooseMode(e sdql.Expr, wrt []string, inputs map[string]sdql.Type) (Mode, e
 	}
 	return ModeForward, nil
 }
+
+// Derive returns the program that computes what req asks for, in the
+// given mode (ModeAuto: ChooseMode; a cotangent needs reverse mode), and
+// describes its results. In forward mode each gradient is a program of its
+// own (Grad) and the value the program itself, bundled.
+func Derive(e sdql.Expr, req *Request, mode Mode, inputs map[string]sdql.Type) (sdql.Expr, *Outputs, Mode, error) {
+	if mode == ModeAuto {
+		if req.Cotangent != "" {
+			mode = ModeReverse
+		} else {
+			m, err := ChooseMode(e, req.Wrt, inputs)
+			if err != nil {
+				return nil, nil, mode, err
+			}
+			mode = m
+		}
+	}
+	if mode == ModeReverse {
+		st, err := Reverse(e, req, inputs)
+		if err != nil {
+			return nil, nil, mode, err
+		}
+		return st.Result, &st.Outputs, mode, nil
+	}
+	if req.Cotangent != "" {
+		return nil, nil, mode, fmt.Errorf("a vector–Jacobian product needs reverse mode")
+	}
+	if err := checkRequest(e, req, inputs); err != nil {
+		return nil, nil, mode, err
+	}
+	info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
+	if err != nil {
+		return nil, nil, mode, err
+	}
+	out := &Outputs{}
+	var results []sdql.Expr
+	if req.Value {
+		results = append(results, clone(e))
+		out.Names = append(out.Names, "value")
+		out.Types = append(out.Types, info.Result)
+	}
+	for _, w := range req.Wrt {
+		g, err := Grad(e, w, inputs)
+		if err != nil {
+			return nil, nil, mode, err
+		}
+		tw, ok := info.Free[w]
+		if !ok {
+			tw = inputs[w]
+		}
+		results = append(results, g)
+		out.Names = append(out.Names, w)
+		out.Types = append(out.Types, sdql.Outer(info.Result, tw))
+	}
+	return bundle(results, out.Types), out, mode, nil
+}
