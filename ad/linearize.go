@@ -37,8 +37,10 @@ type linearization struct {
 }
 
 // linearize builds the linearization of e with respect to the wrt inputs.
-// inputs gives the types of e's inputs; missing ones are inferred.
-func linearize(e sdql.Expr, wrt []string, inputs map[string]sdql.Type) (*linearization, error) {
+// inputs gives the types of e's inputs; missing ones are inferred. value
+// says whether the program's value is wanted too (its loops' residuals
+// are then worth keeping, residuals).
+func linearize(e sdql.Expr, wrt []string, inputs map[string]sdql.Type, value bool) (*linearization, error) {
 	info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
 	if err != nil {
 		return nil, err
@@ -58,7 +60,7 @@ func linearize(e sdql.Expr, wrt []string, inputs map[string]sdql.Type) (*lineari
 		if lin, err = tangentProgram(a, wrt, all); err != nil {
 			return nil, err
 		}
-		lift, err := residuals(a, lin)
+		lift, err := residuals(a, lin, value)
 		if err != nil {
 			return nil, err
 		}
@@ -108,63 +110,96 @@ func tangentProgram(a sdql.Expr, wrt []string, inputs map[string]sdql.Type) (*li
 }
 
 // residuals returns the lets of the ANF program a, bound inside a loop,
-// that the linear part of lin's tangent program needs and that are too
-// costly to recompute there: Lift moves them out of their loops so that the
-// reverse sweep looks them up instead. A let is needed when the linear
-// code mentions it (as a coefficient, a source, a condition or a key) or
-// when a needed let that is recomputed mentions it; it is costly (heavy)
-// when its value holds a loop or combines dictionaries.
-func residuals(a sdql.Expr, lin *linearization) (map[string]bool, error) {
+// that the linear part of lin's tangent program needs, that are too costly
+// to recompute there, and whose loop the primal sweep runs anyway: Lift
+// moves them out of their loops so that the reverse sweep looks them up
+// instead of running the loop that made them a second time.
+//
+// A let is needed when the linear code mentions it (as a coefficient, a
+// source, a condition or a key) or when a needed let that is recomputed
+// mentions it; it is costly (heavy) when its value holds a loop or
+// combines dictionaries. The primal sweep runs a top-level let's loop when
+// the let is live: the linear code, a needed let, or the value (when
+// value is set) mentions it, directly or through other live lets. A
+// residual of a dead loop (the last layer of a loss, whose value the
+// gradient does not need) is not lifted: the reverse sweep computes it, in
+// the same loop that uses it, once.
+func residuals(a sdql.Expr, lin *linearization, value bool) (map[string]bool, error) {
 	info, err := sdql.Check(a, &sdql.CheckConfig{Inputs: lin.inputs})
 	if err != nil {
 		return nil, fmt.Errorf("internal error: ad: the program in ANF does not check: %v", err)
 	}
 	type letInfo struct {
 		value sdql.Expr
-		depth int // enclosing sums
+		depth int    // enclosing sums
+		top   string // the top-level let holding it ("" for a top-level let)
 	}
 	lets := map[string]letInfo{}
-	var scan func(e sdql.Expr, depth int)
-	scan = func(e sdql.Expr, depth int) {
+	var scan func(e sdql.Expr, depth int, top string)
+	scan = func(e sdql.Expr, depth int, top string) {
 		switch x := e.(type) {
 		case *sdql.LetExpr:
 			for i, n := range x.Names {
-				lets[n.Name] = letInfo{x.Values[i], depth}
-				scan(x.Values[i], depth)
+				lets[n.Name] = letInfo{x.Values[i], depth, top}
+				scan(x.Values[i], depth, top)
 			}
-			scan(x.Body, depth)
+			scan(x.Body, depth, top)
 			return
 		case *sdql.SumExpr:
-			scan(x.Src, depth)
-			scan(x.Body, depth+1)
+			scan(x.Src, depth, top)
+			scan(x.Body, depth+1, top)
 			return
 		}
 		for _, k := range sdql.Children(e) {
-			scan(k, depth)
+			scan(k, depth, top)
 		}
 	}
-	scan(a, 0)
+	topLets, result := letChain(a)
+	isTop := map[string]bool{}
+	for _, b := range topLets {
+		isTop[b.name.Name] = true
+		lets[b.name.Name] = letInfo{b.val, 0, ""}
+		scan(b.val, 0, b.name.Name)
+	}
 
 	linear := linearVars(lin.tangent, lin.names)
 	var work []string
 	for name := range primalRefs(lin.tangent, linear) {
 		work = append(work, name)
 	}
+	if value {
+		work = append(work, sdql.FreeVars(result)...)
+	}
 	sort.Strings(work)
-	lift := map[string]bool{}
-	seen := map[string]bool{}
+	needed := map[string]bool{}
+	live := map[string]bool{}
 	for len(work) > 0 {
 		name := work[len(work)-1]
 		work = work[:len(work)-1]
 		li, ok := lets[name]
-		if seen[name] || !ok || li.depth == 0 {
+		switch {
+		case !ok:
 			continue
-		}
-		seen[name] = true
-		if heavy(li.value, info.Types) {
-			lift[name] = true
+		case isTop[name]:
+			if live[name] {
+				continue
+			}
+			live[name] = true
+		case li.depth == 0:
+			continue // in a top-level if: computed once either way
+		default:
+			if needed[name] {
+				continue
+			}
+			needed[name] = true
 		}
 		work = append(work, sdql.FreeVars(li.value)...)
+	}
+	lift := map[string]bool{}
+	for name := range needed {
+		if li := lets[name]; live[li.top] && heavy(li.value, info.Types) {
+			lift[name] = true
+		}
 	}
 	return lift, nil
 }

@@ -41,7 +41,7 @@ func JVP(e sdql.Expr, tangents map[string]string, inputs map[string]sdql.Type) (
 			types[name] = inputs[w]
 		}
 	}
-	lin, err := linearize(e, wrt, inputs)
+	lin, err := linearize(e, wrt, inputs, false)
 	if err != nil {
 		return nil, err
 	}

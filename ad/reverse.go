@@ -72,7 +72,7 @@ func Reverse(e sdql.Expr, req *Request, inputs map[string]sdql.Type) (*ReverseSt
 	if err := checkRequest(e, req, inputs); err != nil {
 		return nil, err
 	}
-	lin, err := linearize(e, req.Wrt, inputs)
+	lin, err := linearize(e, req.Wrt, inputs, req.Value)
 	if err != nil {
 		return nil, err
 	}

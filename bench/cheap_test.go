@@ -175,17 +175,27 @@ func BenchmarkCheapGradient(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, w := range workloads(b) {
-			eval := compileWorkload(b, w, "", ad.ModeAuto, tensors, scalars)
+			var eval *compiled // compiled on first use: -bench may leave it out
 			for _, mode := range []ad.Mode{ad.ModeAuto, ad.ModeReverse, ad.ModeForward} {
 				if mode == ad.ModeForward && !forwardAffordable(w, input) {
 					continue
 				}
-				grad := compileWorkload(b, w, w.wrt, mode, tensors, scalars)
 				name := fmt.Sprintf("prog=%s/input=%s/mode=%s", w.name, shortInput(input), mode)
 				if mode == ad.ModeAuto {
-					name += "(" + grad.mode.String() + ")"
+					_, _, m, err := Derived(w.src, w.wrt, mode, tensors, scalars)
+					if err != nil {
+						b.Fatal(err)
+					}
+					name += "(" + m.String() + ")"
 				}
+				var grad *compiled
 				b.Run(name, func(b *testing.B) {
+					if eval == nil {
+						eval = compileWorkload(b, w, "", ad.ModeAuto, tensors, scalars)
+					}
+					if grad == nil {
+						grad = compileWorkload(b, w, w.wrt, mode, tensors, scalars)
+					}
 					var evals, grads, ratios []float64
 					i := 0
 					for b.Loop() {
