@@ -37,7 +37,7 @@ type Request struct {
 // prints them ("You Only Linearize Once": J, U, T).
 type ReverseStages struct {
 	// ANF is the program in ANF, with the residuals the linear part needs
-	// inside loops lifted out of them (Lift).
+	// inside loops the primal sweep runs lifted out of them (Lift).
 	ANF sdql.Expr
 	// Linearized is forward mode on ANF (Fig. 5, τ = real) with the
 	// tangents of the wrt inputs free (Tangents) and the others zero: the
