@@ -288,16 +288,31 @@ func (d *deriver) star(dx sdql.Expr, t1 sdql.Type, e2 sdql.Expr) sdql.Expr {
 	return inner
 }
 
-// call is D[op(e)] = op'(e) * D[e], with op' from sdql.Ops.
+// call is D[op(e)] = op'(e) * D[e], with op' from sdql.Ops, and for an
+// operation of two arguments D[op(e1, e2)] = ∂1op(e1, e2) * D[e1] +
+// ∂2op(e1, e2) * D[e2]; an argument with the zero tangent (a literal, an
+// int) contributes no term.
 func (d *deriver) call(x *sdql.CallExpr) sdql.Expr {
-	if d.constant(x.X) {
-		return d.zero(sdql.RealType)
+	args := []sdql.Expr{x.X}
+	if x.Y != nil {
+		args = append(args, x.Y)
 	}
-	deriv, err := derivative(x.Op)
-	if err != nil {
-		d.fail(x.NamePos, "cannot differentiate %s: %v", x.Op, err)
+	var terms []sdql.Expr
+	for i, a := range args {
+		if d.constant(a) {
+			continue
+		}
+		deriv, err := partial(x.Op, i)
+		if err != nil {
+			d.fail(x.NamePos, "cannot differentiate %s: %v", x.Op, err)
+		}
+		sub := map[string]sdql.Expr{"x": clone(x.X)}
+		if x.Y != nil {
+			sub["y"] = clone(x.Y)
+		}
+		terms = append(terms, bin(sdql.Subst(deriv, sub), sdql.MUL, d.diff(a)))
 	}
-	return bin(sdql.Subst(deriv, map[string]sdql.Expr{"x": clone(x.X)}), sdql.MUL, d.diff(x.X))
+	return d.sumTerms(terms, sdql.RealType)
 }
 
 // constant reports whether e certainly has the zero tangent: it is discrete
@@ -316,27 +331,37 @@ func (d *deriver) constant(e sdql.Expr) bool {
 	return ok
 }
 
-var derivCache sync.Map // op name -> sdql.Expr
+var derivCache sync.Map // op name and argument -> sdql.Expr
 
-// derivative returns the parsed derivative of a unary operation, in x.
-func derivative(name string) (sdql.Expr, error) {
+// partial returns the parsed partial derivative of an operation with
+// respect to its argument i (0: x, 1: y), an expression in x (and y).
+func partial(name string, i int) (sdql.Expr, error) {
 	op, ok := sdql.Ops[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown operation")
 	}
-	if op.Deriv == "" {
+	text, vars := op.Deriv, map[string]bool{"x": true}
+	if op.Arity == 2 {
+		vars["y"] = true
+		if i == 1 {
+			text = op.DerivY
+		}
+	}
+	if text == "" {
 		return nil, fmt.Errorf("the operation has no derivative in the op table")
 	}
-	key := name + "\x00" + op.Deriv
+	key := fmt.Sprintf("%s\x00%d\x00%s", name, i, text)
 	if e, ok := derivCache.Load(key); ok {
 		return clone(e.(sdql.Expr)), nil
 	}
-	e, err := sdql.Parse("", op.Deriv)
+	e, err := sdql.Parse("", text)
 	if err != nil {
-		return nil, fmt.Errorf("its derivative %q does not parse: %v", op.Deriv, err)
+		return nil, fmt.Errorf("its derivative %q does not parse: %v", text, err)
 	}
-	if fv := sdql.FreeVars(e); len(fv) > 1 || len(fv) == 1 && fv[0] != "x" {
-		return nil, fmt.Errorf("its derivative %q may only use the variable x", op.Deriv)
+	for _, v := range sdql.FreeVars(e) {
+		if !vars[v] {
+			return nil, fmt.Errorf("its derivative %q may only use the variables x and y of the operation", text)
+		}
 	}
 	derivCache.Store(key, e)
 	return clone(e), nil

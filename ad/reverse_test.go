@@ -173,7 +173,9 @@ func checkReverse(prog sdql.Expr, wrt string, values map[string]sdql.Value, type
 }
 
 // checkHVP checks HVP against central finite differences (one Richardson
-// step) of the reverse gradient grad in a random direction.
+// step) of the reverse gradient grad in a random direction, where the
+// gradient is differentiable: where differences with steps h and h/2
+// disagree by more than 1e-3, the point is a kink and nothing is checked.
 func checkHVP(prog sdql.Expr, wrt string, values map[string]sdql.Value, types map[string]sdql.Type, grad sdql.Expr, r *rand.Rand) error {
 	hvp, err := HVP(prog, wrt, "dir", types)
 	if err != nil {
@@ -215,6 +217,11 @@ func checkHVP(prog sdql.Expr, wrt string, values map[string]sdql.Value, types ma
 	d2, err := diff(h / 2)
 	if err != nil {
 		return err
+	}
+	if compareFlat("", d1, d2, 1e-3, 1e-2) != nil {
+		// the two steps disagree: the gradient has a kink here (max, min,
+		// abs at equal arguments), where the Hessian is not defined
+		return nil
 	}
 	fd := map[string]float64{}
 	for k := range union(d1, d2) {

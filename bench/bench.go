@@ -4,9 +4,10 @@
 // computing the same closed-form gradients (the practical lower bound).
 //
 // The compiled programs are what the real pipeline produces (Pipeline:
-// ad.Grad and fuse.Optimize over the inputs' storage definitions, as
-// cmd/nablasd does). kernels/*.sdql are hand-written physical programs,
-// kept only as extra test programs for exec.
+// the root package's Prepare and Plan, differentiating and optimizing
+// over the inputs' storage definitions, as cmd/nablasd does).
+// kernels/*.sdql are hand-written physical programs, kept only as extra
+// test programs for exec.
 package bench
 
 import (
@@ -233,11 +234,11 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 	default:
 		return nil, fmt.Errorf("bench: unknown kernel %q", kernel)
 	}
-	res, phys, err := Pipeline(kernel, tensors, scalars)
+	p, err := Pipeline(kernel, tensors, scalars)
 	if err != nil {
 		return nil, err
 	}
-	cs.Prog, cs.Bindings, cs.Fuse = res.Program, phys, res
+	cs.Prog, cs.Bindings, cs.Fuse = p.Program, p.Bindings, p.Fuse
 	cs.Tensors, cs.Scalars = tensors, scalars
 	return cs, nil
 }

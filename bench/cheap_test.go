@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/datasets"
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/internal/sdqltest"
 	"github.com/nablasd/nablasd/sdql"
@@ -52,34 +52,40 @@ func workloads(tb testing.TB) []workload {
 	return out
 }
 
-// compiled is a program through the pipeline and the kernel compiler.
+// compiled is a program's value or gradient through the root package's
+// pipeline and kernel compiler.
 type compiled struct {
-	k    *exec.Kernel
-	res  *exec.Result
-	bind map[string]sdql.Value
+	k    *nablasd.Kernel
+	res  *nablasd.Result
 	mode ad.Mode
 }
 
+// compileWorkload compiles w's value (wrt "") or its gradient with
+// respect to wrt in a mode.
 func compileWorkload(tb testing.TB, w workload, wrt string, mode ad.Mode, tensors map[string]*formats.Tensor, scalars map[string]float64) *compiled {
 	tb.Helper()
-	res, phys, m, err := Derived(w.src, wrt, mode, tensors, scalars)
+	q, err := Workload(w.src, mode.String(), tensors, scalars)
 	if err != nil {
 		tb.Fatalf("%s: %v", w.name, err)
 	}
-	k, err := exec.CompileFor(res.Program, phys, exec.Options{})
-	if err != nil {
-		tb.Fatalf("%s: %v\n%s", w.name, err, sdql.Print(res.Program))
+	var ws []string
+	if wrt != "" {
+		ws = []string{wrt}
 	}
-	r, err := k.Run(phys)
+	k, err := q.Compile(ws...)
 	if err != nil {
 		tb.Fatalf("%s: %v", w.name, err)
 	}
-	return &compiled{k: k, res: r, bind: phys, mode: m}
+	r := k.NewResult()
+	if err := k.Run(r, nil); err != nil {
+		tb.Fatalf("%s: %v", w.name, err)
+	}
+	return &compiled{k: k, res: r, mode: k.Plan().Mode}
 }
 
 func (c *compiled) run(tb testing.TB) time.Duration {
 	start := time.Now()
-	if err := c.k.RunInto(c.res, c.bind); err != nil {
+	if err := c.k.Run(c.res, nil); err != nil {
 		tb.Fatal(err)
 	}
 	return time.Since(start)
@@ -182,11 +188,15 @@ func BenchmarkCheapGradient(b *testing.B) {
 				}
 				name := fmt.Sprintf("prog=%s/input=%s/mode=%s", w.name, shortInput(input), mode)
 				if mode == ad.ModeAuto {
-					_, _, m, err := Derived(w.src, w.wrt, mode, tensors, scalars)
+					q, err := Workload(w.src, "auto", tensors, scalars)
 					if err != nil {
 						b.Fatal(err)
 					}
-					name += "(" + m.String() + ")"
+					p, err := q.Plan(w.wrt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					name += "(" + p.Mode.String() + ")"
 				}
 				var grad *compiled
 				b.Run(name, func(b *testing.B) {

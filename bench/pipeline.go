@@ -2,11 +2,9 @@ package bench
 
 import (
 	"fmt"
-	"sort"
 
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/formats"
-	"github.com/nablasd/nablasd/fuse"
-	"github.com/nablasd/nablasd/sdql"
 )
 
 // Logical gives the paper's kernels (section 7.1) as logical programs, as
@@ -24,69 +22,35 @@ var Logical = map[string]string{
 // (section 7.1).
 var Wrt = map[string]string{"batax": "x", "smmm": "B", "smvm": "x", "vva": "V1", "vvd": "V1", "vsm": "s"}
 
-// Pipeline runs the real ∇SD pipeline over a kernel: the logical program
-// of Logical[kernel], differentiated with respect to Wrt[kernel] and
-// optimized by fuse.Optimize with the storage definitions of the bound
-// tensors, exactly as cmd/nablasd does (fuseConfig in pipeline.go). It
-// returns fuse's result (Result.Program is the program that runs) and the
-// physical bindings (the formats' arrays, bound without copying, and the
-// scalars) that program runs over.
-func Pipeline(kernel string, tensors map[string]*formats.Tensor, scalars map[string]float64) (*fuse.Result, map[string]sdql.Value, error) {
+// Pipeline runs the real ∇SD pipeline over a kernel through the root
+// package, exactly as nablasd grad --mode forward does (the paper's
+// system is forward mode; BenchmarkModes compares the modes): the
+// logical program of
+// Logical[kernel] prepared over the bound tensors and scalars, and its
+// plan for the gradient with respect to Wrt[kernel] (differentiated,
+// optimized with the tensors' storage definitions). The plan's Program is
+// the program that runs, over its Bindings (the formats' arrays, bound
+// without copying, and the scalars); the benchmarks compile it with their
+// own exec options.
+func Pipeline(kernel string, tensors map[string]*formats.Tensor, scalars map[string]float64) (*nablasd.Plan, error) {
 	src, ok := Logical[kernel]
 	if !ok {
-		return nil, nil, fmt.Errorf("bench: unknown kernel %q", kernel)
+		return nil, fmt.Errorf("bench: unknown kernel %q", kernel)
 	}
-	prog, err := sdql.Parse(kernel, src)
-	if err != nil {
-		return nil, nil, err
+	inputs := nablasd.Inputs{}
+	for n, t := range tensors {
+		inputs[n] = t
 	}
-	values := map[string]sdql.Value{}
-	phys := map[string]sdql.Value{}
 	for n, x := range scalars {
-		values[n] = sdql.Real(x)
-		phys[n] = sdql.Real(x)
+		inputs[n] = x
 	}
-	cfg := &fuse.Config{Wrt: Wrt[kernel], Dense: map[string]bool{}, Dims: map[string][]int{}, Inputs: map[string]sdql.Type{}}
-	storage := map[string]fuse.Storage{}
-	names := make([]string, 0, len(tensors))
-	for n := range tensors {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		t := tensors[n]
-		values[n] = formats.ToValue(t)
-		storage[n] = fuse.Storage{Format: t.Format, Order: t.Order()}
-		cfg.Dims[n] = t.Shape
-		if t.Format == formats.Dense || t.Format == formats.DenseCol {
-			cfg.Dense[n] = true
-		}
-		b, err := formats.Bind(t, n)
-		if err != nil {
-			return nil, nil, err
-		}
-		for k, v := range b {
-			if _, clash := tensors[k]; clash {
-				return nil, nil, fmt.Errorf("bench: storage array %s of %s clashes with an input", k, n)
-			}
-			phys[k] = v
-		}
-	}
-	for n, v := range values {
-		cfg.Inputs[n] = sdql.TypeOfValue(v)
-	}
-	cfg.Stats = fuse.StatsOf(values)
-	if len(storage) > 0 {
-		defs, types, err := fuse.Definitions(storage)
-		if err != nil {
-			return nil, nil, err
-		}
-		cfg.Defs, cfg.PhysInputs = defs, types
-		cfg.PhysStats = fuse.StatsOf(phys)
-	}
-	res, err := fuse.Optimize(prog, cfg)
+	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: kernel, Mode: "forward"})
 	if err != nil {
-		return nil, nil, fmt.Errorf("bench: %s: %v", kernel, err)
+		return nil, fmt.Errorf("bench: %s: %v", kernel, err)
 	}
-	return res, phys, nil
+	p, err := q.Plan(Wrt[kernel])
+	if err != nil {
+		return nil, fmt.Errorf("bench: %s: %v", kernel, err)
+	}
+	return p, nil
 }

@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/nablasd/nablasd/ad"
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
-	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -82,94 +80,21 @@ func WorkloadTensors(m *datasets.Coords) (map[string]*formats.Tensor, map[string
 	return t, map[string]float64{"lambda": 0.1}, nil
 }
 
-// Derived runs the pipeline over a logical program and its gradient with
-// respect to wrt in a mode, as cmd/nablasd does (derive.go: fuse optimizes
-// ad's derivative; ModeAuto proposes ad.ChooseMode's mode and keeps the
-// candidate with the lower cost in fuse's cost model, chooseMode there).
-// wrt "" runs the program itself. It returns fuse's result, the physical
-// bindings it runs over, and the mode used.
-func Derived(src, wrt string, mode ad.Mode, tensors map[string]*formats.Tensor, scalars map[string]float64) (*fuse.Result, map[string]sdql.Value, ad.Mode, error) {
+// Workload prepares a logical program over tensors and scalars through
+// the root package, as nablasd grad does, in a differentiation mode
+// ("auto", "forward" or "reverse").
+func Workload(src, mode string, tensors map[string]*formats.Tensor, scalars map[string]float64) (*nablasd.Query, error) {
+	inputs := nablasd.Inputs{}
 	prog, err := sdql.Parse("", src)
 	if err != nil {
-		return nil, nil, mode, err
+		return nil, err
 	}
-	info, err := sdql.Check(prog, nil)
-	if err != nil {
-		return nil, nil, mode, err
-	}
-	cfg := &fuse.Config{Inputs: map[string]sdql.Type{}, Dense: map[string]bool{}, Dims: map[string][]int{}}
-	phys := map[string]sdql.Value{}
-	values := map[string]sdql.Value{}
-	storage := map[string]fuse.Storage{}
-	for _, n := range info.FreeNames() {
+	for _, n := range sdql.FreeVars(prog) {
 		if x, ok := scalars[n]; ok {
-			values[n], phys[n] = sdql.Real(x), sdql.Real(x)
-			continue
-		}
-		t, ok := tensors[n]
-		if !ok {
-			return nil, nil, mode, fmt.Errorf("bench: no input %s", n)
-		}
-		values[n] = formats.ToValue(t)
-		storage[n] = fuse.Storage{Format: t.Format, Order: t.Order()}
-		cfg.Dims[n] = t.Shape
-		cfg.Dense[n] = t.Format == formats.Dense || t.Format == formats.DenseCol
-		b, err := formats.Bind(t, n)
-		if err != nil {
-			return nil, nil, mode, err
-		}
-		for k, v := range b {
-			phys[k] = v
+			inputs[n] = x
+		} else if t, ok := tensors[n]; ok {
+			inputs[n] = t
 		}
 	}
-	for n, v := range values {
-		cfg.Inputs[n] = sdql.TypeOfValue(v)
-	}
-	cfg.Stats = fuse.StatsOf(values)
-	if len(storage) > 0 {
-		if cfg.Defs, cfg.PhysInputs, err = fuse.Definitions(storage); err != nil {
-			return nil, nil, mode, err
-		}
-		cfg.PhysStats = fuse.StatsOf(phys)
-	}
-	if wrt == "" {
-		res, err := fuse.Optimize(prog, cfg)
-		return res, phys, mode, err
-	}
-	req := &ad.Request{Wrt: []string{wrt}, Dense: cfg.Dense, Dims: cfg.Dims}
-	candidates := []ad.Mode{mode}
-	if mode == ad.ModeAuto {
-		p, err := ad.ChooseMode(prog, req.Wrt, cfg.Inputs)
-		if err != nil {
-			return nil, nil, mode, err
-		}
-		candidates = []ad.Mode{p, ad.ModeForward + ad.ModeReverse - p}
-	}
-	var best *fuse.Result
-	bestMode, bestCost := mode, 0.0
-	for _, m := range candidates {
-		d, _, _, err := ad.Derive(prog, req, m, cfg.Inputs)
-		if err != nil {
-			if best == nil && m == candidates[len(candidates)-1] {
-				return nil, nil, m, err
-			}
-			continue
-		}
-		c := *cfg
-		c.Wrt = wrt
-		c.Grad = func(sdql.Expr, string, map[string]sdql.Type) (sdql.Expr, error) { return d, nil }
-		res, err := fuse.Optimize(prog, &c)
-		if err != nil {
-			return nil, nil, m, err
-		}
-		types := map[string]sdql.Type{}
-		for n, v := range phys {
-			types[n] = sdql.TypeOfValue(v)
-		}
-		cost := fuse.Cost(res.Program, types, fuse.StatsOf(phys))
-		if best == nil || cost < bestCost {
-			best, bestMode, bestCost = res, m, cost
-		}
-	}
-	return best, phys, bestMode, nil
+	return nablasd.Prepare(src, inputs, &nablasd.Options{Mode: mode})
 }

@@ -8,6 +8,12 @@
 // of the Table 1 matrices that are not available offline (see Generate,
 // ParseSynthetic and Surrogate).
 //
-// Every tensor is returned as a *Coords: its shape and its stored entries.
-// The package imports nothing else of the project.
+// Those tensors are returned as a *Coords: their shape and stored entries.
+//
+// It also reads and writes tensors as Arrow and Parquet tables (.parquet,
+// .arrow, .arrows; see ReadTable, WriteTable and doc/formats.md), straight
+// into the storage formats of package formats, and runs grouped batch jobs
+// over tables keyed by a column (see OpenGroups and Job), streaming them
+// with memory bounded by the largest group. Of the project it imports only
+// formats.
 package datasets

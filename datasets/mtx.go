@@ -30,6 +30,8 @@ func ReadMatrixMarket(r io.Reader, name string) (*Coords, *Header, error) {
 }
 
 // LoadMatrixMarket reads the Matrix Market file at path (.mtx or .mtx.gz).
+// The coordinates are the file's: a one-column file is an n×1 matrix
+// here, while nablasd.Load and the command line bind it as a vector.
 func LoadMatrixMarket(path string) (*Coords, *Header, error) {
 	f, err := os.Open(path)
 	if err != nil {

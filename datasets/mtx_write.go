@@ -1,14 +1,12 @@
 package datasets
 
 import (
-	"bufio"
 	"compress/gzip"
 	"fmt"
 	"io"
-	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -27,26 +25,11 @@ type WriteOptions struct {
 // n is written as an n x 1 matrix. Reals are written in Go's shortest
 // round-trip form, so reading the file back gives the same values.
 func WriteMatrixMarket(w io.Writer, c *Coords, opts *WriteOptions) error {
-	if opts == nil {
-		opts = &WriteOptions{}
-	}
-	field := opts.Field
-	if field == "" {
-		field = "real"
-	}
-	switch field {
-	case "real", "integer", "pattern":
-	default:
-		return fmt.Errorf("write matrix market: unknown field %q (want real, integer or pattern)", field)
-	}
 	var rowIdx, colIdx []int
-	var rows, cols int
 	switch c.Order() {
 	case 1:
-		rows, cols = c.Shape[0], 1
 		rowIdx = c.Idx[0]
 	case 2:
-		rows, cols = c.Shape[0], c.Shape[1]
 		rowIdx, colIdx = c.Idx[0], c.Idx[1]
 	default:
 		return fmt.Errorf("write matrix market: order %d tensor (want a vector or a matrix)", c.Order())
@@ -54,51 +37,28 @@ func WriteMatrixMarket(w io.Writer, c *Coords, opts *WriteOptions) error {
 	if len(rowIdx) != len(c.Val) || (colIdx != nil && len(colIdx) != len(c.Val)) {
 		return fmt.Errorf("write matrix market: index and value counts differ")
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate %s general\n", field)
-	for _, cm := range opts.Comments {
-		for _, l := range strings.Split(cm, "\n") {
-			fmt.Fprintf(bw, "%%%s\n", l)
-		}
+	mw, err := NewMatrixMarketWriter(w, c.Shape, len(c.Val), opts)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(bw, "%d %d %d\n", rows, cols, len(c.Val))
-	buf := make([]byte, 0, 64)
+	idx := make([]int, c.Order())
 	for e, v := range c.Val {
-		r, col := rowIdx[e], 0
+		idx[0] = rowIdx[e]
 		if colIdx != nil {
-			col = colIdx[e]
+			idx[1] = colIdx[e]
 		}
-		if r < 0 || r >= rows || col < 0 || col >= cols {
-			return fmt.Errorf("write matrix market: entry %d: index (%d, %d) out of range for %d x %d", e, r, col, rows, cols)
-		}
-		buf = strconv.AppendInt(buf[:0], int64(r)+1, 10)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, int64(col)+1, 10)
-		switch field {
-		case "real":
-			buf = append(buf, ' ')
-			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
-		case "integer":
-			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-				return fmt.Errorf("write matrix market: entry %d: value %v is not an integer", e, v)
-			}
-			buf = append(buf, ' ')
-			buf = strconv.AppendInt(buf, int64(v), 10)
-		}
-		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
+		if err := mw.Write(idx, v); err != nil {
 			return err
 		}
 	}
-	return bw.Flush()
+	return mw.Close()
 }
 
 // SaveMatrixMarket writes c to the file at path with WriteMatrixMarket,
 // gzip-compressed when path ends in ".gz". The file is replaced
-// atomically: it is written to a temporary file in the same directory and
-// renamed into place.
+// atomically (WriteFileAtomic).
 func SaveMatrixMarket(path string, c *Coords, opts *WriteOptions) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
 		if !strings.HasSuffix(path, ".gz") {
 			return WriteMatrixMarket(w, c, opts)
 		}
@@ -110,13 +70,16 @@ func SaveMatrixMarket(path string, c *Coords, opts *WriteOptions) error {
 	})
 }
 
-// writeFileAtomic writes path through a temporary file and a rename.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// WriteFileAtomic writes the file at path with write, atomically: to a
+// temporary file in the same directory, synced and renamed into place, so
+// that a reader never sees half a file and a failed write leaves the old
+// one. The file is created with mode 0644 under the process's umask, like
+// a file written by os.WriteFile(path, data, 0o644).
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	f, tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	err = write(f)
 	if err == nil {
 		err = f.Sync()
@@ -131,4 +94,19 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		os.Remove(tmp)
 	}
 	return err
+}
+
+// createTemp creates a new file beside path, named after it, with mode
+// 0644 under the umask (os.CreateTemp's files are 0600 whatever the
+// umask).
+func createTemp(path string) (*os.File, string, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for try := 0; ; try++ {
+		tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", base, os.Getpid(), rand.Uint32()))
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if os.IsExist(err) && try < 100 {
+			continue
+		}
+		return f, tmp, err
+	}
 }

@@ -27,6 +27,9 @@ type loadConfig struct {
 	client    *http.Client
 	offline   bool
 	sha256    string
+	// unknown is LookupMatrix's error for a name without a group that is
+	// not in Table 1: it cannot be downloaded
+	unknown error
 }
 
 // WithDataDir sets the cache directory (default DataDir()).
@@ -135,10 +138,15 @@ func FetchSuiteSparse(name string, opts ...LoadOption) (string, error) {
 
 func loadSetup(name string, opts []LoadOption) (Matrix, *loadConfig, error) {
 	m, err := LookupMatrix(name)
-	if err != nil {
-		return m, nil, err
-	}
 	cfg := &loadConfig{}
+	if err != nil {
+		if strings.Contains(name, "/") || !validName(name) {
+			return m, nil, err
+		}
+		// a name outside Table 1 without its group: found locally, or an
+		// error saying where it was looked for
+		m, cfg.unknown = Matrix{Name: name}, err
+	}
 	for _, o := range opts {
 		o(cfg)
 	}
@@ -162,10 +170,18 @@ func fetch(m Matrix, cfg *loadConfig) (string, error) {
 		}
 		tried = append(tried, dir)
 	}
-	if cfg.offline {
-		return "", fmt.Errorf("%s: no %s.mtx or %s.mtx.gz in %s, and downloading is off", m.Path(), m.Name, m.Name, strings.Join(tried, ", "))
+	where := fmt.Sprintf("no %s.mtx, %s.mtx.gz or %s/%s.mtx in %s", m.Name, m.Name, m.Name, m.Name, strings.Join(tried, ", "))
+	switch {
+	case cfg.unknown != nil:
+		return "", fmt.Errorf("%v: %s", cfg.unknown, where)
+	case cfg.offline:
+		return "", fmt.Errorf("%s: %s, and downloading is off", m.Path(), where)
 	}
-	return download(m, cfg)
+	p, err := download(m, cfg)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s, and %w", m.Path(), where, err)
+	}
+	return p, nil
 }
 
 // download fetches GROUP/NAME.tar.gz and extracts NAME.mtx into the cache.
@@ -210,7 +226,7 @@ func download(m Matrix, cfg *loadConfig) (_ string, err error) {
 		}
 		dst := filepath.Join(cfg.dataDir, m.Name+".mtx")
 		h := sha256.New()
-		err = writeFileAtomic(dst, func(w io.Writer) error {
+		err = WriteFileAtomic(dst, func(w io.Writer) error {
 			if _, err := io.Copy(io.MultiWriter(w, h), tr); err != nil {
 				return archiveError(err)
 			}
@@ -230,7 +246,7 @@ func download(m Matrix, cfg *loadConfig) (_ string, err error) {
 		pr.draw(true)
 		sum := hex.EncodeToString(h.Sum(nil))
 		side := filepath.Join(cfg.dataDir, m.Name+".sha256")
-		err = writeFileAtomic(side, func(w io.Writer) error {
+		err = WriteFileAtomic(side, func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "%s  %s.mtx\n", sum, m.Name)
 			return err
 		})

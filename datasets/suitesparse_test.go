@@ -102,11 +102,12 @@ func TestLoadSuiteSparseDownloadErrors(t *testing.T) {
 		opts     []LoadOption
 		err      string
 	}{
-		{"404", "Test/missing", false, nil, "/Test/missing.tar.gz: HTTP 404 Not Found"},
+		{"404", "Test/missing", false, nil, "Test/missing: no missing.mtx, missing.mtx.gz or missing/missing.mtx in /tmp/"},
+		{"404 url", "Test/missing", false, nil, "/Test/missing.tar.gz: HTTP 404 Not Found"},
 		{"truncated", "Test/tiny", true, nil, "/Test/tiny.tar.gz: truncated archive: unexpected end of data"},
 		{"checksum", "Test/tiny", false, []LoadOption{WithSHA256(strings.Repeat("0", 64))},
 			"/Test/tiny.tar.gz: sha256 mismatch for tiny.mtx: got "},
-		{"offline", "Test/tiny", false, []LoadOption{Offline()}, "Test/tiny: no tiny.mtx or tiny.mtx.gz in "},
+		{"offline", "Test/tiny", false, []LoadOption{Offline()}, "Test/tiny: no tiny.mtx, tiny.mtx.gz or tiny/tiny.mtx in "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,6 +139,17 @@ func TestLoadSuiteSparseLocal(t *testing.T) {
 	c, _, err := LoadSuiteSparse("Test/tiny", WithDataDir(t.TempDir()), WithExtraDirs(extra), WithBaseURL(srv.URL))
 	if err != nil || c.NNZ() != 3 {
 		t.Fatalf("got %v, %v", c, err)
+	}
+	// A name outside Table 1 found locally needs no group; not found, the
+	// error says where it was looked for.
+	os.WriteFile(filepath.Join(extra, "karate.mtx"), []byte(tinyMTX), 0o644)
+	if c, _, err := LoadSuiteSparse("karate", WithDataDir(t.TempDir()), WithExtraDirs(extra), WithBaseURL(srv.URL)); err != nil || c.NNZ() != 3 {
+		t.Errorf("karate without a group: %v, %v", c, err)
+	}
+	cache := t.TempDir()
+	_, _, err = LoadSuiteSparse("west0479", WithDataDir(cache), WithExtraDirs(extra), WithBaseURL(srv.URL))
+	if want := `unknown SuiteSparse matrix "west0479" (want one of bcspwr10, nopoly, pdb1HYS, rma10, cant, consph, cop20k_A, or GROUP/NAME): no west0479.mtx, west0479.mtx.gz or west0479/west0479.mtx in ` + cache + ", " + extra; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 	// The registry's dimensions are checked.
 	os.WriteFile(filepath.Join(extra, "nopoly.mtx"), []byte(tinyMTX), 0o644)

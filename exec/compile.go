@@ -162,7 +162,7 @@ func (c *compiler) dictTypeOf(t sdql.Type) *dictType {
 	if d, ok := c.types[key]; ok {
 		return d
 	}
-	d := &dictType{leaf: kindOf(dt.Val), index: c.opts.Dict, noDense: c.opts.NoDense}
+	d := &dictType{leaf: kindOf(dt.Val), index: c.opts.Dict, noDense: c.opts.NoDense, limit: c.opts.MemoryLimit}
 	if d.leaf == kDict {
 		d.child = c.dictTypeOf(dt.Val)
 	}

@@ -64,6 +64,10 @@ func (c *compiler) real(e sdql.Expr, env *scope) fexpr {
 		if op == nil {
 			c.fail(e, "unknown operation %s", e.Op)
 		}
+		if op.Arity == 2 {
+			fn, x, y := op.Fn2, c.real(e.X, env), c.real(e.Y, env)
+			return func(fr *frame) float64 { return fn(x(fr), y(fr)) }
+		}
 		fn, x := op.Fn, c.real(e.X, env)
 		return func(fr *frame) float64 { return fn(x(fr)) }
 	case *sdql.SumExpr:

@@ -1,5 +1,7 @@
 package exec
 
+import "fmt"
+
 // kind is the run-time class of a scalar or dictionary.
 type kind uint8
 
@@ -19,6 +21,8 @@ type dictType struct {
 	index string    // Options.Dict
 	// noDense makes every level hashed (the paper's dictionary variant).
 	noDense bool
+	// limit is Options.MemoryLimit (0: none).
+	limit int64
 }
 
 func (t *dictType) isLeaf() bool { return t.leaf != kDict }
@@ -63,6 +67,9 @@ func newHDict(t *dictType) *hdict { return &hdict{t: t} }
 func (d *hdict) initDense(n int, full, grow bool) {
 	if d.t.noDense && !full {
 		return
+	}
+	if d.t.limit > 0 && (cap(d.f) < n || !d.t.isLeaf() && cap(d.d) < n) {
+		checkGrowth(d.t.limit, float64(n)*8, func() string { return fmt.Sprintf("a dense level of %d keys", n) })
 	}
 	if full {
 		d.mode = modeFull
@@ -173,6 +180,10 @@ func (d *hdict) find(k int) int {
 // appendKey adds a new key to a hashed dictionary and returns its position.
 func (d *hdict) appendKey(k int) int {
 	n := len(d.keys)
+	if d.t.limit > 0 && n >= 1024 && n&(n-1) == 0 {
+		// growing to 2n keys takes new arrays beside the old ones
+		checkGrowth(d.t.limit, float64(n)*2*hashedEntryBytes, func() string { return fmt.Sprintf("a dictionary of %d keys and growing", n) })
+	}
 	d.keys = append(d.keys, k)
 	if d.idx != nil {
 		d.idx.put(k, n)
@@ -202,7 +213,7 @@ func (d *hdict) dense(k int) bool {
 	if uint(k) < uint(n) {
 		return true
 	}
-	if d.grow && k >= 0 && (k < denseMin || k < 8*(d.Len()+1)) {
+	if d.grow && k >= 0 && (k < denseMin || k < 8*(d.Len()+1)) && (d.t.limit == 0 || fitsGrowth(d.t.limit, float64(max(2*n, k+1, 64))*9)) {
 		m := max(2*n, k+1, 64)
 		if d.t.isLeaf() {
 			d.f = append(d.f, make([]float64, m-n)...)

@@ -53,6 +53,9 @@ type GoOptions struct {
 	ResultShape []int
 	// Package is the generated file's package (default "kernels").
 	Package string
+	// Doc lines are added to the function's doc comment (where its
+	// parameters come from, ...).
+	Doc []string
 	// Workspace makes the kernel take its scratch vectors from a
 	// workspace, the parameter ws *FUNCWork after dst (a zero FUNCWork
 	// is ready; reused across runs it saves their allocation), when it
@@ -147,7 +150,7 @@ func GenerateGoKernel(prog sdql.Expr, info *sdql.Info, bindings map[string]sdql.
 			return nil, err
 		}
 	}
-	if live := dropDeadLets(prog); live != prog {
+	if live := dropDeadLets(dropDeadValues(prog, info)); live != prog {
 		var err error
 		if info, err = sdql.Check(live, &sdql.CheckConfig{Inputs: info.Free, Strict: true}); err != nil {
 			return nil, err
@@ -437,6 +440,7 @@ func (g *gogen) file(prog sdql.Expr, opts GoOptions) (*GoKernel, error) {
 	case GoCSR:
 		f.WriteString("// dst (len(dst.Pos) the result's extent + 1) receives the result in CSR,\n// its Idx and Val overwritten: row k holds dst.Idx[q] -> dst.Val[q] for q in dst.Pos[k]:dst.Pos[k+1].\n")
 	}
+	writeDoc(&f, opts.Doc)
 	ret := ""
 	if g.layout == GoScalar {
 		ret = " float64"
@@ -592,4 +596,19 @@ func (g *gogen) inputExpr(e sdql.Expr) string {
 		}
 	}
 	return g.int(e)
+}
+
+// writeDoc adds the lines of GoOptions.Doc to a doc comment.
+func writeDoc(f *bytes.Buffer, doc []string) {
+	if len(doc) == 0 {
+		return
+	}
+	f.WriteString("//\n")
+	for _, l := range doc {
+		if l == "" {
+			f.WriteString("//\n")
+			continue
+		}
+		fmt.Fprintf(f, "// %s\n", l)
+	}
 }

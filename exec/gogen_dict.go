@@ -440,6 +440,9 @@ func (g *gogen) loopOver(src sdql.Expr, key, val string, lin bool, bodyExpr sdql
 		if !mentions(bodyExpr, key) {
 			key = "_" // bound, an unused key would be an unused Go local
 		}
+		if !mentions(bodyExpr, val) {
+			val = "_" // and so would an unused value
+		}
 		if d.guard != "" { // a missing row: no entries
 			g.p("if %s {", d.guard)
 		}

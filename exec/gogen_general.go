@@ -386,6 +386,7 @@ func generateGoValue(prog sdql.Expr, info *sdql.Info, funcName string, opts GoOp
 		f.WriteString("//\n// It returns the result as a map from its keys to its values (a missing\n" +
 			"// key is zero), nested for higher orders. The result may share maps with\n// the inputs: treat both as read-only.\n")
 	}
+	writeDoc(&f, opts.Doc)
 	fmt.Fprintf(&f, "func %s(%s) %s {\n%s}\n%s", funcName, strings.Join(params, ", "), k.ResultType, body, helpers.String())
 	out, err := format.Source(f.Bytes())
 	if err != nil {

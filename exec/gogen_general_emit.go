@@ -14,8 +14,9 @@ import (
 )
 
 // gvOps are the Go functions of sdql.Ops ("" for the generated helpers).
-var gvOps = map[string]string{"exp": "math.Exp", "log": "math.Log", "sin": "math.Sin", "cos": "math.Cos",
-	"tan": "math.Tan", "sqrt": "math.Sqrt", "tanh": "math.Tanh", "abs": "math.Abs", "sigmoid": "", "sign": ""}
+var gvOps = map[string]string{"exp": "math.Exp", "log": "math.Log", "log1p": "math.Log1p", "expm1": "math.Expm1",
+	"sin": "math.Sin", "cos": "math.Cos", "tan": "math.Tan", "sqrt": "math.Sqrt", "tanh": "math.Tanh", "abs": "math.Abs",
+	"pow": "math.Pow", "max": "math.Max", "min": "math.Min", "sigmoid": "", "softplus": "", "sign": ""}
 
 // gvReserved are predeclared names generated code uses besides goReserved's.
 var gvReserved = map[string]bool{"panic": true, "nil": true, "ok": true}
@@ -217,8 +218,14 @@ func (g *gvGen) emit(e sdql.Expr, env *gvEnv) gvVal {
 		switch e.Op {
 		case "sigmoid":
 			f = g.helperSigmoid()
+		case "softplus":
+			f = g.helperSoftplus()
 		case "sign":
 			f = g.helperSign()
+		}
+		if e.Y != nil {
+			y := g.conv(g.emit(e.Y, env), gvReal)
+			return gvAtomic(gvReal, f+"("+x.x+", "+y.x+")")
 		}
 		return gvAtomic(gvReal, f+"("+x.x+")")
 	case *sdql.UniqueExpr:

@@ -196,6 +196,13 @@ func (g *gvGen) helperSigmoid() string {
 	})
 }
 
+// helperSoftplus: the operation softplus, as sdql.Softplus computes it.
+func (g *gvGen) helperSoftplus() string {
+	return g.helper("Softplus", func(name string) string {
+		return fmt.Sprintf("// %s returns log(1 + e^x) without overflow.\nfunc %s(x float64) float64 {\n\treturn math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))\n}\n", name, name)
+	})
+}
+
 // helperSign: the operation sign.
 func (g *gvGen) helperSign() string {
 	return g.helper("Sign", func(name string) string {

@@ -104,8 +104,10 @@ func (g *gvGen) rep(e sdql.Expr, env *gvEnv) *gvRep {
 	case *sdql.BinaryExpr:
 		return g.binaryRep(e, env)
 	case *sdql.CallExpr:
-		if x := g.rep(e.X, env); !x.numeric() {
-			g.fail(e.X, "cannot generate %s of %s", e.Op, x)
+		for _, a := range sdql.Children(e) {
+			if x := g.rep(a, env); !x.numeric() {
+				g.fail(a, "cannot generate %s of %s", e.Op, x)
+			}
 		}
 		if _, ok := gvOps[e.Op]; !ok {
 			g.fail(e, "cannot generate the operation %s", e.Op)

@@ -43,7 +43,7 @@ func TestGenerateGoRandom(t *testing.T) {
 	var items []item
 	specialized := 0
 	for i := 0; len(cases)-specialized < 300; i++ {
-		g := &sdqltest.Gen{R: r}
+		g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
 		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
 		inputs := sdqltest.GenInputs(r)
 		if i%2 == 1 {

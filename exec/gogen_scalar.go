@@ -4,6 +4,7 @@
 package exec
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -90,11 +91,7 @@ func (g *gogen) scalar(e sdql.Expr, asInt bool) string {
 	case *sdql.UnaryExpr:
 		return "-" + paren(g.scalar(e.X, asInt))
 	case *sdql.CallExpr:
-		fn := map[string]string{"exp": "math.Exp", "log": "math.Log", "sin": "math.Sin", "cos": "math.Cos", "tan": "math.Tan", "sqrt": "math.Sqrt", "tanh": "math.Tanh", "abs": "math.Abs"}[e.Op]
-		if fn == "" {
-			return g.failf(e, "operation %s", e.Op)
-		}
-		return conv(fn+"("+g.real(e.X)+")", false)
+		return conv(g.call(e), false)
 	case *sdql.ZeroExpr:
 		return conv("0", asInt)
 	case *sdql.SumExpr, *sdql.IfExpr, *sdql.LetExpr:
@@ -174,4 +171,37 @@ func (g *gogen) boolean(e sdql.Expr) string {
 	}
 	g.failf(e, "cannot generate the condition %s", sdql.PrintFlat(e))
 	return "false"
+}
+
+// goMath are the operations of sdql.Ops that are a function of package
+// math of the same arguments.
+var goMath = map[string]string{"exp": "math.Exp", "log": "math.Log", "log1p": "math.Log1p", "expm1": "math.Expm1",
+	"sin": "math.Sin", "cos": "math.Cos", "tan": "math.Tan", "sqrt": "math.Sqrt", "tanh": "math.Tanh", "abs": "math.Abs",
+	"pow": "math.Pow", "max": "math.Max", "min": "math.Min"}
+
+// call returns the Go of an operation of sdql.Ops: the same float64
+// arithmetic as the operation's Fn, so that results agree bit for bit.
+func (g *gogen) call(e *sdql.CallExpr) string {
+	x := g.real(e.X)
+	switch e.Op {
+	case "sigmoid": // sdql.Sigmoid
+		return "1 / (1 + math.Exp(-" + paren(x) + "))"
+	case "softplus": // sdql.Softplus
+		t := g.name("t")
+		g.p("%s := float64(%s)", t, x)
+		return fmt.Sprintf("math.Max(%s, 0) + math.Log1p(math.Exp(-math.Abs(%s)))", t, t)
+	case "sign":
+		t := g.name("t")
+		g.p("%s := float64(%s)", t, x)
+		g.p("switch {\ncase %s > 0:\n%s = 1\ncase %s < 0:\n%s = -1\ndefault:\n%s = 0\n}", t, t, t, t, t)
+		return t
+	}
+	fn := goMath[e.Op]
+	if fn == "" {
+		return g.failf(e, "operation %s", e.Op)
+	}
+	if e.Y != nil {
+		return fn + "(" + x + ", " + g.real(e.Y) + ")"
+	}
+	return fn + "(" + x + ")"
 }

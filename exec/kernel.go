@@ -48,6 +48,12 @@ type Options struct {
 	// NoFast disables the pattern-matched whole-loop primitives, leaving
 	// the general closure compiler (for tests and ablation).
 	NoFast bool
+	// MemoryLimit bounds, in bytes, what one dictionary the kernel builds
+	// (the result or a workspace) may take: a dense level of known extent
+	// past it is an error before it is allocated, a dense level that would
+	// grow past it is hashed instead, and a hashed one growing past it
+	// stops the run with an error. 0: no limit.
+	MemoryLimit int64
 }
 
 // Kernel is a compiled program: call Run or RunInto with the bindings of

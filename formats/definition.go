@@ -44,6 +44,33 @@ func Inputs(f Format, name string, order int) ([]string, error) {
 	return names, nil
 }
 
+// Fields returns, for every input of Definition(f, name, order), the field
+// of a Tensor t it is bound to by Bind, as Go: "len(t.Idx[0])",
+// "t.Shape[0]", "t.Pos[1]", "t.Idx[1]" or "t.Val" (CSR and A: A_len, A_pos,
+// A_idx, A_val), for documenting generated code.
+func Fields(f Format, name string, order int) (map[string]string, error) {
+	g, err := newDefGen(f, name, order)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, in := range g.inputs() {
+		switch in.kind {
+		case inLen:
+			out[in.name] = fmt.Sprintf("len(t.Idx[%d])", in.level)
+		case inExtent:
+			out[in.name] = fmt.Sprintf("t.Shape[%d]", in.mode)
+		case inPos:
+			out[in.name] = fmt.Sprintf("t.Pos[%d]", in.level)
+		case inIdx:
+			out[in.name] = fmt.Sprintf("t.Idx[%d]", in.level)
+		case inVal:
+			out[in.name] = "t.Val"
+		}
+	}
+	return out, nil
+}
+
 // Bind returns every input of t's definition under name, bound to t's
 // slices without copying (sdql.IntArray for pos and idx arrays,
 // sdql.RealArray for values, sdql.Int for lengths and extents). It

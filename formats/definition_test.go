@@ -121,3 +121,61 @@ func TestSameValueDetectsDifferences(t *testing.T) {
 		t.Error("a changed value went unnoticed")
 	}
 }
+
+// TestFields: every input of a format's definition is bound by Bind to the
+// tensor field Fields names.
+func TestFields(t *testing.T) {
+	for _, f := range All() {
+		for order := 1; order <= 3; order++ {
+			if !f.Supports(order) {
+				continue
+			}
+			shape := []int{3, 4, 2}[:order]
+			idx := make([][]int, order)
+			for m := range idx {
+				idx[m] = []int{0, shape[m] - 1}
+			}
+			ten, err := FromCoords(shape, idx, []float64{1, 2}, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Bind(ten, "A")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields, err := Fields(f, "A", order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fields) != len(b) {
+				t.Errorf("%s/%d: %d fields for %d bound inputs", f, order, len(fields), len(b))
+			}
+			for name, v := range b {
+				var want sdql.Value
+				var k int
+				switch field := fields[name]; {
+				case field == "t.Val":
+					want = sdql.RealArray(ten.Val)
+				case scan(field, "t.Pos[%d]", &k):
+					want = sdql.IntArray(ten.Pos[k])
+				case scan(field, "t.Idx[%d]", &k):
+					want = sdql.IntArray(ten.Idx[k])
+				case scan(field, "t.Shape[%d]", &k):
+					want = sdql.Int(ten.Shape[k])
+				case scan(field, "len(t.Idx[%d])", &k):
+					want = sdql.Int(len(ten.Idx[k]))
+				default:
+					t.Fatalf("%s/%d: %s: unknown field %q", f, order, name, field)
+				}
+				if sdql.FormatValue(v) != sdql.FormatValue(want) {
+					t.Errorf("%s/%d: %s = %s, bound to %s", f, order, name, fields[name], sdql.FormatValue(v))
+				}
+			}
+		}
+	}
+}
+
+func scan(s, format string, k *int) bool {
+	n, err := fmt.Sscanf(s, format, k)
+	return n == 1 && err == nil && fmt.Sprintf(format, *k) == s
+}

@@ -11,11 +11,10 @@ func BenchmarkOptimize(b *testing.B) {
 	for _, k := range kernels {
 		b.Run("kernel="+k.name, func(b *testing.B) {
 			s := setupKernel(k, 100, 400, "csr", "coo", 1)
-			s.cfg.Wrt = k.wrt
 			prog := sdql.MustParse(k.primal)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := Optimize(prog, s.cfg); err != nil {
+				if _, err := optimizeGrad(prog, k.wrt, s.cfg); err != nil {
 					b.Fatal(err)
 				}
 			}

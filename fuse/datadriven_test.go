@@ -204,8 +204,9 @@ func runPlan(t *testing.T, d *datadriven.TestData) string {
 	if d.HasArg("opt") {
 		d.ScanArgs(t, "opt", &cfg.Opt)
 	}
+	var wrt string
 	if d.HasArg("wrt") {
-		d.ScanArgs(t, "wrt", &cfg.Wrt) // differentiate with ad.Grad
+		d.ScanArgs(t, "wrt", &wrt) // differentiate with ad.Grad
 	}
 	physVals := map[string]sdql.Value{}
 	for n, v := range inputs {
@@ -240,7 +241,7 @@ func runPlan(t *testing.T, d *datadriven.TestData) string {
 		}
 		delete(physVals, m[1])
 	}
-	res, err := Optimize(e, cfg)
+	res, err := optimizeGrad(e, wrt, cfg)
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}

@@ -8,7 +8,7 @@
 // Explore: only added to the e-graph) and a pattern in the language's own
 // syntax with $variables and named side conditions from a fixed registry
 // (notfree, scalar, isdict, type, tensor, const, nonzero, isvar, trivial,
-// dense, distinct, nounique). A rule file's group is its base name.
+// dense, inextent, distinct, nounique). A rule file's group is its base name.
 //
 // Dictionaries keep every key they are built with, also where the value is
 // zero, and sums iterate them; so a rule must preserve stored keys, not
@@ -18,7 +18,9 @@
 //
 // The API:
 //
-//	Optimize(prog, cfg) (*Result, error)   the whole pipeline (pipeline.go); Result.Plan() prints every stage
+//	Optimize(prog, cfg) (*Result, error)   the optimizing passes (pipeline.go) over a program already
+//	                                       differentiated (the root package calls ad; fuse does not);
+//	                                       Result.Plan() prints every stage
 //	Compose(prog, defs) sdql.Expr          binds inputs to their Physical SDQLite definitions (section 5.3)
 //	Definitions(map[string]Storage)        definitions and input types from the formats package
 //	StatsOf(values) Stats                  input sizes for the cost model

@@ -407,7 +407,11 @@ func (g *EGraph) build(n ENode, kids []sdql.Expr) sdql.Expr {
 	case opBinary:
 		return &sdql.BinaryExpr{Op: kindOf(n.Sym), X: kids[0], Y: kids[1]}
 	case opCall:
-		return &sdql.CallExpr{Op: n.Sym, X: kids[0]}
+		c := &sdql.CallExpr{Op: n.Sym, X: kids[0]}
+		if len(kids) == 2 {
+			c.Y = kids[1]
+		}
+		return c
 	case opUnique:
 		return &sdql.UniqueExpr{X: kids[0]}
 	case opZero:

@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"fmt"
+	"github.com/nablasd/nablasd/ad"
 	"sort"
 	"strings"
 
@@ -139,4 +140,26 @@ func physBind(format, name string, v sdql.Value, dims []int) (map[string]sdql.Va
 		panic("physBind: unknown format " + format)
 	}
 	return vals, types
+}
+
+// optimizeGrad differentiates prog with respect to wrt with ad.Grad and
+// optimizes the derivative (fuse does not call ad: the root package
+// differentiates, then optimizes); the stages start with the logical
+// program, as the root package prints them. An empty wrt optimizes prog.
+func optimizeGrad(prog sdql.Expr, wrt string, cfg *Config) (*Result, error) {
+	if wrt == "" {
+		return Optimize(prog, cfg)
+	}
+	d, err := ad.Grad(prog, wrt, cfg.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	c := *cfg
+	c.InputStage = StageDifferentiated
+	res, err := Optimize(d, &c)
+	if err != nil {
+		return nil, err
+	}
+	res.Stages = append([]Stage{{StageLogical, prog}}, res.Stages...)
+	return res, nil
 }

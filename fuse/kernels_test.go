@@ -186,11 +186,12 @@ func TestKernelsLinear(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					s := setupKernel(k, n, nnz, combo[0], combo[1], 7)
 					prog := sdql.MustParse(k.deriv)
+					wrt := ""
 					if path == "ad" {
-						s.cfg.Wrt = k.wrt
+						wrt = k.wrt
 						prog = sdql.MustParse(k.primal)
 					}
-					res, err := Optimize(prog, s.cfg)
+					res, err := optimizeGrad(prog, wrt, s.cfg)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -239,11 +240,10 @@ func TestKernelsLinear(t *testing.T) {
 func TestOptimizeTime(t *testing.T) {
 	for _, k := range kernels {
 		s := setupKernel(k, 100, 400, "csr", "coo", 1)
-		s.cfg.Wrt = k.wrt
 		prog := sdql.MustParse(k.primal)
 		var times []time.Duration
 		for i := 0; i < 5; i++ {
-			res, err := Optimize(prog, s.cfg)
+			res, err := optimizeGrad(prog, k.wrt, s.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -13,11 +12,10 @@ import (
 type Config struct {
 	// Inputs gives the types of the logical program's inputs.
 	Inputs map[string]sdql.Type
-	// Wrt, when set, differentiates the program with respect to that input
-	// with Grad before optimizing.
-	Wrt string
-	// Grad is the differentiation step; nil means ad.Grad.
-	Grad func(prog sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Expr, error)
+	// InputStage names the program Optimize is given in Result.Stages:
+	// StageLogical (the default) or StageDifferentiated for a derivative
+	// (the root package differentiates, then optimizes).
+	InputStage string
 	// Dense names the inputs that store every index of their dimension.
 	Dense map[string]bool
 	// Dims gives the extents of the logical inputs' modes (a 2×3 matrix
@@ -41,8 +39,19 @@ type Config struct {
 	Runner RunnerConfig
 	// Disabled rules never fire (strategies and saturation).
 	Disabled map[string]bool
+	// Rules, when set, is the rule set the schedule draws its groups from
+	// instead of the built-in one (Rules()): for experiments with variants
+	// of rules, and for the tests that show an unsound variant is caught.
+	Rules []*Rule
 	// Trace, when set, is called for every firing.
 	Trace func(rule string, before, after sdql.Expr)
+}
+
+func (cfg *Config) rules() []*Rule {
+	if cfg.Rules != nil {
+		return cfg.Rules
+	}
+	return builtinRules
 }
 
 // Stage is one program of the pipeline.
@@ -83,15 +92,19 @@ const (
 //	compose    = Compose(defs) ; simplify ; ResolveMembership ; simplify ; saturate over the physical inputs
 //	mulnorm    = normalizeInnermost(sparsity <+ mulnorm <+ algebra minus hoisting <+ InlineLet)   (Fig. 9, second group)
 //	cleanup    = normalize(cleanup rules) ; normalize(ANF)
-func strategies() (sparsity, simplify, mulnorm, cleanup Strategy) {
-	sp := ApplyAny(RulesOf("sparsity", TagNormalize))
-	alg := ApplyAny(RulesOf("algebra", TagNormalize))
-	fus := ApplyAny(RulesOf("fusion", TagNormalize))
-	mn := ApplyAny(RulesOf("mulnorm", TagNormalize))
+func strategies(rules []*Rule) (sparsity, simplify, mulnorm, cleanup Strategy) {
+	if rules == nil {
+		rules = builtinRules
+	}
+	of := func(group string) []*Rule { return rulesOf(rules, group, TagNormalize) }
+	sp := ApplyAny(of("sparsity"))
+	alg := ApplyAny(of("algebra"))
+	fus := ApplyAny(of("fusion"))
+	mn := ApplyAny(of("mulnorm"))
 	sparsity = Normalize(Choice(sp, InlineLet))
 	simplify = Normalize(Choice(sp, alg, fus, InlineLet))
-	mulnorm = NormalizeInnermost(Choice(sp, mn, ApplyAny(without(RulesOf("algebra", TagNormalize), undoMulnorm)), InlineLet))
-	cleanup = Seq(Normalize(ApplyAny(RulesOf("cleanup", TagNormalize))), Normalize(ANF))
+	mulnorm = NormalizeInnermost(Choice(sp, mn, ApplyAny(without(of("algebra"), undoMulnorm)), InlineLet))
+	cleanup = Seq(Normalize(ApplyAny(of("cleanup"))), Normalize(ANF))
 	return
 }
 
@@ -109,9 +122,10 @@ func without(rs []*Rule, names map[string]bool) []*Rule {
 	return out
 }
 
-// Optimize runs the ∇SD pipeline on a logical program and returns every
-// stage: logical, differentiated (when cfg.Wrt is set), after sparsity
-// propagation, after saturation, after storage composition, and
+// Optimize runs the optimizing part of the ∇SD pipeline on a logical
+// program (a derivative is differentiated before: fuse does not call ad)
+// and returns every stage: the program given (named cfg.InputStage), after
+// sparsity propagation, after saturation, after storage composition, and
 // normalized — the last is the program that runs.
 func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	if cfg == nil {
@@ -123,19 +137,11 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	}
 	res := &Result{Fired: map[string]int{}}
 	stage := func(name string, e sdql.Expr) { res.Stages = append(res.Stages, Stage{name, e}) }
-	stage(StageLogical, prog)
-	if cfg.Wrt != "" {
-		grad := cfg.Grad
-		if grad == nil {
-			grad = ad.Grad
-		}
-		d, err := grad(prog, cfg.Wrt, cfg.Inputs)
-		if err != nil {
-			return nil, err
-		}
-		prog = d
-		stage(StageDifferentiated, prog)
+	input := cfg.InputStage
+	if input == "" {
+		input = StageLogical
 	}
+	stage(input, prog)
 	run := func(e sdql.Expr, inputs map[string]sdql.Type, dense map[string]bool, s Strategy) sdql.Expr {
 		c := NewCtx(e, inputs)
 		c.Dense = dense
@@ -156,7 +162,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	opt := cfg.Opt
 	prog = Uniquify(SplitLets(prog))
 	if dense := cfg.Dense; opt != "none" {
-		sparsity, simplify, _, _ := strategies()
+		sparsity, simplify, _, _ := strategies(cfg.Rules)
 		prog = run(prog, cfg.Inputs, dense, sparsity)
 		stage(StageSparsity, prog)
 		prog = run(prog, cfg.Inputs, dense, Seq(Try(ResolveMembership), simplify, Try(GroupByKey), simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
@@ -164,7 +170,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled
 			rc.Dims = cfg.Dims
-			out, rep := Saturate(prog, SaturationRules(), cfg.Inputs, dense, cfg.Stats, rc)
+			out, rep := Saturate(prog, saturationRules(cfg.rules()), cfg.Inputs, dense, cfg.Stats, rc)
 			res.Reports = append(res.Reports, rep)
 			for k, v := range rep.Fired {
 				res.Fired[k] += v
@@ -188,12 +194,12 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		}
 		prog = Uniquify(SplitLets(Compose(prog, cfg.Defs)))
 		if opt != "none" {
-			_, simplify, _, _ := strategies()
+			_, simplify, _, _ := strategies(cfg.Rules)
 			prog = run(prog, phys, nil, Seq(simplify, Try(ResolveMembership), simplify))
 			if opt != "rules" {
 				rc := cfg.Runner
 				rc.Disabled = cfg.Disabled
-				out, rep := Saturate(prog, SaturationRules(), phys, nil, cfg.PhysStats, rc)
+				out, rep := Saturate(prog, saturationRules(cfg.rules()), phys, nil, cfg.PhysStats, rc)
 				res.Reports = append(res.Reports, rep)
 				for k, v := range rep.Fired {
 					res.Fired[k] += v
@@ -204,7 +210,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		stage(StageComposed, prog)
 	}
 	if opt != "none" {
-		_, _, mulnorm, cleanup := strategies()
+		_, _, mulnorm, cleanup := strategies(cfg.Rules)
 		prog = run(prog, phys, nil, Seq(mulnorm, cleanup))
 	}
 	stage(StageNormalized, prog)
@@ -214,12 +220,20 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 }
 
 // Plan prints every stage, each introduced by "-- stage: NAME", followed by
-// the saturation reports as "--" comment lines.
+// the saturation reports as "--" comment lines (Notes).
 func (r *Result) Plan() string {
 	var b strings.Builder
 	for _, s := range r.Stages {
 		fmt.Fprintf(&b, "-- stage: %s\n%s\n", s.Name, sdql.Print(s.Program))
 	}
+	b.WriteString(r.Notes())
+	return b.String()
+}
+
+// Notes prints the saturation reports and the warnings as "--" comment
+// lines.
+func (r *Result) Notes() string {
+	var b strings.Builder
 	for _, rep := range r.Reports {
 		b.WriteString(rep.Lines())
 	}

@@ -17,7 +17,7 @@ func TestOptimizeErrors(t *testing.T) {
 		{"sum(<i, a> in V) a", "W", "W"},
 		{"x(1)", "", "cannot look up"},
 	} {
-		_, err := Optimize(sdql.MustParse(tc.src), &Config{Inputs: map[string]sdql.Type{"V": vecT, "x": sdql.RealType}, Wrt: tc.wrt})
+		_, err := optimizeGrad(sdql.MustParse(tc.src), tc.wrt, &Config{Inputs: map[string]sdql.Type{"V": vecT, "x": sdql.RealType}})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Optimize(%s): %v, want an error mentioning %q", tc.src, err, tc.want)
 		}

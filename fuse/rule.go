@@ -108,9 +108,11 @@ func RuleByName(name string) *Rule {
 }
 
 // RulesOf returns the built-in rules of a group with a tag ("" for any).
-func RulesOf(group, tag string) []*Rule {
+func RulesOf(group, tag string) []*Rule { return rulesOf(builtinRules, group, tag) }
+
+func rulesOf(rules []*Rule, group, tag string) []*Rule {
 	var out []*Rule
-	for _, r := range builtinRules {
+	for _, r := range rules {
 		if (group == "" || r.Group == group) && (tag == "" || r.Tag == tag) {
 			out = append(out, r)
 		}

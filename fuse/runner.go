@@ -91,9 +91,11 @@ func (r *Report) Lines() string {
 // SaturationRules returns the rules equality saturation uses: the Explore
 // rules and the Normalize rules of the algebra, fusion and sparsity groups
 // that neither substitute nor introduce fresh binders.
-func SaturationRules() []*Rule {
+func SaturationRules() []*Rule { return saturationRules(builtinRules) }
+
+func saturationRules(rules []*Rule) []*Rule {
 	var out []*Rule
-	for _, r := range builtinRules {
+	for _, r := range rules {
 		if r.subst || len(r.fresh) > 0 {
 			continue
 		}

@@ -28,8 +28,8 @@ func TestDefinitionsFromFormats(t *testing.T) {
 	if st["A"][0] != 1 || st["A"][1] != 1 || st["n"][0] != 3 || st["a"][0] != 2 {
 		t.Errorf("StatsOf = %v", st)
 	}
-	res, err := Optimize(sdql.MustParse("sum(<i, r> in A) sum(<j, v1> in r) sum(<k, v2> in r) { j -> ((beta * v1) * v2) * (x(k)) }"),
-		&Config{Inputs: map[string]sdql.Type{"A": matT, "x": vecT, "beta": sdql.RealType}, Wrt: "x", Dense: map[string]bool{"x": true},
+	res, err := optimizeGrad(sdql.MustParse("sum(<i, r> in A) sum(<j, v1> in r) sum(<k, v2> in r) { j -> ((beta * v1) * v2) * (x(k)) }"), "x",
+		&Config{Inputs: map[string]sdql.Type{"A": matT, "x": vecT, "beta": sdql.RealType}, Dense: map[string]bool{"x": true},
 			Dims: map[string][]int{"A": {3, 3}, "x": {3}}, Defs: defs, PhysInputs: types})
 	if err != nil {
 		t.Fatal(err)

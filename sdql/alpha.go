@@ -93,7 +93,7 @@ func alphaEq(a, b Expr, ea, eb *alphaEnv) bool {
 		}
 	case *CallExpr:
 		y, ok := b.(*CallExpr)
-		if !ok || x.Op != y.Op {
+		if !ok || x.Op != y.Op || (x.Y == nil) != (y.Y == nil) {
 			return false
 		}
 	case *ZeroExpr:

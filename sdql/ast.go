@@ -104,11 +104,12 @@ type (
 		Y     Expr
 	}
 
-	// CallExpr is a unary real operation op(X) from the Ops table.
+	// CallExpr is a real operation op(X) or op(X, Y) from the Ops table;
+	// Y is nil for an operation of arity 1.
 	CallExpr struct {
 		NamePos Pos
 		Op      string
-		X       Expr
+		X, Y    Expr
 	}
 
 	// UniqueExpr is unique(X): X as a key that is distinct in every iteration.

@@ -264,7 +264,11 @@ func (c *checker) expr(e Expr, env *scope, depth int) Type {
 		k, v, _ := c.dictOf(e.X.Pos(), x, "cannot look up a key in")
 		kt := c.expr(e.Key, env, d)
 		if err := unify(kt, k); err != nil {
-			c.errorf(e.Key.Pos(), "lookup key has type %s, want %s", describeType(kt), describeType(k))
+			if id, ok := e.X.(*Ident); ok && c.freeUnknown(id, env) {
+				c.errorf(id.NamePos, "%s", UnknownFunction(id.Name))
+			} else {
+				c.errorf(e.Key.Pos(), "lookup key has type %s, want %s", describeType(kt), describeType(k))
+			}
 		}
 		return c.record(e, v)
 	case *SliceExpr:
@@ -307,9 +311,13 @@ func (c *checker) expr(e Expr, env *scope, depth int) Type {
 	case *BinaryExpr:
 		return c.record(e, c.binary(e, env, d))
 	case *CallExpr:
-		x := c.expr(e.X, env, d)
-		if !isNum(x) {
-			c.unifyAt(e.X.Pos(), x, RealType, e.Op+" (want a real)")
+		for _, a := range []Expr{e.X, e.Y} {
+			if a == nil {
+				continue
+			}
+			if x := c.expr(a, env, d); !isNum(x) {
+				c.unifyAt(a.Pos(), x, RealType, e.Op+" (want a real)")
+			}
 		}
 		return c.record(e, RealType)
 	case *UniqueExpr:
@@ -327,6 +335,16 @@ func (c *checker) expr(e Expr, env *scope, depth int) Type {
 		return c.record(e, Outer(e.T, e.T))
 	}
 	panic(fmt.Sprintf("internal error: check of %T", e))
+}
+
+// freeUnknown reports whether id is a free variable whose type is not
+// given (in Strict mode, one that is undefined).
+func (c *checker) freeUnknown(id *Ident, env *scope) bool {
+	if _, bound := env.lookup(id.Name); bound {
+		return false
+	}
+	_, given := c.cfg.Inputs[id.Name]
+	return !given
 }
 
 // promoted returns the type of an arithmetic result of a and b: real when

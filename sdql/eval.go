@@ -3,7 +3,9 @@ package sdql
 import (
 	"fmt"
 	"math"
+	"runtime/metrics"
 	"sort"
+	"sync"
 )
 
 // Eval type-checks e against its inputs (every free variable must be
@@ -26,7 +28,15 @@ type Interp struct {
 	Ops int64
 	// Work counts the operations by kind, lookups and iterations included.
 	Work Work
+	// MemoryLimit, when positive, bounds in bytes the Go heap a run may
+	// take: a dictionary a sum builds growing past it (at InterpEntryBytes
+	// a key) is a run-time error at the sum, not an exhausted machine.
+	MemoryLimit int64
 }
+
+// InterpEntryBytes is the least memory the interpreter's dictionaries take
+// per key (the key, the boxed value, the index's entry).
+const InterpEntryBytes = 64
 
 // Eval checks e strictly against the inputs and evaluates it.
 func (in *Interp) Eval(e Expr, inputs map[string]Value) (Value, error) {
@@ -79,6 +89,7 @@ type venv struct {
 type run struct {
 	in   *Interp
 	info *Info
+	at   Pos // the innermost sum being accumulated, for MemoryLimit's error
 }
 
 func (r *run) fail(pos Pos, format string, args ...any) {
@@ -193,9 +204,13 @@ func (r *run) eval(e Expr, env *venv) Value {
 		return r.binary(e, env)
 	case *CallExpr:
 		x, _ := scalarOf(r.eval(e.X, env))
+		var y float64
+		if e.Y != nil {
+			y, _ = scalarOf(r.eval(e.Y, env))
+		}
 		r.in.Ops++
 		r.in.Work.Arith++
-		return Real(Ops[e.Op].Fn(x))
+		return Real(Ops[e.Op].Apply(x, y))
 	case *UniqueExpr:
 		return r.eval(e.X, env)
 	case *ZeroExpr:
@@ -264,7 +279,10 @@ func (r *run) sum(e *SumExpr, env *venv) Value {
 			_, entries := size(acc)
 			r.in.Work.Writes += entries
 		} else {
+			saved := r.at
+			r.at = e.Sum
 			acc = r.addInto(acc, x)
+			r.at = saved
 		}
 		return true
 	})
@@ -307,6 +325,14 @@ func (r *run) addInto(acc, x Value) Value {
 			_, entries := size(c)
 			r.in.Work.Writes += entries
 			d.Set(k, c)
+			if n := d.Len(); r.in.MemoryLimit > 0 && n >= 1024 && n&(n-1) == 0 {
+				// growing to 2n keys takes new arrays beside the old ones
+				more := float64(2 * n * InterpEntryBytes)
+				if heap := heapBytes(); more > float64(r.in.MemoryLimit) || heap+more > float64(r.in.MemoryLimit) {
+					r.fail(r.at, "the dictionary this sum builds has %d keys and grows: the run needs more than %s, over the memory limit of %s",
+						n, FormatBytes(heap+more), FormatBytes(float64(r.in.MemoryLimit)))
+				}
+			}
 		}
 		return true
 	})
@@ -374,4 +400,20 @@ func (r *run) binary(e *BinaryExpr, env *venv) Value {
 		return Bool(a >= b)
 	}
 	panic("internal error: unknown operator " + e.Op.String())
+}
+
+var heapSample = struct {
+	sync.Mutex
+	s []metrics.Sample
+}{s: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
+
+// heapBytes is the Go heap's objects, what Interp.MemoryLimit bounds.
+func heapBytes() float64 {
+	heapSample.Lock()
+	defer heapSample.Unlock()
+	metrics.Read(heapSample.s)
+	if heapSample.s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return float64(heapSample.s[0].Value.Uint64())
 }

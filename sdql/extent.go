@@ -93,6 +93,16 @@ type Extents struct {
 	// dictionary's keys per level. A name bound in several places (the
 	// program need not have unique names) gets the hull of its bindings.
 	Names map[string][]Bound
+	// Lookups bounds, for every lookup X(Key) of a logical dictionary, the
+	// keys of the level X looks into (Dict) and the key (Key): a shape
+	// check compares them.
+	Lookups []LookupExtent
+}
+
+// LookupExtent is what AnalyzeExtents learns of one lookup.
+type LookupExtent struct {
+	Expr      *LookupExpr
+	Dict, Key Bound
 }
 
 // AnalyzeExtents bounds the keys of a program's dictionaries and the
@@ -120,13 +130,14 @@ func AnalyzeExtents(e Expr, inputs map[string]Type, dims map[string][]int) (*Ext
 	}
 	a := &extents{info: info, dims: dims, names: map[string][]Bound{}}
 	res := a.eval(e, nil)
-	return &Extents{Result: res, Names: a.names}, nil
+	return &Extents{Result: res, Names: a.names, Lookups: a.lookups}, nil
 }
 
 type extents struct {
-	info  *Info
-	dims  map[string][]int
-	names map[string][]Bound
+	info    *Info
+	dims    map[string][]int
+	names   map[string][]Bound
+	lookups []LookupExtent
 }
 
 // xenv binds names to what is known of them while walking.
@@ -236,7 +247,10 @@ func (a *extents) eval(e Expr, env *xenv) []Bound {
 		return out
 	case *LookupExpr:
 		x := a.eval(e.X, env)
-		a.eval(e.Key, env)
+		k := a.eval(e.Key, env)
+		if dt, ok := a.info.Types[e.X].(*DictType); ok && dt.Key != DenseIntType && len(x) > 0 && len(k) == 1 {
+			a.lookups = append(a.lookups, LookupExtent{Expr: e, Dict: x[0], Key: k[0]})
+		}
 		if !a.isDict(e) && !a.isInt(e) {
 			return nil
 		}
@@ -299,6 +313,9 @@ func (a *extents) eval(e Expr, env *xenv) []Bound {
 		return append(lv, lv...)
 	case *CallExpr:
 		a.eval(e.X, env)
+		if e.Y != nil {
+			a.eval(e.Y, env)
+		}
 		return nil
 	}
 	for _, k := range Children(e) {

@@ -16,11 +16,15 @@ const MaxDepth = 5000
 // ErrorList.
 func Parse(filename, src string) (e Expr, err error) {
 	p := &parser{file: filename, sc: newScanner(src)}
+	return p.parse()
+}
+
+func (p *parser) parse() (e Expr, err error) {
 	defer p.recover(&err)
 	p.next()
 	e = p.parseExpr()
 	if p.tok.Kind != EOF {
-		p.errorf(p.tok.Pos, "unexpected %s after the end of the expression", p.describe())
+		p.errorf(p.tok.Pos, "expected an operator or the end of the program, found %s", p.describe())
 	}
 	return e, nil
 }
@@ -32,7 +36,7 @@ func ParseType(filename, src string) (t Type, err error) {
 	p.next()
 	t = p.parseType()
 	if p.tok.Kind != EOF {
-		p.errorf(p.tok.Pos, "unexpected %s after the type", p.describe())
+		p.errorf(p.tok.Pos, "expected the end of the type, found %s", p.describe())
 	}
 	return t, nil
 }
@@ -56,6 +60,9 @@ type parser struct {
 	depth int
 	noGT  bool // inside a tuple element: '>' closes the tuple
 	errs  ErrorList
+	// parens, when not nil, records the expressions the source wrote in
+	// parentheses (for Lint)
+	parens map[Expr]bool
 }
 
 func (p *parser) recover(err *error) {
@@ -223,13 +230,10 @@ func (p *parser) parsePrimary() Expr {
 	case IDENT:
 		p.next()
 		if op, ok := Ops[tok.Text]; ok && p.tok.Kind == LPAREN {
-			p.next()
-			saved := p.noGT
-			p.noGT = false
-			x := p.parseExpr()
-			p.noGT = saved
-			p.expect(RPAREN, "to close the call of "+op.Name)
-			return &CallExpr{NamePos: tok.Pos, Op: op.Name, X: x}
+			return p.parseCall(tok, op)
+		}
+		if p.tok.Kind == LPAREN && !p.tok.NewlineBefore {
+			p.checkKeywordTypo(tok)
 		}
 		return &Ident{NamePos: tok.Pos, Name: tok.Text}
 	case INT:
@@ -263,6 +267,9 @@ func (p *parser) parsePrimary() Expr {
 		}
 		p.expect(RPAREN, "to close the parenthesis")
 		p.noGT = saved
+		if p.parens != nil {
+			p.parens[x] = true
+		}
 		return x
 	case LBRACE:
 		return p.parseDict()
@@ -297,10 +304,43 @@ func (p *parser) parsePrimary() Expr {
 		p.errorf(tok.Pos, "a tuple <...> may only appear in a tupled let")
 	}
 	if IsKeyword(tok.Text) && tok.Kind != EOF {
-		p.errorf(tok.Pos, "unexpected keyword %s, expected an expression", tok.Text)
+		p.errorf(tok.Pos, "expected an expression, found keyword %s", tok.Text)
 	}
 	p.errorf(tok.Pos, "expected an expression, found %s", p.describe())
 	panic("unreachable")
+}
+
+// parseCall parses op(x) or op(x, y) after the operation's name.
+func (p *parser) parseCall(name Token, op *Op) Expr {
+	p.next()
+	saved := p.noGT
+	p.noGT = false
+	defer func() { p.noGT = saved }()
+	call := &CallExpr{NamePos: name.Pos, Op: op.Name, X: p.parseExpr()}
+	if op.Arity == 2 {
+		if p.tok.Kind != COMMA {
+			p.errorf(p.tok.Pos, "expected ',' and a second argument: %s takes two, %s(x, y); found %s", op.Name, op.Name, p.describe())
+		}
+		p.next()
+		call.Y = p.parseExpr()
+	} else if p.tok.Kind == COMMA {
+		p.errorf(p.tok.Pos, "%s takes one argument, %s(x); found ','", op.Name, op.Name)
+	}
+	p.expect(RPAREN, "to close the call of "+op.Name)
+	return call
+}
+
+// checkKeywordTypo reports a misspelt sum or let before an opening
+// parenthesis, as in summ(<i, v> in e): it would otherwise be a lookup
+// whose key is a tuple.
+func (p *parser) checkKeywordTypo(name Token) {
+	if p.sc.peekKind() != LT {
+		return
+	}
+	if kw := Suggest(name.Text, []string{"sum", "let"}); kw != "" {
+		p.errorf(name.Pos, "unknown function or keyword %s (did you mean %s?)", name.Text, kw)
+	}
+	p.errorf(name.Pos, "%s", UnknownFunction(name.Text))
 }
 
 func (p *parser) parseDict() Expr {

@@ -135,7 +135,7 @@ func (pr *printer) flatBare(e Expr) string {
 		b.WriteString("> in ")
 		b.WriteString(pr.flat(e.Src, 0))
 		b.WriteString(") ")
-		b.WriteString(pr.flat(e.Body, 0))
+		b.WriteString(pr.flat(e.Body, trapMin(e)))
 	case *DictExpr:
 		if len(e.Entries) == 0 {
 			return "{}"
@@ -177,12 +177,12 @@ func (pr *printer) flatBare(e Expr) string {
 		b.WriteString(pr.flat(e.Cond, 0))
 		b.WriteString(" then ")
 		if e.Else == nil {
-			b.WriteString(pr.flat(e.Then, 0))
+			b.WriteString(pr.flat(e.Then, trapMin(e)))
 		} else {
 			// an if without else inside then would capture our else
 			b.WriteString(pr.flat(e.Then, pr.thenMin(e.Then)))
 			b.WriteString(" else ")
-			b.WriteString(pr.flat(e.Else, 0))
+			b.WriteString(pr.flat(e.Else, trapMin(e)))
 		}
 	case *UnaryExpr:
 		if e.Op == NOT {
@@ -207,6 +207,10 @@ func (pr *printer) flatBare(e Expr) string {
 		b.WriteString(e.Op)
 		b.WriteString("(")
 		b.WriteString(pr.flat(e.X, 0))
+		if e.Y != nil {
+			b.WriteString(", ")
+			b.WriteString(pr.flat(e.Y, 0))
+		}
 		b.WriteString(")")
 	case *UniqueExpr:
 		b.WriteString("unique(")
@@ -225,6 +229,16 @@ func (pr *printer) flatBare(e Expr) string {
 		panic("internal error: print of unknown expression")
 	}
 	return b.String()
+}
+
+// trapMin is the precedence the body of a sum (or the last branch of an
+// if) needs: parenthesized when it ends in a + or - that a reader could
+// take to be outside (TrapOperator, Lint).
+func trapMin(e Expr) int {
+	if TrapOperator(e) != nil {
+		return precPrimary + 1
+	}
+	return 0
 }
 
 // thenMin is the precedence the then-branch of an if-else needs: an if
@@ -304,7 +318,7 @@ func (pr *printer) layoutBare(e Expr, ind int) string {
 	switch e := e.(type) {
 	case *SumExpr:
 		return "sum(<" + formatBinder(e.Key) + ", " + formatBinder(e.Val) + "> in " +
-			pr.layout(e.Src, ind+2, 0) + ")\n" + indent(ind+2) + pr.layout(e.Body, ind+2, 0)
+			pr.layout(e.Src, ind+2, 0) + ")\n" + indent(ind+2) + pr.layout(e.Body, ind+2, trapMin(e))
 	case *LetExpr:
 		head := pr.letHead(e, func(x Expr, min int) string { return pr.layout(x, ind+2, min) })
 		body := pr.layout(e.Body, ind, 0)
@@ -315,10 +329,10 @@ func (pr *printer) layoutBare(e Expr, ind int) string {
 	case *IfExpr:
 		s := "if " + pr.layout(e.Cond, ind+2, 0) + " then\n" + indent(ind+2)
 		if e.Else == nil {
-			return s + pr.layout(e.Then, ind+2, 0)
+			return s + pr.layout(e.Then, ind+2, trapMin(e))
 		}
 		return s + pr.layout(e.Then, ind+2, pr.thenMin(e.Then)) + "\n" + indent(ind) + "else\n" +
-			indent(ind+2) + pr.layout(e.Else, ind+2, 0)
+			indent(ind+2) + pr.layout(e.Else, ind+2, trapMin(e))
 	case *DictExpr:
 		var b strings.Builder
 		b.WriteString("{ ")
@@ -347,6 +361,9 @@ func (pr *printer) layoutBare(e Expr, ind int) string {
 	case *LookupExpr:
 		return pr.layout(e.X, ind, precPostfix) + "(" + pr.layout(e.Key, ind+2, 0) + ")"
 	case *CallExpr:
+		if e.Y != nil {
+			return e.Op + "(" + pr.layout(e.X, ind+2, 0) + ", " + pr.layout(e.Y, ind+2, 0) + ")"
+		}
 		return e.Op + "(" + pr.layout(e.X, ind+2, 0) + ")"
 	case *UnaryExpr:
 		if e.Op == NOT {

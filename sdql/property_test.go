@@ -12,7 +12,7 @@ import (
 // same and evaluates to the same value as e.
 func TestPrintEvalProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	g := &sdqltest.Gen{R: r}
+	g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
 	n := 3000
 	if testing.Short() {
 		n = 300
@@ -34,6 +34,9 @@ func TestPrintEvalProperty(t *testing.T) {
 		e2, err := sdql.Parse("printed.sdql", printed)
 		if err != nil {
 			t.Fatalf("printed program does not parse: %v\n%s", err, sdqltest.Indent(printed))
+		}
+		if ws, _ := sdql.Lint("printed.sdql", printed); len(ws) > 0 {
+			t.Fatalf("the printed program has lint warnings (the printer parenthesizes such bodies): %v\n%s", ws[0], sdqltest.Indent(printed))
 		}
 		if !sdql.AlphaEqual(e, e2) {
 			t.Fatalf("parse(print(e)) is not e:\n%s\n%s", sdqltest.Indent(src), sdqltest.Indent(printed))

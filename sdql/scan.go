@@ -27,6 +27,13 @@ func (s *scanner) advance(n int) {
 func isLetter(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
+// peekKind returns the kind of the token next would return, without
+// consuming it.
+func (s *scanner) peekKind() Kind {
+	c := *s
+	return c.next().Kind
+}
+
 // next returns the next token.
 func (s *scanner) next() Token {
 	nl := false

@@ -351,3 +351,18 @@ func scalarOf(v Value) (float64, bool) {
 	}
 	return 0, false
 }
+
+// FormatBytes prints a size in bytes with binary units, for messages:
+// "512 B", "1.5 KiB", "19.2 GiB", "7.3 TiB".
+func FormatBytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	return fmt.Sprintf("%.1f %s", b, units[i])
+}

@@ -29,6 +29,9 @@ func Children(e Expr) []Expr {
 	case *BinaryExpr:
 		return []Expr{e.X, e.Y}
 	case *CallExpr:
+		if e.Y != nil {
+			return []Expr{e.X, e.Y}
+		}
 		return []Expr{e.X}
 	case *UniqueExpr:
 		return []Expr{e.X}
@@ -83,6 +86,9 @@ func WithChildren(e Expr, kids []Expr) Expr {
 	case *CallExpr:
 		c := *e
 		c.X = kids[0]
+		if e.Y != nil {
+			c.Y = kids[1]
+		}
 		return &c
 	case *UniqueExpr:
 		c := *e

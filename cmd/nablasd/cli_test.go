@@ -17,7 +17,8 @@ import (
 //	file NAME            the input is written to NAME
 //	run                  the input is one command line (single quotes
 //	                     group words); prints stdout, then "exit N" and
-//	                     stderr when it fails
+//	                     stderr when it fails (with arg stderr, stderr
+//	                     also when it succeeds: warnings)
 //	run-all              the command line under every --opt (none, rules,
 //	                     full) and --exec (compiled, interp): prints the
 //	                     output once when all six agree textually, else
@@ -68,6 +69,9 @@ func TestCLIDataDriven(t *testing.T) {
 func runLine(t *testing.T, d *datadriven.TestData, args []string) string {
 	code, stdout, stderr := runCLI(args...)
 	if code == 0 {
+		if d.HasArg("stderr") && stderr != "" {
+			return stdout + "stderr:\n" + stderr
+		}
 		return stdout
 	}
 	return fmt.Sprintf("%sexit %d\n%s", stdout, code, stderr)

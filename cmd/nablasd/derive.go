@@ -1,18 +1,15 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"sort"
+	"io"
+	"strconv"
 	"strings"
 
-	"github.com/nablasd/nablasd/ad"
-	"github.com/nablasd/nablasd/fuse"
-	"github.com/nablasd/nablasd/sdql"
+	"github.com/nablasd/nablasd"
 )
 
-// diffFlags are the flags that say what grad, plan and gen differentiate,
-// beside --wrt.
+// diffFlags say what grad, plan and gen differentiate, beside --wrt.
 type diffFlags struct {
 	mode  string
 	value bool
@@ -21,342 +18,201 @@ type diffFlags struct {
 	hvp   inputFlags
 }
 
-func (f *diffFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.mode, "mode", "auto", "differentiation mode: auto, forward or reverse")
-	fs.BoolVar(&f.value, "value", false, "also compute the program's value, in the same run")
-	fs.Var(&f.vjp, "vjp", "vector–Jacobian product: bind the cotangent, of the result's type, to `NAME=VALUE` (NAME a new variable)")
-	fs.Var(&f.jvp, "jvp", "Jacobian–vector product: the tangent of the input NAME is `NAME=VALUE` (repeatable; other inputs' are zero)")
-	fs.Var(&f.hvp, "hvp", "Hessian–vector product of a program with a real result: with respect to the input NAME, in the direction `NAME=VALUE`")
+func (f *diffFlags) register(fs *flagSet) {
+	fs.String(&f.mode, "mode", "auto", "differentiation `MODE`: auto (chosen per program), forward or reverse")
+	fs.Bool(&f.value, "value", false, "also compute the program's value, in the same run")
+	fs.Value(&f.vjp, "vjp", "vector–Jacobian product with respect to --wrt: the cotangent, of the result's kind, `NAME=VALUE` (NAME any new name)")
+	fs.Value(&f.jvp, "jvp", "Jacobian–vector product: the tangent of the input NAME, `NAME=VALUE` (repeatable; the other inputs' are zero; no --wrt)")
+	fs.Value(&f.hvp, "hvp", "Hessian–vector product of a real-valued program with respect to the input NAME in the direction `NAME=VALUE` (no --wrt)")
 }
 
-// derivation is what a command differentiates: the logical derivative
-// program and its results.
-type derivation struct {
-	kind    string   // "grad", "vjp", "jvp" or "hvp"
-	wrt     []string // the inputs it is taken with respect to (grad, vjp, hvp)
-	mode    ad.Mode  // the mode that built it (resolved from auto)
-	expr    sdql.Expr
-	outputs *ad.Outputs
-	// stages are ad's stages of reverse mode, for plan.
-	stages []fuse.Stage
-	// optimized is fuse's result for the program under optimizations opt,
-	// when choosing the mode already optimized it.
-	optimized *fuse.Result
-	opt       string
-	// why says how auto chose the mode, for plan.
-	why string
+// simple reports whether the flags ask for one gradient at most (or the
+// value): what the commands did before these flags.
+func (c *commonArgs) simple() bool {
+	d := &c.diff
+	return len(c.wrt.names) <= 1 && !d.value && len(d.vjp) == 0 && len(d.jvp) == 0 && len(d.hvp) == 0
 }
 
-// label names result i in the output: "value", or the kind and the input.
-func (d *derivation) label(i int) string {
-	n := d.outputs.Names[i]
-	if n == "value" {
-		return n
-	}
-	if d.kind == "jvp" {
-		return "jvp"
-	}
-	return d.kind + " " + n
-}
-
-// differentiate builds the derivative the flags ask for, or returns nil
-// when there is none (no --wrt, --vjp, --jvp or --hvp). It is the one place
-// where the mode is chosen (chooseMode), which for --mode auto may
-// optimize both candidates as --opt says. The values of --vjp, --jvp and --hvp become inputs of the
-// program: the cotangent under its NAME, a tangent of x as x_dot, a
-// direction for x as x_dir.
-func (p *program) differentiate(c *common, f *diffFlags) (*derivation, error) {
-	opt, ok := optModes[c.opt]
-	if !ok {
-		return nil, usagef("--opt %q: want full, rules or none", c.opt)
-	}
-	mode, err := ad.ParseMode(f.mode)
-	if err != nil {
-		return nil, usagef("--mode: %v", err)
-	}
-	var wrt []string
-	if c.wrt != "" {
-		for _, w := range strings.Split(c.wrt, ",") {
-			w = strings.TrimSpace(w)
-			if !p.isInput(w) {
-				return nil, fmt.Errorf("--wrt %s: %s is not an input of the program (its inputs: %s)", w, w, inputList(p))
-			}
-			wrt = append(wrt, w)
-		}
-	}
+// derivative turns the flags into the API's Derivative, loading the
+// products' values as --in loads a value.
+func (c *commonArgs) derivative(progress io.Writer) (*nablasd.Derivative, error) {
+	d := &c.diff
 	kinds := 0
-	for _, n := range []int{len(f.vjp), len(f.jvp), len(f.hvp)} {
+	for _, n := range []int{len(d.vjp), len(d.jvp), len(d.hvp)} {
 		if n > 0 {
 			kinds++
 		}
 	}
+	out := &nablasd.Derivative{Wrt: c.wrt.names, Value: d.value}
 	switch {
 	case kinds > 1:
 		return nil, usagef("give one of --vjp, --jvp and --hvp")
-	case len(f.jvp) > 0 || len(f.hvp) > 0:
-		if len(wrt) > 0 {
+	case len(d.jvp) > 0 || len(d.hvp) > 0:
+		if len(c.wrt.names) > 0 {
 			return nil, usagef("--jvp and --hvp name their inputs themselves: leave out --wrt")
 		}
-	case len(wrt) == 0:
-		if len(f.vjp) > 0 {
+	case len(c.wrt.names) == 0:
+		if len(d.vjp) > 0 {
 			return nil, usagef("--vjp needs --wrt NAME[,NAME...]: the inputs whose cotangents to compute")
 		}
-		if f.value {
-			return nil, usagef("--value goes with a derivative: give --wrt, --vjp or --jvp")
+		return nil, usagef("--value goes with a derivative: give --wrt, --vjp or --jvp")
+	}
+	load := func(flag string, fs inputFlags) (nablasd.Inputs, error) {
+		in, err := parseValues(flag, fs, progress)
+		if err != nil {
+			return nil, err
 		}
-		return nil, nil
+		return in, nil
 	}
-	d := &derivation{wrt: wrt, mode: mode}
-	types := p.types()
 	switch {
-	case len(f.jvp) > 0:
-		return p.jvp(d, f, types)
-	case len(f.hvp) > 0:
-		return p.hvp(d, f, types)
-	}
-	req := &ad.Request{Wrt: wrt, Value: f.value, Dense: map[string]bool{}, Dims: p.dims()}
-	for n, ds := range p.denseInputs() {
-		req.Dense[n] = ds
-	}
-	d.kind = "grad"
-	if len(f.vjp) > 0 {
-		if len(f.vjp) > 1 {
+	case len(d.vjp) > 0:
+		if len(d.vjp) > 1 {
 			return nil, usagef("--vjp is given once: the cotangent of the program's result")
 		}
-		name, err := p.bindExtra("--vjp", f.vjp[0], "")
-		if err != nil {
-			return nil, err
-		}
-		req.Cotangent, d.kind = name, "vjp"
-		types = p.types()
-		types[name] = p.info.Result
-		if d.mode == ad.ModeForward {
+		if d.mode == "forward" {
 			return nil, usagef("--vjp needs reverse mode (--mode reverse or auto)")
 		}
-	}
-	if d.mode != ad.ModeAuto {
-		return p.derive(d, req, types)
-	}
-	return p.chooseMode(d, req, types, opt)
-}
-
-// derive builds d's program for req in d's mode.
-func (p *program) derive(d *derivation, req *ad.Request, types map[string]sdql.Type) (*derivation, error) {
-	if d.mode == ad.ModeReverse {
-		st, err := ad.Reverse(p.expr, req, types)
-		if err != nil {
-			return nil, p.withFile(err)
-		}
-		d.expr, d.outputs = st.Result, &st.Outputs
-		d.stages = []fuse.Stage{{Name: "anf", Program: st.ANF}, {Name: "linearized", Program: st.Linearized},
-			{Name: "unzipped", Program: st.Unzipped}, {Name: "transposed", Program: st.Transposed}}
-		return d, nil
-	}
-	var err error
-	if d.expr, d.outputs, _, err = ad.Derive(p.expr, req, ad.ModeForward, types); err != nil {
-		return nil, p.withFile(err)
-	}
-	return d, nil
-}
-
-// chooseMode resolves --mode auto for a gradient or a VJP. A VJP needs
-// reverse mode. Otherwise ad.ChooseMode's static estimate proposes a mode
-// (reverse when the result's order is below the wrt inputs'); when the
-// program is optimized, both modes' programs are optimized and the one
-// with the lower cost in fuse's cost model (fuse.Cost of the program that
-// runs, over the bound inputs' sizes) is kept, the proposal on a tie. The
-// static estimate knows orders, not the optimizer: the gradient of
-// sum(<i, r> in A) sum(<k, a> in r) sum(<j, b> in B(k)) a * b with respect
-// to B is a scalar program's, but forward mode's optimized program
-// computes A's column sums once where the reverse sweep iterates B(k)
-// for every entry of A.
-func (p *program) chooseMode(d *derivation, req *ad.Request, types map[string]sdql.Type, opt string) (*derivation, error) {
-	if req.Cotangent != "" {
-		d.mode = ad.ModeReverse
-		return p.derive(d, req, types)
-	}
-	proposed, err := ad.ChooseMode(p.expr, req.Wrt, types)
-	if err != nil {
-		return nil, p.withFile(err)
-	}
-	d.mode = proposed
-	if opt == "none" {
-		return p.derive(d, req, types)
-	}
-	other := *d
-	other.mode = ad.ModeForward + ad.ModeReverse - proposed
-	best, bestCost := (*derivation)(nil), 0.0
-	var costs []string
-	for _, cand := range []*derivation{d, &other} {
-		c, err := p.derive(cand, req, types)
-		if err != nil {
-			if cand == d {
-				return nil, err
-			}
-			continue // the other mode cannot do it: keep the proposal
-		}
-		cost, err := p.optimizedCost(c, opt)
+		in, err := load("--vjp", d.vjp)
 		if err != nil {
 			return nil, err
 		}
-		costs = append(costs, fmt.Sprintf("%s %.4g", c.mode, cost))
-		if best == nil || cost < bestCost {
-			best, bestCost = c, cost
+		for _, v := range in {
+			out.Cotangent = v
 		}
-	}
-	best.why = "estimated cost " + strings.Join(costs, ", ")
-	return best, nil
-}
-
-// optimizedCost optimizes d's program under opt, keeps fuse's result in d,
-// and returns the result's cost in fuse's cost model over the bound
-// inputs.
-func (p *program) optimizedCost(d *derivation, opt string) (float64, error) {
-	res, phys, err := p.optimize(d, opt)
-	if err != nil {
-		return 0, err
-	}
-	d.optimized, d.opt = res, opt
-	types := map[string]sdql.Type{}
-	for n, v := range phys {
-		types[n] = sdql.TypeOfValue(v)
-	}
-	return fuse.Cost(res.Program, types, fuse.StatsOf(phys)), nil
-}
-
-// jvp builds the Jacobian–vector product of --jvp (forward mode).
-func (p *program) jvp(d *derivation, f *diffFlags, types map[string]sdql.Type) (*derivation, error) {
-	if d.mode == ad.ModeReverse {
-		return nil, usagef("--jvp is forward mode (--mode forward or auto)")
-	}
-	d.kind, d.mode = "jvp", ad.ModeForward
-	tangents := map[string]string{}
-	for _, s := range f.jvp {
-		name, _, _ := strings.Cut(s, "=")
-		if !p.isInput(name) {
-			return nil, fmt.Errorf("--jvp %s: %s is not an input of the program (its inputs: %s)", s, name, inputList(p))
-		}
-		if _, dup := tangents[name]; dup {
-			return nil, usagef("--jvp %s is given twice", name)
-		}
-		bound, err := p.bindExtra("--jvp", s, "_dot")
+	case len(d.jvp) > 0:
+		in, err := load("--jvp", d.jvp)
 		if err != nil {
 			return nil, err
 		}
-		tangents[name] = bound
-		d.wrt = append(d.wrt, name)
-	}
-	sort.Strings(d.wrt)
-	j, err := ad.JVP(p.expr, tangents, types)
-	if err != nil {
-		return nil, p.withFile(err)
-	}
-	d.expr = j
-	d.outputs = &ad.Outputs{Names: []string{"jvp"}, Types: []sdql.Type{p.info.Result}}
-	if f.value {
-		d.outputs = &ad.Outputs{Names: []string{"value", "jvp"}, Types: []sdql.Type{p.info.Result, p.info.Result}}
-		d.expr = ad.Bundle([]sdql.Expr{p.expr, j}, d.outputs)
-	}
-	return d, nil
-}
-
-// hvp builds the Hessian–vector product of --hvp: forward over reverse
-// (--mode reverse or auto) or forward over forward (--mode forward).
-func (p *program) hvp(d *derivation, f *diffFlags, types map[string]sdql.Type) (*derivation, error) {
-	if len(f.hvp) > 1 {
-		return nil, usagef("--hvp is given once: the input and the direction")
-	}
-	if f.value {
-		return nil, usagef("--value goes with a gradient, a VJP or a JVP, not with --hvp")
-	}
-	s := f.hvp[0]
-	name, _, _ := strings.Cut(s, "=")
-	if !p.isInput(name) {
-		return nil, fmt.Errorf("--hvp %s: %s is not an input of the program (its inputs: %s)", s, name, inputList(p))
-	}
-	dir, err := p.bindExtra("--hvp", s, "_dir")
-	if err != nil {
-		return nil, err
-	}
-	d.kind, d.wrt = "hvp", []string{name}
-	var h sdql.Expr
-	if d.mode == ad.ModeForward {
-		g, err := ad.Grad(p.expr, name, types)
+		out.Tangents = in
+	case len(d.hvp) > 0:
+		if len(d.hvp) > 1 {
+			return nil, usagef("--hvp is given once: the input and the direction")
+		}
+		if d.value {
+			return nil, usagef("--value goes with a gradient, a VJP or a JVP, not with --hvp")
+		}
+		in, err := load("--hvp", d.hvp)
 		if err != nil {
-			return nil, p.withFile(err)
+			return nil, err
 		}
-		h, err = ad.JVP(g, map[string]string{name: dir}, types)
+		for n, v := range in {
+			out.Wrt, out.Direction = []string{n}, v
+		}
+	}
+	return out, nil
+}
+
+// parseValues loads NAME=VALUE flags other than --in (a number or tensor
+// data, as --in loads them).
+func parseValues(flag string, flags []string, progress io.Writer) (nablasd.Inputs, error) {
+	in := nablasd.Inputs{}
+	for _, s := range flags {
+		name, val, ok := strings.Cut(s, "=")
+		if !ok || name == "" || val == "" {
+			return nil, usagef("%s %q: want NAME=VALUE", flag, s)
+		}
+		if _, dup := in[name]; dup {
+			return nil, usagef("%s %s is given twice", flag, name)
+		}
+		if x, err := strconv.ParseFloat(val, 64); err == nil {
+			in[name] = x
+			continue
+		}
+		t, err := nablasd.Load(val, &nablasd.LoadOptions{Progress: progress})
 		if err != nil {
-			return nil, p.withFile(err)
+			return nil, fmt.Errorf("%s %s: %v", flag, name, err)
 		}
-	} else {
-		d.mode = ad.ModeReverse
-		if h, err = ad.HVP(p.expr, name, dir, types); err != nil {
-			return nil, p.withFile(err)
-		}
+		in[name] = t
 	}
-	d.expr = h
-	d.outputs = &ad.Outputs{Names: []string{name}, Types: []sdql.Type{types[name]}}
-	return d, nil
+	return in, nil
 }
 
-// bindExtra loads the value of --vjp, --jvp or --hvp NAME=VALUE and binds
-// it as an input of the program: under NAME itself when suffix is "" (a
-// new variable), else under NAME+suffix (or a variant not taken). It
-// returns the name bound.
-func (p *program) bindExtra(flagName, s, suffix string) (string, error) {
-	name, val, ok := strings.Cut(s, "=")
-	if !ok || name == "" || val == "" {
-		return "", usagef("%s %q: want NAME=VALUE", flagName, s)
+// runDerivative computes what the flags ask for beyond one gradient
+// (several --wrt, --value, --vjp, --jvp, --hvp) in one kernel, --repeat
+// times, and writes its results: one, as grad writes a gradient, or
+// several, one a line ("value: ...", "grad x: ...", "vjp x: ...", "jvp:
+// ..."); with --value and one other result, --out writes that one and the
+// value prints.
+func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
+	if a.batch.groupBy != "" {
+		return usagef("--group-by runs the value or one gradient per group; --value, several --wrt and the products are for one run")
 	}
-	bound := name
-	if suffix != "" {
-		bound = name + suffix
-		for i := 2; p.inputs[bound] != nil || p.taken(bound); i++ {
-			bound = fmt.Sprintf("%s%s%d", name, suffix, i)
-		}
-	} else if p.inputs[bound] != nil || p.taken(bound) {
-		return "", usagef("%s %s: %s is already a name of the program; give the cotangent a new name", flagName, s, name)
-	}
-	in, err := parseInput(bound + "=" + val)
+	o, err := a.options()
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %v", flagName, s, err)
+		return err
 	}
-	p.inputs[bound] = in
-	if in.tensor == nil {
-		p.values[bound] = sdql.Real(in.number)
+	q, err := a.prepare(o, stderr)
+	if err != nil {
+		return err
 	}
-	return bound, nil
-}
-
-// isInput reports whether name is a bound input or, when none is bound
-// (plan of a program alone), a free variable of the program.
-func (p *program) isInput(name string) bool {
-	if _, ok := p.inputs[name]; ok {
-		return true
+	d, err := a.derivative(stderr)
+	if err != nil {
+		return err
 	}
-	if len(p.inputs) > 0 {
-		return false
+	k, err := q.CompileDerivative(d)
+	if err != nil {
+		return err
 	}
-	_, ok := p.info.Free[name]
-	return ok
-}
-
-// taken reports whether the program uses name, bound or free.
-func (p *program) taken(name string) bool {
-	found := false
-	sdql.Inspect(p.expr, func(e sdql.Expr) bool {
-		switch x := e.(type) {
-		case *sdql.Ident:
-			found = found || x.Name == name
-		case *sdql.SumExpr:
-			found = found || x.Key.Name == name || x.Val.Name == name
-		case *sdql.LetExpr:
-			for _, b := range x.Names {
-				found = found || b.Name == name
-			}
+	res := k.NewResult()
+	rs := runStats{repeat: a.repeat, stats: a.stats}
+	if err := rs.measure(func() error { return k.Run(res, nil) }); err != nil {
+		return err
+	}
+	if a.threads > 1 {
+		rs.threads = k.Threads()
+	}
+	rs.report(stderr, k.CompileTime())
+	outs, err := k.Split(res)
+	if err != nil {
+		return err
+	}
+	names := k.Outputs()
+	if len(outs) == 1 {
+		return a.write(outs[0], "", stdout)
+	}
+	if a.outFormat != "" {
+		return usagef("--out-format prints one result; this run computes %d", len(outs))
+	}
+	if a.out != "" {
+		if len(outs) != 2 || names[0] != "value" {
+			return usagef("--out writes one result; with several --wrt the results print on standard output")
 		}
-		return !found
-	})
-	return found
+		if _, err := fmt.Fprintf(stdout, "value: %s\n", outs[0]); err != nil {
+			return err
+		}
+		return a.write(outs[1], names[1], stdout)
+	}
+	kind := "grad "
+	switch {
+	case len(a.diff.vjp) > 0:
+		kind = "vjp "
+	case len(a.diff.jvp) > 0:
+		kind = ""
+	}
+	for i, r := range outs {
+		label := names[i]
+		if label != "value" {
+			label = kind + label
+		}
+		if _, err := fmt.Fprintf(stdout, "%s: %s\n", label, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write writes one result as eval and grad do: a container, a table, a
+// Matrix Market file or a literal.
+func (a *evalArgs) write(res *nablasd.Result, wrt string, stdout io.Writer) error {
+	switch {
+	case a.outFormat != "":
+		return printContainer(stdout, res, a.outFormat)
+	case a.out != "" && isTableOut(a.out):
+		return writeTableResult(res, a.out, tableMeta(&a.commonArgs, wrt))
+	case a.out != "":
+		return writeResult(res, a.out)
+	}
+	_, err := fmt.Fprintln(stdout, res)
+	return err
 }

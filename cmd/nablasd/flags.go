@@ -1,47 +1,101 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/nablasd/nablasd/sdql"
 )
 
-// inputFlags collects repeated --in NAME=VALUE flags.
-type inputFlags []string
-
-func (f *inputFlags) String() string     { return strings.Join(*f, " ") }
-func (f *inputFlags) Set(s string) error { *f = append(*f, s); return nil }
-
-// common holds the flags every command shares.
-type common struct {
-	file, text string
-	inputs     inputFlags
-	out        string
-	wrt        string
-	opt        string
+// flagSet is a flag.FlagSet that remembers its flags in order, to print
+// them with their defaults and to suggest the nearest for a misspelt one.
+type flagSet struct {
+	*flag.FlagSet
+	order []string
 }
 
-func newFlagSet(name string, c *common, withWrt, withOut bool) *flag.FlagSet {
+func newFlagSet(name string) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.file, "f", "", "read the program from `FILE`")
-	fs.StringVar(&c.text, "e", "", "the program `TEXT`")
-	fs.Var(&c.inputs, "in", "bind an input: `NAME=VALUE` (repeatable)")
-	if withOut {
-		fs.StringVar(&c.out, "out", "", "write the result to `FILE` (.mtx: Matrix Market)")
-	}
-	if withWrt {
-		fs.StringVar(&c.wrt, "wrt", "", "differentiate with respect to the input `NAME`")
-	}
-	fs.StringVar(&c.opt, "opt", "full", "optimizations: full, rules (no equality saturation) or none (the logical program)")
-	return fs
+	return &flagSet{FlagSet: fs}
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return usagef("%s: %v", fs.Name(), err)
+func (fs *flagSet) add(name string) { fs.order = append(fs.order, name) }
+
+func (fs *flagSet) String(p *string, name, def, usage string) {
+	fs.StringVar(p, name, def, usage)
+	fs.add(name)
+}
+
+func (fs *flagSet) Int(p *int, name string, def int, usage string) {
+	fs.IntVar(p, name, def, usage)
+	fs.add(name)
+}
+
+func (fs *flagSet) Bool(p *bool, name string, def bool, usage string) {
+	fs.BoolVar(p, name, def, usage)
+	fs.add(name)
+}
+
+func (fs *flagSet) Value(v flag.Value, name, usage string) {
+	fs.Var(v, name, usage)
+	fs.add(name)
+}
+
+// help lists every flag, one a line, with its argument and default:
+//
+//	--threads N    run the kernel on up to N goroutines ... (default 1)
+func (fs *flagSet) help() string {
+	var b strings.Builder
+	for _, name := range fs.order {
+		f := fs.Lookup(name)
+		arg, usage := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(name) == 1 {
+			dash = "-"
+		}
+		head := dash + name
+		if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); !isBool || arg != "" {
+			if arg == "" {
+				arg = "value"
+			}
+			head += " " + arg
+		}
+		def := f.DefValue
+		switch {
+		case def == "" || def == "[]":
+			def = ""
+		case def == "false":
+			def = ""
+		default:
+			def = fmt.Sprintf(" (default %s)", def)
+		}
+		fmt.Fprintf(&b, "  %-22s %s%s\n", head, usage, def)
+	}
+	return b.String()
+}
+
+// parse parses the command's flags; a misspelt flag gets the nearest one
+// suggested, -h gives helpShown.
+func (fs *flagSet) parse(args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return helpShown
+	case err != nil:
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			name = strings.TrimPrefix(name, "-")
+			msg = fmt.Sprintf("unknown flag --%s", name)
+			if s := sdql.Suggest(name, fs.order); s != "" {
+				msg += fmt.Sprintf(" (did you mean --%s?)", s)
+			}
+		}
+		return usagef("%s: %s", fs.Name(), msg)
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
@@ -49,8 +103,64 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// inputFlags collects repeated --in NAME=VALUE flags.
+type inputFlags []string
+
+func (f *inputFlags) String() string     { return strings.Join(*f, " ") }
+func (f *inputFlags) Set(s string) error { *f = append(*f, s); return nil }
+
+// wrtFlag is --wrt NAME[,NAME...], repeatable: the inputs to
+// differentiate with respect to (several: one reverse sweep). name joins
+// them with commas.
+type wrtFlag struct {
+	name  string
+	names []string
+}
+
+func (f *wrtFlag) String() string { return f.name }
+func (f *wrtFlag) Set(s string) error {
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return fmt.Errorf("%q: want NAME[,NAME...]", s)
+		}
+		for _, m := range f.names {
+			if m == n {
+				return fmt.Errorf("%s is given twice", n)
+			}
+		}
+		f.names = append(f.names, n)
+	}
+	f.name = strings.Join(f.names, ",")
+	return nil
+}
+
+// commonArgs are the flags every program-taking command shares.
+type commonArgs struct {
+	file, text   string
+	inputs       inputFlags
+	wrt          wrtFlag
+	diff         diffFlags // with wrt: --mode, --value, --vjp, --jvp, --hvp (derive.go)
+	opt          string
+	noShapeCheck bool
+	memoryLimit  string
+}
+
+func (c *commonArgs) register(fs *flagSet, withWrt bool) {
+	fs.String(&c.file, "f", "", "read the program from `FILE`")
+	fs.String(&c.text, "e", "", "the program `TEXT`")
+	fs.Value(&c.inputs, "in", "bind an input: `NAME=VALUE` (repeatable; see 'nablasd help')")
+	if withWrt {
+		fs.Value(&c.wrt, "wrt", "differentiate with respect to the inputs `NAME[,NAME...]` (repeatable; several from one reverse sweep)")
+		c.diff.register(fs)
+	}
+	fs.String(&c.opt, "opt", "full", "optimizations, a `LEVEL`: full, rules (no equality saturation) or none (the logical program)")
+	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns): keys x lacks read as zero")
+	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none; also the Go runtime's soft limit")
+}
+
 // source returns the program's name (for error messages) and text.
-func (c *common) source() (string, string, error) {
+func (c *commonArgs) source() (string, string, error) {
 	switch {
 	case c.file != "" && c.text != "":
 		return "", "", usagef("give the program with -f FILE or -e TEXT, not both")
@@ -65,3 +175,100 @@ func (c *common) source() (string, string, error) {
 	}
 	return "", "", usagef("no program: give -f FILE or -e TEXT")
 }
+
+// evalArgs are the flags of eval and grad.
+type evalArgs struct {
+	commonArgs
+	out        string
+	exec       string
+	dict       string
+	threads    int
+	dps        bool
+	noValidate bool
+	outFormat  string
+	repeat     int
+	stats      bool
+	batch      batchFlags // --group-by, --resume, --quiet (batch.go)
+}
+
+func (a *evalArgs) register(fs *flagSet) {
+	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market; .parquet, .arrow, .arrows: a table)")
+	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler) or interp (the reference interpreter)")
+	fs.String(&a.dict, "dict", "intmap", "the hash `INDEX` of hashed dictionaries: intmap, map (Go's map) or swiss")
+	fs.Int(&a.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
+	fs.Bool(&a.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")
+	fs.Bool(&a.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
+	fs.String(&a.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
+	fs.Int(&a.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
+	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms and peak_rss_mb to standard error")
+	a.batch.register(fs)
+}
+
+func evalFlags(a *evalArgs) *flagSet {
+	fs := newFlagSet("eval")
+	a.commonArgs.register(fs, false)
+	a.register(fs)
+	return fs
+}
+
+func gradFlags(a *evalArgs) *flagSet {
+	fs := newFlagSet("grad")
+	a.commonArgs.register(fs, true)
+	a.register(fs)
+	return fs
+}
+
+func planFlags(c *commonArgs) *flagSet {
+	fs := newFlagSet("plan")
+	c.register(fs, true)
+	return fs
+}
+
+// genArgs are the flags of gen.
+type genArgs struct {
+	commonArgs
+	out, fn, pkg string
+}
+
+func genFlags(a *genArgs) *flagSet {
+	fs := newFlagSet("gen")
+	a.commonArgs.register(fs, true)
+	fs.String(&a.out, "out", "", "write the Go source to `FILE` (default standard output)")
+	fs.StringVar(&a.out, "o", "", "the same as --out")
+	fs.add("o")
+	fs.String(&a.fn, "func", "", "the kernel function's `NAME` (default Kernel, or Grad_X for --wrt X)")
+	fs.String(&a.pkg, "package", "kernels", "the generated file's package `NAME`")
+	return fs
+}
+
+const gradHelp = `The derivative of a result of type tensor n with respect to an input of type
+tensor m is a tensor of order n+m, the result's indices first, given on the
+input's stored positions (every position for an input bound :dense).
+
+--mode forward is the paper's tensorized forward mode; --mode reverse
+linearizes, unzips and transposes (a gradient costs a small constant times
+the program at any depth); --mode auto proposes reverse for a result of
+lower order than the inputs (a loss) and keeps the mode whose optimized
+program the cost model estimates cheaper. Several --wrt and --value come
+from one run and print one per line: value: ..., grad x: .... --vjp's NAME
+labels the cotangent; --jvp x=VALUE gives x's tangent; --hvp x=VALUE the
+direction of a Hessian-vector product (forward over reverse).
+`
+
+const planHelp = `Each stage prints after a line "-- stage: NAME": logical, in reverse mode anf,
+linearized, unzipped and transposed, differentiated (with --wrt), sparsity,
+saturated (or simplified with --opt rules), composed (with the inputs'
+storage formats), normalized; the last is the program that runs. A
+derivative's plan ends with "-- mode: ...", how --mode auto chose.
+Without --in the inputs' types are inferred from their use.
+`
+
+const genHelp = `The source is self-contained (standard library only) and gofmt-clean. The
+function takes the inputs' storage arrays and scalars, sorted by name, and
+writes the result into a destination dst; its doc comment says how each
+parameter comes from an input's formats.Tensor t (A_pos = t.Pos[1], A_idx =
+t.Idx[1], A_val = t.Val, A_len = t.Shape[0], ...). Programs of the benchmark
+kernels' shapes become loops into dst; any other a function returning its
+result as Go values (nested map[int]V for dictionaries). With --opt none it
+is the logical program's, over Go maps.
+`

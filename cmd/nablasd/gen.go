@@ -3,62 +3,51 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
 )
 
-// cmdGen: nablasd gen (-f FILE | -e TEXT) [--wrt NAME] --in ... [-o FILE]
+// cmdGen: nablasd gen (-f FILE | -e TEXT) [--wrt NAME] --in ... [--out FILE]
 // [--func NAME] [--package NAME] writes the Go source of the optimized
 // program's kernel (the paper's section 5.5 code generation, in Go), or
 // with --opt none of the logical program over dictionary (map) inputs.
-// Programs of the benchmark kernels' shapes become destination-passing
-// loops, any other a function returning its result (exec.GoValue).
 func cmdGen(args []string, stdout, stderr io.Writer) error {
-	var c common
-	var df diffFlags
-	var out, fn, pkg string
-	fs := newFlagSet("gen", &c, true, false)
-	df.register(fs)
-	fs.StringVar(&out, "o", "", "write the Go source to `FILE` (default standard output)")
-	fs.StringVar(&fn, "func", "", "the kernel function's `NAME` (default derived from the program)")
-	fs.StringVar(&pkg, "package", "kernels", "the generated file's package `NAME`")
-	if err := parseFlags(fs, args); err != nil {
+	var a genArgs
+	if err := genFlags(&a).parse(args); err != nil {
 		return err
 	}
-	p, err := load(&c)
+	o, err := a.options("")
 	if err != nil {
 		return err
 	}
-	d, err := p.differentiate(&c, &df)
+	q, err := a.prepare(o, stderr)
 	if err != nil {
 		return err
 	}
-	pl, err := prepare(p, d, c.opt)
-	if err != nil {
-		return err
-	}
-	if fn == "" {
-		fn = "Kernel"
-		if d != nil {
-			fn = kernelName(d)
+	g := nablasd.GoOptions{Wrt: a.wrt.name, Func: a.fn, Package: a.pkg}
+	if !a.simple() {
+		g.Wrt = ""
+		if g.Derivative, err = a.derivative(stderr); err != nil {
+			return err
 		}
 	}
-	var shape []int
-	if d != nil && d.kind == "grad" && !d.outputs.Bundled() {
-		shape = denseGradShape(p, d.wrt[0])
-	}
-	k, err := exec.GenerateGoKernel(pl.prog, pl.info, pl.values, fn, exec.GoOptions{ResultShape: shape, Package: pkg})
+	k, err := q.GenerateGo(g)
 	if err != nil {
-		return p.withFile(err)
+		return err
 	}
-	if out == "" {
+	if a.out == "" {
 		_, err = stdout.Write(k.Source)
 		return err
 	}
-	if err := os.WriteFile(out, k.Source, 0o644); err != nil {
-		return fmt.Errorf("-o %s: %v", out, err)
+	err = datasets.WriteFileAtomic(a.out, func(w io.Writer) error {
+		_, err := w.Write(k.Source)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("--out %s: %v", a.out, err)
 	}
 	params, result := k.Params, ""
 	switch {
@@ -69,16 +58,6 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	default:
 		params = append(params, "dst")
 	}
-	fmt.Fprintf(stderr, "wrote %s: func %s(%s)%s\n", out, k.Func, strings.Join(params, ", "), result)
+	fmt.Fprintf(stderr, "wrote %s: func %s(%s)%s\n", a.out, k.Func, strings.Join(params, ", "), result)
 	return nil
-}
-
-// kernelName names a derivative's generated function: Grad_x, Grad_x_b,
-// Vjp_x, Jvp_x, Hvp_x.
-func kernelName(d *derivation) string {
-	name := strings.ToUpper(d.kind[:1]) + d.kind[1:]
-	for _, w := range d.wrt {
-		name += "_" + strings.ReplaceAll(w, "'", "_prime")
-	}
-	return name
 }

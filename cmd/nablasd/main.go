@@ -1,7 +1,9 @@
-// Command nablasd is the command-line front of the nablasd engine: it
-// evaluates SDQL programs and their gradients over sparse tensors bound
-// from numbers, Matrix Market files, SuiteSparse matrices or synthetic
-// data. See "nablasd help" and ../../README.md.
+// Command nablasd is the command-line front of the nablasd engine (the
+// root package github.com/nablasd/nablasd behind flags): it evaluates SDQL
+// programs and their gradients over sparse tensors bound from numbers,
+// Matrix Market files, SuiteSparse matrices or synthetic data, prints
+// every stage of the pipeline, and generates Go. See "nablasd help",
+// "nablasd help CMD" and ../../README.md.
 //
 // Exit status: 0 on success, 1 on bad input (programs, files, values),
 // 2 on bad usage.
@@ -12,6 +14,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
+
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // usageError is bad usage of the command line: exit status 2.
@@ -23,19 +29,46 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-const usage = `nablasd: a sparse-tensor query engine with automatic differentiation
+// helpShown is returned when -h printed a command's help: exit status 0.
+var helpShown = errors.New("help shown")
 
-Usage:
-  nablasd eval  (-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]
-  nablasd grad  (-f FILE | -e TEXT) --wrt NAME[,NAME...] [--in NAME=VALUE]... [--out FILE]
-  nablasd plan  (-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--in NAME=VALUE]...
-  nablasd gen   (-f FILE | -e TEXT) [--wrt NAME[,NAME...]] --in NAME=VALUE... [-o kernel.go]
-  nablasd demo
-  nablasd help
+// command is one subcommand.
+type command struct {
+	synopsis string // after "nablasd NAME "
+	summary  string // one line
+	run      func(args []string, stdout, stderr io.Writer) error
+	// flags registers the command's flags (for its help); nil: none
+	flags func() *flagSet
+	more  string // more help text
+}
 
+var commands map[string]*command
+
+func init() {
+	commands = map[string]*command{
+		"eval": {"(-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]", "evaluate a program over its inputs",
+			cmdEval, func() *flagSet { return evalFlags(new(evalArgs)) }, ""},
+		"grad": {"(-f FILE | -e TEXT) --wrt NAME[,NAME...] [--mode MODE] [--value] [--in NAME=VALUE]... [--out FILE]", "evaluate gradients (or --vjp, --jvp, --hvp products)",
+			cmdGrad, func() *flagSet { return gradFlags(new(evalArgs)) }, gradHelp},
+		"plan": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] [--in NAME=VALUE]...", "print every stage of the pipeline",
+			cmdPlan, func() *flagSet { return planFlags(new(commonArgs)) }, planHelp},
+		"gen": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] --in NAME=VALUE... [--out FILE]", "write the kernel as Go source",
+			cmdGen, func() *flagSet { return genFlags(new(genArgs)) }, genHelp},
+		"demo": {"", "run the paper's BATAx kernel and its gradient on built-in data",
+			cmdDemo, nil, ""},
+		"help": {"[CMD]", "print this help, or a command's with every flag",
+			nil, nil, ""},
+	}
+}
+
+const usageTail = `
 VALUE is a number (beta=0.7) or tensor data with an optional storage format:
   A=matrix.mtx[.gz][:FORMAT]          a Matrix Market file (one column: a vector)
-  A=suitesparse:bcspwr10[:FORMAT]     a SuiteSparse matrix by name ($NABLASD_DATA)
+  A=suitesparse:bcspwr10[:FORMAT]     a SuiteSparse matrix by name (looked up in
+                                      $NABLASD_DATA, the user cache and
+                                      shared/datasets/suitesparse beside the
+                                      working directory, the module and the
+                                      executable; else downloaded)
   A=synthetic:rows=1000,cols=1000,density=0.01,seed=1[:FORMAT]
 FORMAT is one of dense, coo, csr, csc, dcsr, dense_col, csf (default csr for
 sparse matrices, coo for sparse vectors, dense for array files).
@@ -43,22 +76,51 @@ sparse matrices, coo for sparse vectors, dense for array files).
 The result prints as an SDQL literal with sorted keys; --out FILE.mtx writes
 it as Matrix Market instead (orders 1 and 2).
 
-grad, plan and gen differentiate in --mode auto (default), forward or reverse:
-  --value               also the program's value, from the same run
-  --wrt x,b             several inputs, from one reverse sweep
-  --vjp NAME=VALUE      vector-Jacobian product: the cotangent (of the result's
-                        type) bound to the new variable NAME; needs --wrt
-  --jvp NAME=VALUE      Jacobian-vector product: the tangent of input NAME
-                        (repeatable; no --wrt)
-  --hvp NAME=VALUE      Hessian-vector product of a real-valued program with
-                        respect to input NAME in the direction VALUE (no --wrt)
-Several results print one per line: value: ..., grad x: ...
-
-gen writes the Go source of the optimized program's kernel (--opt none: of
-the logical program, its tensor inputs Go maps): loops into a destination for
-the benchmark kernels' shapes, else a function returning the result as Go
-values (nested map[int]V for dictionaries).
+Run 'nablasd help CMD' (or 'nablasd CMD -h') for a command's flags.
 `
+
+// usage is the overview: every command's synopsis.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("nablasd: a sparse-tensor query engine with automatic differentiation\n\nUsage:\n")
+	for _, name := range commandNames() {
+		c := commands[name]
+		fmt.Fprintf(&b, "  nablasd %-5s %s\n", name, c.synopsis)
+	}
+	b.WriteString("\nCommands:\n")
+	for _, name := range commandNames() {
+		fmt.Fprintf(&b, "  %-5s %s\n", name, commands[name].summary)
+	}
+	b.WriteString(usageTail)
+	return b.String()
+}
+
+// commandNames lists the commands in the order of the usage.
+func commandNames() []string {
+	order := map[string]int{"eval": 0, "grad": 1, "plan": 2, "gen": 3, "demo": 4, "help": 5}
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return order[names[i]] < order[names[j]] })
+	return names
+}
+
+// commandHelp is a command's help: its synopsis, summary, every flag with
+// its default, and more.
+func commandHelp(name string) string {
+	c := commands[name]
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: nablasd %s %s\n\n%s.\n", name, c.synopsis, strings.ToUpper(c.summary[:1])+c.summary[1:])
+	if c.flags != nil {
+		b.WriteString("\nFlags:\n")
+		b.WriteString(c.flags().help())
+	}
+	if c.more != "" {
+		b.WriteString("\n" + c.more)
+	}
+	return b.String()
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -74,35 +136,61 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	var err error
-	switch args[0] {
-	case "eval":
-		err = cmdEval(args[1:], stdout, stderr)
-	case "grad":
-		err = cmdGrad(args[1:], stdout, stderr)
-	case "plan":
-		err = cmdPlan(args[1:], stdout, stderr)
-	case "gen":
-		err = cmdGen(args[1:], stdout, stderr)
-	case "demo":
-		err = cmdDemo(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
+	name := args[0]
+	switch c := commands[name]; {
+	case name == "help" || name == "-h" || name == "-help" || name == "--help":
+		err = cmdHelp(args[1:], stdout)
+	case c != nil:
+		err = c.run(args[1:], stdout, stderr)
 	default:
-		err = usagef("unknown command %q (want eval, grad, plan, gen, demo or help)", args[0])
+		msg := fmt.Sprintf("unknown command %q", name)
+		if s := sdql.Suggest(name, commandNames()); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		} else {
+			msg += " (want eval, grad, plan, gen, demo or help)"
+		}
+		err = usagef("%s", msg)
 	}
-	if err == nil {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, helpShown):
+		fmt.Fprint(stdout, commandHelp(name))
 		return 0
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "nablasd: %v\nRun 'nablasd help' for usage.\n", err)
+		fmt.Fprintf(stderr, "nablasd: %v\nRun 'nablasd help", err)
+		if commands[name] != nil && name != "help" {
+			fmt.Fprintf(stderr, " %s", name)
+		}
+		fmt.Fprintln(stderr, "' for usage.")
 		return 2
 	}
 	fmt.Fprintf(stderr, "nablasd: %v\n", err)
 	return 1
+}
+
+// cmdHelp: nablasd help [CMD]
+func cmdHelp(args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stdout, usage())
+		return nil
+	case len(args) > 1:
+		return usagef("help takes one command at most")
+	}
+	if commands[args[0]] == nil {
+		msg := fmt.Sprintf("help: unknown command %q", args[0])
+		if s := sdql.Suggest(args[0], commandNames()); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		return usagef("%s", msg)
+	}
+	fmt.Fprint(stdout, commandHelp(args[0]))
+	return nil
 }

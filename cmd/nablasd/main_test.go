@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+
+	"github.com/nablasd/nablasd/datasets"
 	"go/format"
 	"os"
 	"path/filepath"
@@ -49,11 +51,11 @@ func TestEvalCLI(t *testing.T) {
 		{[]string{"eval", "-f", garbage}, 1, "", garbage + ":1:1: unexpected byte 0x00"},
 		{[]string{"eval", "-f", prog, "--in", "V1=" + v1}, 1, "", prog + ":2:23: undefined: V2 (bind it with --in V2=VALUE)"},
 		{[]string{"eval", "-e", "V(1)", "--in", "V=" + filepath.Join(dir, "missing.mtx")}, 1, "", "missing.mtx"},
-		{[]string{"eval", "-e", "x(1)", "--in", "x=2"}, 1, "", "--in x: the program uses x as {int -> real}"},
+		{[]string{"eval", "-e", "x(1)", "--in", "x=2"}, 1, "", "input x: the program uses x as {int -> real}"},
 		{[]string{"eval", "-e", "1", "--in", "=3"}, 2, "", "want NAME=VALUE"},
 		{[]string{"eval", "-e", "1", "-f", prog}, 2, "", "not both"},
 		{[]string{"eval"}, 2, "", "no program"},
-		{[]string{"eval", "-e", "1", "--bogus"}, 2, "", "flag provided but not defined"},
+		{[]string{"eval", "-e", "1", "--bogus"}, 2, "", "unknown flag --bogus"},
 		{[]string{"frobnicate"}, 2, "", "unknown command"},
 		{[]string{"eval", "-e", "2.0", "--out", out}, 1, "", "the result is a scalar"},
 		{[]string{"eval", "-e", strings.Repeat("(", 100000)}, 1, "", "expression nested too deeply"},
@@ -129,7 +131,7 @@ func TestDataSources(t *testing.T) {
 			t.Errorf("nablasd %q: exit %d, stderr %q; want exit %d, stderr containing %q", c.args, code, stderr, c.code, c.inErr)
 		}
 	}
-	if sharedDatasets() == "" {
+	if len(datasets.SharedDirs()) == 0 {
 		t.Skip("../shared/datasets/suitesparse is absent: skipping the SuiteSparse binding")
 	}
 	code, out, stderr := runCLI("eval", "-e", "sum(<i, r> in A) sum(<j, a> in r) a", "--in", "A=suitesparse:bcspwr10:csc")

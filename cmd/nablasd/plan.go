@@ -4,69 +4,43 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/nablasd/nablasd/sdql"
+	"github.com/nablasd/nablasd"
 )
 
-// cmdPlan: nablasd plan (-f FILE | -e TEXT) [--wrt NAME[,NAME...]]
-// [--mode MODE] [--in NAME=VALUE]... prints every stage of the pipeline,
-// each after a line "-- stage: NAME"; the last is the program that runs.
-// In reverse mode ad's stages (anf, linearized, unzipped, transposed) come
-// after the logical program; a last line "-- mode: ..." says which mode
-// differentiated.
+// cmdPlan: nablasd plan (-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode
+// MODE] [--in NAME=VALUE]... prints every stage of the pipeline, each after
+// a line "-- stage: NAME"; the last is the program that runs; a derivative's
+// plan ends with "-- mode: ...". Without --in, the inputs' types are
+// inferred from their use.
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
-	var c common
-	var df diffFlags
-	fs := newFlagSet("plan", &c, true, false)
-	df.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	var c commonArgs
+	if err := planFlags(&c).parse(args); err != nil {
 		return err
 	}
-	p, err := loadForPlan(&c)
+	o, err := c.options("")
 	if err != nil {
 		return err
 	}
-	mode, ok := optModes[c.opt]
-	if !ok || mode == "none" {
+	if c.opt == "none" {
 		return usagef("--opt %q: plan shows the optimizer's stages for --opt full or rules", c.opt)
 	}
-	d, err := p.differentiate(&c, &df)
+	q, err := c.prepare(o, stderr)
 	if err != nil {
 		return err
 	}
-	res, _, err := p.optimize(d, mode)
-	if err != nil {
-		return err
-	}
-	if d != nil && len(d.stages) > 0 {
-		res.Stages = append(append(res.Stages[:1:1], d.stages...), res.Stages[1:]...)
-	}
-	fmt.Fprint(stdout, res.Plan())
-	if d != nil {
-		how := d.mode.String()
-		if df.mode == "auto" || df.mode == "" {
-			how += " (auto"
-			if d.why != "" {
-				how += "; " + d.why
-			}
-			how += ")"
+	var p *nablasd.Plan
+	if c.simple() {
+		p, err = q.Plan(c.wrt.names...)
+	} else {
+		var d *nablasd.Derivative
+		if d, err = c.derivative(stderr); err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "-- mode: %s\n", how)
+		p, err = q.PlanDerivative(d)
 	}
-	return nil
-}
-
-// loadForPlan is load without requiring every input to be bound: a plan
-// can be printed for a program alone, with inferred input types.
-func loadForPlan(c *common) (*program, error) {
-	if len(c.inputs) > 0 {
-		return load(c)
-	}
-	p, err := parse(c)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if p.info, err = sdql.Check(p.expr, &sdql.CheckConfig{File: p.name}); err != nil {
-		return nil, err
-	}
-	return p, nil
+	fmt.Fprint(stdout, p)
+	return nil
 }

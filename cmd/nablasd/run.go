@@ -1,124 +1,134 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// execFlags are the flags of the executors (eval and grad).
-type execFlags struct {
-	exec       string
-	dict       string
-	threads    int
-	dps        bool
-	noValidate bool
-	outFormat  string
+// cmdEval: nablasd eval (-f FILE | -e TEXT) [--in NAME=VALUE]... [--out FILE]
+func cmdEval(args []string, stdout, stderr io.Writer) error {
+	var a evalArgs
+	if err := evalFlags(&a).parse(args); err != nil {
+		return err
+	}
+	return a.run("", stdout, stderr)
 }
 
-func (x *execFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&x.exec, "exec", "compiled", "executor: compiled (the kernel compiler) or interp (the reference interpreter)")
-	fs.StringVar(&x.dict, "dict", "intmap", "hash index of hashed dictionaries: intmap, map (Go's map) or swiss")
-	fs.IntVar(&x.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
-	fs.BoolVar(&x.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")
-	fs.BoolVar(&x.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
-	fs.StringVar(&x.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
+// cmdGrad: nablasd grad (-f FILE | -e TEXT) (--wrt NAME[,NAME...] | --jvp
+// NAME=VALUE... | --hvp NAME=VALUE) [--mode MODE] [--value] [--vjp
+// NAME=VALUE] [--in NAME=VALUE]... [--out FILE] [--repeat N] [--stats]
+func cmdGrad(args []string, stdout, stderr io.Writer) error {
+	var a evalArgs
+	if err := gradFlags(&a).parse(args); err != nil {
+		return err
+	}
+	if a.wrt.name == "" && len(a.diff.jvp) == 0 && len(a.diff.hvp) == 0 {
+		return usagef("grad needs --wrt NAME[,NAME...] (or --jvp or --hvp): the inputs to differentiate with respect to")
+	}
+	if !a.simple() {
+		return a.runDerivative(stdout, stderr)
+	}
+	return a.run(a.wrt.name, stdout, stderr)
 }
 
-// execute compiles (or, with --exec interp, interprets) the prepared
-// program and runs it --repeat times; it returns the last result and the
-// compile time of the kernel.
-func (x *execFlags) execute(p *program, pl *plan, rs *runStats, shape []int) (sdql.Value, *exec.Result, time.Duration, error) {
-	switch x.exec {
-	case "interp":
-		if x.outFormat != "" {
-			return nil, nil, 0, usagef("--out-format needs --exec compiled")
-		}
-		v, err := rs.measure(func() (sdql.Value, error) {
-			return (&sdql.Interp{File: p.name}).Run(pl.prog, pl.info, pl.values)
-		})
-		return v, nil, 0, err
-	case "compiled":
+// options adds the executors' flags to the common ones.
+func (a *evalArgs) options() (*nablasd.Options, error) {
+	o, err := a.commonArgs.options("")
+	if err != nil {
+		return nil, err
+	}
+	switch a.exec {
+	case "compiled", "interp":
 	default:
-		return nil, nil, 0, usagef("--exec %q: want compiled or interp", x.exec)
+		return nil, usagef("--exec %q: want compiled or interp", a.exec)
 	}
-	if x.threads < 1 {
-		return nil, nil, 0, usagef("--threads %d: want at least 1", x.threads)
-	}
-	switch x.dict {
+	switch a.dict {
 	case "intmap", "map", "swiss":
 	default:
-		return nil, nil, 0, usagef("--dict %q: want intmap, map or swiss", x.dict)
+		return nil, usagef("--dict %q: want intmap, map or swiss", a.dict)
 	}
-	opts := exec.Options{Dict: x.dict, Threads: x.threads, NoValidate: x.noValidate, ResultShape: shape, Opt: "dps"}
-	if !x.dps {
-		opts.Opt = "norm"
+	if a.threads < 1 {
+		return nil, usagef("--threads %d: want at least 1", a.threads)
 	}
-	start := time.Now()
-	k, err := exec.CompileFor(pl.prog, pl.values, opts)
-	if err != nil {
-		return nil, nil, 0, p.withFile(err)
+	if a.repeat < 1 {
+		return nil, usagef("--repeat %d: want a positive count", a.repeat)
 	}
-	compile := time.Since(start)
-	var res *exec.Result
-	v, err := rs.measure(func() (sdql.Value, error) {
-		var err error
-		if res == nil {
-			res, err = k.Run(pl.values)
-		} else {
-			err = k.RunInto(res, pl.values)
+	if a.outFormat != "" {
+		if a.exec == "interp" {
+			return nil, usagef("--out-format needs --exec compiled")
 		}
-		if err != nil {
-			return nil, err
+		if _, err := formats.ByName(a.outFormat); err != nil {
+			return nil, usagef("--out-format: %v", err)
 		}
-		return nil, nil
-	})
-	if err != nil {
-		return nil, nil, 0, err
+		if a.out != "" {
+			return nil, usagef("--out-format prints the container; --out writes Matrix Market: give one of them")
+		}
 	}
-	if x.threads > 1 {
+	if a.out != "" && !isMatrixMarket(a.out) && !isTableOut(a.out) {
+		return nil, usagef("--out %s: want FILE.mtx or FILE.mtx.gz (Matrix Market), or FILE.parquet, FILE.arrow, FILE.arrows (a table)", a.out)
+	}
+	o.Exec, o.Dict, o.Threads, o.NoDPS, o.NoValidate = a.exec, a.dict, a.threads, !a.dps, a.noValidate
+	return o, nil
+}
+
+// run evaluates the program (wrt "") or its gradient, --repeat times, and
+// writes the last result.
+func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
+	if a.batch.groupBy != "" {
+		return a.runBatch(wrt, stderr)
+	}
+	o, err := a.options()
+	if err != nil {
+		return err
+	}
+	q, err := a.prepare(o, stderr)
+	if err != nil {
+		return err
+	}
+	var ws []string
+	if wrt != "" {
+		ws = []string{wrt}
+	}
+	k, err := q.Compile(ws...)
+	if err != nil {
+		return err
+	}
+	res := k.NewResult()
+	rs := runStats{repeat: a.repeat, stats: a.stats}
+	if err := rs.measure(func() error { return k.Run(res, nil) }); err != nil {
+		return err
+	}
+	if a.threads > 1 {
 		rs.threads = k.Threads() // what the runs used: it depends on the input
 	}
-	v = res.Value()
-	return v, res, compile, nil
+	rs.report(stderr, k.CompileTime())
+	switch {
+	case a.outFormat != "":
+		return printContainer(stdout, res, a.outFormat)
+	case a.out != "" && isTableOut(a.out):
+		return writeTableResult(res, a.out, tableMeta(&a.commonArgs, wrt))
+	case a.out != "":
+		return writeResult(res, a.out)
+	}
+	_, err = fmt.Fprintln(stdout, res)
+	return err
 }
 
-// output writes the result: as a container with --out-format, else as a
-// literal or to --out.
-func (x *execFlags) output(v sdql.Value, res *exec.Result, out string, shape []int, stdout io.Writer) error {
-	if x.outFormat == "" {
-		return writeResult(v, out, shape, stdout)
+// printContainer prints the result as a container's arrays, one a line.
+func printContainer(w io.Writer, res *nablasd.Result, format string) error {
+	f, _ := formats.ByName(format)
+	if res.Order() < 1 {
+		return fmt.Errorf("--out-format %s: the result is the scalar %s; formats hold vectors and tensors", format, res)
 	}
-	f, err := formats.ByName(x.outFormat)
+	t, err := res.Tensor(f)
 	if err != nil {
-		return usagef("--out-format: %v", err)
+		return fmt.Errorf("--out-format %s: %v", format, err)
 	}
-	if out != "" {
-		return usagef("--out-format prints the container; --out writes Matrix Market: give one of them")
-	}
-	if _, isDict := v.(*sdql.Dict); !isDict {
-		return fmt.Errorf("--out-format %s: the result is the scalar %s; formats hold vectors and tensors", x.outFormat, sdql.FormatValue(v))
-	}
-	var t *formats.Tensor
-	if res != nil {
-		t, err = res.Tensor(f, shape...)
-	} else {
-		t, err = tensorOf(v, f, shape)
-	}
-	if err != nil {
-		return fmt.Errorf("--out-format %s: %v", x.outFormat, err)
-	}
-	return printTensor(stdout, t)
-}
-
-// printTensor prints a container's arrays, one a line.
-func printTensor(w io.Writer, t *formats.Tensor) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "format: %s\nshape: %v\n", t.Format, t.Shape)
 	for k := range t.Pos {
@@ -137,6 +147,6 @@ func printTensor(w io.Writer, t *formats.Tensor) error {
 		b.WriteString(sdql.FormatReal(x))
 	}
 	b.WriteString("]\n")
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }

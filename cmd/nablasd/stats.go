@@ -1,15 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 	"syscall"
 	"time"
-
-	"github.com/nablasd/nablasd/sdql"
 )
 
 // runStats implements --repeat N and --stats.
@@ -22,27 +18,17 @@ type runStats struct {
 	threads int
 }
 
-func (r *runStats) register(fs *flag.FlagSet) {
-	fs.IntVar(&r.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
-	fs.BoolVar(&r.stats, "stats", false, "print compile_ms, run_ms and peak_rss_mb to standard error")
-}
-
-// measure runs f --repeat times and returns the last result.
-func (r *runStats) measure(f func() (sdql.Value, error)) (sdql.Value, error) {
-	if r.repeat < 1 {
-		return nil, usagef("--repeat %d: want a positive count", r.repeat)
-	}
-	var v sdql.Value
+// measure runs f --repeat times.
+func (r *runStats) measure(f func() error) error {
 	for i := 0; i < r.repeat; i++ {
 		start := time.Now()
-		var err error
-		v, err = f()
+		err := f()
 		r.times = append(r.times, time.Since(start))
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return v, nil
+	return nil
 }
 
 // report prints compile_ms=… run_ms=… peak_rss_mb=… when --stats is set,
@@ -77,17 +63,4 @@ func peakRSS() string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%.1f", float64(ru.Maxrss)/1024) // Linux reports KiB
-}
-
-// inputList names the bound inputs, for messages.
-func inputList(p *program) string {
-	var names []string
-	for n := range p.inputs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "none bound"
-	}
-	return strings.Join(names, ", ")
 }

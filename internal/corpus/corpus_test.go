@@ -128,7 +128,7 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 				if kind == "program" && it.wrt != "" {
 					continue
 				}
-				opt, err := optimize(prog, b.logical, b.phys, b.defs, nil, nil)
+				opt, err := optimize(prog, b)
 				if err != nil {
 					t.Errorf("%s over %s: fuse: %v", where, b.desc, err)
 					continue
@@ -158,10 +158,66 @@ func check(t *testing.T, where string, prog sdql.Expr, inputs map[string]sdql.Va
 		t.Errorf("%s: run: %v\n%s", where, err, sdql.Print(prog))
 		return 0
 	}
-	if got := res.Value(); !sdql.Equal(got, want) {
-		t.Errorf("%s: compiled %s, interpreted %s\n%s", where, sdql.FormatValue(got), sdql.FormatValue(want), sdql.Print(prog))
+	got := res.Value()
+	if !sdql.Identical(got, want) {
+		t.Errorf("%s: compiled %s, interpreted %s (%s)\n%s", where, sdql.FormatValue(got), sdql.FormatValue(want),
+			sdql.DiffDicts(got, want, 1e-9), sdql.Print(prog))
 	}
+	checkEntries(t, where, res, got)
 	return 1
+}
+
+// checkEntries: Result.Entries (what writes a result in place) walks the
+// leaves of the result's Value, keys ascending, each once.
+func checkEntries(t *testing.T, where string, res *exec.Result, v sdql.Value) {
+	t.Helper()
+	if sdql.Order(res.Type()) < 1 {
+		return
+	}
+	var want []string
+	var walk func(prefix string, v sdql.Value)
+	walk = func(prefix string, v sdql.Value) {
+		d, ok := v.(*sdql.Dict)
+		if !ok {
+			want = append(want, prefix+sdql.FormatValue(v))
+			return
+		}
+		for _, k := range d.Keys() {
+			x, _ := d.Get(k)
+			walk(fmt.Sprintf("%s%d ", prefix, k), x)
+		}
+	}
+	walk("", v)
+	var got []string
+	err := res.Entries(func(c []int, x float64) bool {
+		var b strings.Builder
+		for _, k := range c {
+			fmt.Fprintf(&b, "%d ", k)
+		}
+		got = append(got, b.String()+sdql.FormatValue(leaf(res.Type(), x)))
+		return true
+	})
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s: Entries gives\n%s\nValue's leaves are\n%s", where, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// leaf is a leaf of type t's innermost values as the interpreter prints it.
+func leaf(t sdql.Type, x float64) sdql.Value {
+	for {
+		d, ok := t.(*sdql.DictType)
+		if !ok {
+			break
+		}
+		t = d.Val
+	}
+	switch t {
+	case sdql.IntType, sdql.DenseIntType:
+		return sdql.Int(int(x))
+	case sdql.BoolType:
+		return sdql.Bool(x != 0)
+	}
+	return sdql.Real(x)
 }
 
 // bound is a corpus item's inputs stored in formats.
@@ -169,8 +225,8 @@ type bound struct {
 	phys    map[string]sdql.Value // the storage arrays and scalars
 	defs    map[string]sdql.Expr  // each tensor input's Physical SDQLite definition
 	logical map[string]sdql.Value // the inputs as stored (formats.ToValue)
-	dense   map[string]bool       // the inputs bound in a dense format
-	dims    map[string][]int      // the tensor inputs' shapes
+	dense   map[string]bool       // the inputs stored in a dense format
+	dims    map[string][]int      // the tensors' shapes
 	desc    string                // which input is in which format
 }
 
@@ -228,8 +284,8 @@ func bindFormats(inputs map[string]sdql.Value, round int) (bound, bool) {
 			b.phys[k] = x
 		}
 		b.logical[n] = formats.ToValue(tn)
+		b.dims[n] = tn.Shape
 		b.dense[n] = f == formats.Dense || f == formats.DenseCol
-		b.dims[n] = shape
 		storage[n] = fuse.Storage{Format: f, Order: order}
 		desc = append(desc, n+":"+f.Name())
 	}
@@ -286,9 +342,10 @@ func coords(d *sdql.Dict, order int) ([]int, [][]int, []float64, bool) {
 
 // checkDenseReverse checks the reverse gradient with respect to a wrt input
 // bound dense, with the shapes of the inputs, which may leave out the
-// restriction to its stored positions: interpreted, unfused and optimized
-// (with fuse's dense inputs and shapes) it gives want, the gradient with
-// the restriction.
+// restriction to its stored positions: interpreted it equals want (the
+// gradient with the restriction) as a function, and unfused and optimized
+// (with fuse's dense inputs and shapes) it gives the interpreter's
+// dictionary.
 func checkDenseReverse(t *testing.T, where string, it item, b bound, want sdql.Value) int {
 	t.Helper()
 	types := map[string]sdql.Type{}
@@ -300,30 +357,31 @@ func checkDenseReverse(t *testing.T, where string, it item, b bound, want sdql.V
 		t.Errorf("%s: reverse mode: %v", where, err)
 		return 0
 	}
-	if got, err := sdql.Eval(st.Result, b.logical); err != nil || !sdql.Equal(got, want) {
+	got, err := sdql.Eval(st.Result, b.logical)
+	if err != nil || !sdql.Equal(got, want) {
 		t.Errorf("%s: interpreter: %v (%v), want %s\n%s", where, got, err, sdql.FormatValue(want), sdql.Print(st.Result))
 		return 0
 	}
-	n := check(t, where+" composed", fuse.Compose(st.Result, b.defs), b.phys, want)
-	opt, err := optimize(st.Result, b.logical, b.phys, b.defs, b.dense, b.dims)
+	n := check(t, where+" composed", fuse.Compose(st.Result, b.defs), b.phys, got)
+	opt, err := optimize(st.Result, b)
 	if err != nil {
 		t.Errorf("%s: fuse: %v", where, err)
 		return n
 	}
-	return n + check(t, where+" optimized", opt, b.phys, want)
+	return n + check(t, where+" optimized", opt, b.phys, got)
 }
 
-func optimize(prog sdql.Expr, logical, phys map[string]sdql.Value, defs map[string]sdql.Expr, dense map[string]bool, dims map[string][]int) (sdql.Expr, error) {
+func optimize(prog sdql.Expr, b bound) (sdql.Expr, error) {
 	types := map[string]sdql.Type{}
-	for n, v := range logical {
+	for n, v := range b.logical {
 		types[n] = sdql.TypeOfValue(v)
 	}
 	physTypes := map[string]sdql.Type{}
-	for n, v := range phys {
+	for n, v := range b.phys {
 		physTypes[n] = sdql.TypeOfValue(v)
 	}
-	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(logical), Dense: dense, Dims: dims,
-		Defs: defs, PhysInputs: physTypes, PhysStats: fuse.StatsOf(phys)})
+	res, err := fuse.Optimize(prog, &fuse.Config{Inputs: types, Stats: fuse.StatsOf(b.logical),
+		Dense: b.dense, Dims: b.dims, Defs: b.defs, PhysInputs: physTypes, PhysStats: fuse.StatsOf(b.phys)})
 	if err != nil {
 		return nil, err
 	}

@@ -12,12 +12,22 @@ import (
 // GenInputs, for property tests. Programs are generated as text through the
 // printer's own syntax, so they also exercise the parser.
 type Gen struct {
-	R     *rand.Rand
+	R *rand.Rand
+	// Funcs are the operations a real may be computed with; nil means
+	// sin, cos and tanh (the stream of programs tests were written
+	// against). AllFuncs adds the rest, two-argument ones included.
+	Funcs []string
 	names int
 }
 
+// AllFuncs are the operations that take any real: Gen.Funcs to exercise
+// them all (log, sqrt and the like are left out: their domains are not
+// every real).
+var AllFuncs = []string{"sin", "cos", "tanh", "sigmoid", "softplus", "abs", "max", "min"}
+
 // GenInputs returns random values for the inputs generated programs use:
-// vectors V and W ({int -> real}), a matrix M and a scalar s.
+// vectors V and W ({int -> real}), a matrix M and a scalar s. Programs
+// look keys up to 5 (a literal 4, plus 1): past these inputs' keys 0..4.
 func GenInputs(r *rand.Rand) map[string]sdql.Value {
 	vec := func() sdql.Value {
 		d := sdql.NewDict()
@@ -109,7 +119,15 @@ func (g *Gen) gen(typ string, depth int, env []genVar) string {
 		case 3:
 			return "-(" + g.gen("real", depth-1, env) + ")"
 		case 4:
-			return pick(r, []string{"sin", "cos", "tanh"}) + "(" + g.gen("real", depth-1, env) + ")"
+			funcs := g.Funcs
+			if funcs == nil {
+				funcs = []string{"sin", "cos", "tanh"}
+			}
+			op := pick(r, funcs)
+			if op == "max" || op == "min" {
+				return op + "(" + g.gen("real", depth-1, env) + ", " + g.gen("real", depth-1, env) + ")"
+			}
+			return op + "(" + g.gen("real", depth-1, env) + ")"
 		case 5:
 			return g.sum("real", depth, env)
 		case 6:
@@ -168,13 +186,19 @@ func (g *Gen) sum(typ string, depth int, env []genVar) string {
 		src, vt = "M", "vec"
 	}
 	inner := append(append([]genVar(nil), env...), genVar{k, "key"}, genVar{v, vt})
+	// over M's rows, a body that does not vanish on an empty row (a
+	// constant plus the rest) now and then: an empty row then counts
+	nonzero := ""
+	if src == "M" && g.R.IntN(3) == 0 {
+		nonzero = "1.5 + "
+	}
 	var body string
 	switch typ {
 	case "real":
-		body = g.gen("real", depth-1, inner)
+		body = nonzero + g.gen("real", depth-1, inner)
 	case "vec":
-		if g.R.IntN(2) == 0 {
-			body = "{ " + k + " -> " + g.gen("real", depth-1, inner) + " }"
+		if g.R.IntN(2) == 0 || nonzero != "" {
+			body = "{ " + k + " -> " + nonzero + g.gen("real", depth-1, inner) + " }"
 		} else {
 			body = g.gen("vec", depth-1, inner)
 		}

@@ -58,6 +58,7 @@ type Suite struct {
 //     instead of textually (a missing key equals zero).
 //   - work: evaluates like eval and prints the interpreter's operation
 //     counts (sdql.Work) after the value.
+//   - lint: prints the warnings of sdql.Lint, one a line, or "no warnings".
 //   - extents: sdql.AnalyzeExtents with dims=(A=2x3, x=3): the bounds of
 //     the result's levels and of every bound name.
 func New() *Suite {
@@ -80,6 +81,21 @@ func New() *Suite {
 		}
 		CheckRoundTrip(t, d.Pos, e)
 		return sdql.PrintFlat(e) + "\n"
+	})
+	s.Register("lint", func(t *testing.T, d *datadriven.TestData) string {
+		_, prog := MustSplit(t, d)
+		ws, err := sdql.Lint("prog.sdql", prog)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		if len(ws) == 0 {
+			return "no warnings\n"
+		}
+		var b strings.Builder
+		for _, w := range ws {
+			b.WriteString("warning: " + w.Error() + "\n")
+		}
+		return b.String()
 	})
 	s.Register("check", func(t *testing.T, d *datadriven.TestData) string {
 		inputs, prog := MustSplit(t, d)

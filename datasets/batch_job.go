@@ -1,0 +1,257 @@
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Job is a grouped batch job: a step run once per group of a Groups, its
+// results written to one table with the key column first.
+//
+// The step is a pure function of its group (and of whatever shared inputs
+// it closed over): groups run on Workers goroutines, in any order, and a
+// group's result does not depend on the others. The job's result is the
+// dictionary {key -> step(group)}, the semiring sum of one singleton
+// dictionary per group; a group's tensors are themselves the sums of their
+// rows (coordinates stored twice add up). That is the shape of a
+// distributed run as well (Apache Beam's Go SDK: the tables' rows keyed by
+// the key column, CoGroupByKey, a ParDo calling the step, a sink writing
+// the rows), which this local runner does with a bounded amount of memory
+// instead: Workers groups at a time.
+type Job struct {
+	Groups *Groups
+	// Step computes a group's result. Its error is reported with the
+	// group's key.
+	Step func(*Group) (*TableTensor, error)
+	// Order is the order of every result (0: scalars).
+	Order int
+	// Out is the output table (.parquet, .arrow or .arrows).
+	Out string
+	// Meta is written in the output's metadata (e.g. nablasd.program);
+	// --resume accepts an earlier journal or output only when it has the
+	// same entries.
+	Meta map[string]string
+	// Workers is the number of groups run at once (at least 1).
+	Workers int
+	// Resume keeps the groups of an earlier run's journal (OUT.partial)
+	// and output, and runs only the others.
+	Resume bool
+	// Progress, when not nil, gets a progress line (groups done, entries
+	// per second, time left) redrawn in place.
+	Progress io.Writer
+}
+
+// JobStats tells what a job did.
+type JobStats struct {
+	Groups  int   // groups run
+	Kept    int   // groups kept from an earlier run (Resume)
+	Rows    int64 // input rows read for the groups run
+	Entries int64 // output rows written for the groups run
+	Elapsed time.Duration
+}
+
+// ErrStopped is returned (wrapped) by Job.Run when its context is
+// cancelled: the groups finished so far are kept in the journal, and a run
+// with Resume finishes the job.
+var ErrStopped = errors.New("stopped")
+
+type jobItem struct {
+	seq int
+	g   *Group
+}
+
+type jobResult struct {
+	seq  int
+	key  Key
+	rows int64
+	res  *TableTensor
+	err  error
+}
+
+// Run runs the job. Each finished group is appended to the journal
+// OUT.partial; at the end the journal becomes OUT (written to a temporary
+// file and renamed) and is removed. On an error the journal is removed and
+// OUT is left as it was; when ctx is cancelled the groups running finish,
+// the journal is kept, and Run returns an error wrapping ErrStopped.
+func (j *Job) Run(ctx context.Context) (*JobStats, error) {
+	start := time.Now()
+	workers := max(j.Workers, 1)
+	key := j.Groups.KeyField()
+	meta := maps.Clone(j.Meta)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[MetaKey] = key.Name
+	schema := TensorSchema(j.Order, &arrow.Field{Name: key.Name, Type: key.Type}, meta)
+	jr, err := createJournal(j.Out, schema, j.Resume)
+	if err != nil {
+		return nil, err
+	}
+	st := &JobStats{Kept: len(jr.keys)}
+	kept := maps.Clone(jr.done) // the reader's copy: the writer adds to jr.done
+	prog := newProgress(j.Progress, j.Groups.Rows(), start)
+	defer prog.stop()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tokens := make(chan struct{}, workers) // groups in flight
+	items := make(chan jobItem)
+	results := make(chan jobResult, workers)
+	var readErr error
+	reachedEnd := false
+	go func() { // the reader
+		defer close(items)
+		for seq := 0; ; seq++ {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			g, err := j.Groups.Next(func(k Key) bool { return kept[k] })
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					reachedEnd = true
+				} else {
+					readErr = err
+				}
+				<-tokens
+				return
+			}
+			if g.Inputs == nil { // kept from an earlier run
+				prog.skip(g.Rows)
+				<-tokens
+				seq--
+				continue
+			}
+			select {
+			case items <- jobItem{seq, g}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range items {
+				res, err := runStep(j.Step, it.g)
+				if err != nil {
+					err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, err)
+				}
+				results <- jobResult{seq: it.seq, key: it.g.Key, rows: it.g.Rows, res: res, err: err}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	// The writer: results in key order, each a batch of the journal.
+	pending := map[int]jobResult{}
+	next := 0
+	var firstErr error
+	for r := range results {
+		if firstErr != nil {
+			<-tokens
+			continue
+		}
+		if r.err != nil {
+			firstErr = r.err
+			cancel()
+			<-tokens
+			continue
+		}
+		pending[r.seq] = r
+		for {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			n, err := j.record(jr, r)
+			<-tokens
+			if err != nil {
+				firstErr = err
+				cancel()
+				break
+			}
+			st.Groups++
+			st.Rows += r.rows
+			st.Entries += n
+			prog.done(r.rows)
+		}
+	}
+	if firstErr == nil {
+		firstErr = readErr
+	}
+	stopped := firstErr == nil && !reachedEnd
+	st.Elapsed = time.Since(start)
+	switch {
+	case firstErr != nil:
+		jr.remove()
+		return st, firstErr
+	case stopped:
+		if err := jr.close(); err != nil {
+			return st, err
+		}
+		return st, fmt.Errorf("%w after %d groups (%d kept): they are in %s; run again with --resume to finish", ErrStopped, st.Groups, st.Kept, jr.path)
+	}
+	prog.stop()
+	if err := jr.finish(j.Out); err != nil {
+		jr.remove()
+		return st, err
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// runStep calls the step, turning a panic into an error.
+func runStep(step func(*Group) (*TableTensor, error), g *Group) (res *TableTensor, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return step(g)
+}
+
+// record writes a group's result to the journal and returns its rows.
+func (j *Job) record(jr *journal, r jobResult) (int64, error) {
+	if r.res == nil {
+		return 0, fmt.Errorf("internal error: datasets: no result for group %s", r.key)
+	}
+	rec, err := groupRecord(jr.schema, r.key, r.res)
+	if err != nil {
+		return 0, err
+	}
+	defer rec.Release()
+	var shape []int
+	if t := r.res.Tensor; t != nil {
+		shape = t.Shape
+		if jr.format == "" {
+			jr.format = t.Format.Name()
+		}
+	}
+	if err := jr.write(r.key, rec, shape); err != nil {
+		return 0, err
+	}
+	if err := jr.sync(); err != nil {
+		return 0, err
+	}
+	n := rec.NumRows()
+	if r.res.Tensor != nil && r.res.Tensor.NNZ() == 0 {
+		n = 0 // the marker row
+	}
+	return n, nil
+}

@@ -1,0 +1,403 @@
+package nablasd
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nablasd/nablasd/ad"
+	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Kernel is a compiled program, the value or one gradient: it runs over
+// the query's inputs or over new inputs of the same names, kinds and
+// storage formats (a batch of groups), into a destination it can reuse. A
+// Kernel may be run by several goroutines at once, each into its own
+// destination.
+type Kernel struct {
+	q    *Query
+	plan *Plan
+	ex   *exec.Kernel // nil with Options.Exec "interp"
+	// resultShape is what exec makes dense (Options.ResultShape); shape is
+	// the result's extents as far as the program tells them (0: unknown)
+	resultShape []int
+	shape       []int
+	compile     time.Duration
+	// others are ex compiled for another dense result shape (a rerun over
+	// a dense input of another length), by shape
+	mu     sync.Mutex
+	others map[string]*exec.Kernel
+	// wrtValue caches the wrt input's logical value (onStoredPositions)
+	wrtValue sdql.Value
+}
+
+// Compile compiles the program's value (no wrt) or its gradients with
+// respect to the inputs named (several make one kernel with several
+// results: Split): Plan, then the compiled kernel of the program that runs
+// (with Options.Exec "interp", the reference interpreter). The kernel is
+// cached: compiling again returns it.
+func (q *Query) Compile(wrt ...string) (*Kernel, error) {
+	r, err := q.gradRequest(wrt)
+	if err != nil {
+		return nil, err
+	}
+	return q.compile(r)
+}
+
+// CompileDerivative compiles what d asks for (see Derivative). A product's
+// kernel is compiled for its values: it is not cached.
+func (q *Query) CompileDerivative(d *Derivative) (*Kernel, error) {
+	r, err := q.request(d)
+	if err != nil {
+		return nil, err
+	}
+	return q.compile(r)
+}
+
+// compile compiles a checked request's kernel.
+func (q *Query) compile(r *request) (*Kernel, error) {
+	if q.planOnly {
+		for _, v := range sdql.FreeVars(q.prog) {
+			if _, ok := q.inputs[v]; !ok {
+				return nil, undefined(q.name, q.prog, v)
+			}
+		}
+	}
+	key, cached := r.key()
+	if cached {
+		q.mu.Lock()
+		k := q.kernels[key]
+		q.mu.Unlock()
+		if k != nil {
+			return k, nil
+		}
+	}
+	start := time.Now()
+	p, err := q.planFor(r)
+	if err != nil {
+		return nil, err
+	}
+	kq := q.with(r) // a product's values are inputs of its kernel
+	if r.kind != "value" {
+		if err := kq.checkMemory(p.derivative, nil, strings.Join(r.wrt, ", ")); err != nil {
+			return nil, err
+		}
+	}
+	k := &Kernel{q: kq, plan: p, resultShape: kq.denseResultShape(p), shape: kq.resultShape(p)}
+	if q.opts.Exec == "compiled" {
+		if k.ex, err = kq.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
+			return nil, err
+		}
+	}
+	k.compile = time.Since(start)
+	if !cached {
+		return k, nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if old := q.kernels[key]; old != nil {
+		return old, nil
+	}
+	q.kernels[key] = k
+	return k, nil
+}
+
+// compileProgram compiles the program that runs: the one place the
+// executor is called, so that a later stage (lowering to a loop IR) has
+// one place to go.
+func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*exec.Kernel, error) {
+	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: q.opts.NoValidate,
+		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0)}
+	if q.opts.NoDPS {
+		opts.Opt = "norm"
+	}
+	k, err := exec.Compile(prog, info.Free, opts)
+	if err != nil {
+		return nil, q.withFile(err)
+	}
+	return k, nil
+}
+
+// denseResultShape is the result shape the compiled kernel may make dense:
+// the wrt input's shape when the program's result is a scalar and the
+// input is stored densely (its gradient then covers every position), and
+// when that fits the memory budget.
+func (q *Query) denseResultShape(p *Plan) []int { return q.denseShapeFor(p, q.dims()) }
+
+// denseShapeFor is denseResultShape for inputs of the given extents.
+func (q *Query) denseShapeFor(p *Plan, dims map[string][]int) []int {
+	if p.Wrt == "" || q.info.Result != sdql.RealType {
+		return nil
+	}
+	if in := q.inputs[p.Wrt]; in == nil || !in.dense() {
+		return nil
+	}
+	return dims[p.Wrt]
+}
+
+// Plan returns the kernel's pipeline: its stages and the program it runs.
+func (k *Kernel) Plan() *Plan { return k.plan }
+
+// Type returns the type of the kernel's result.
+func (k *Kernel) Type() sdql.Type { return k.plan.Info.Result }
+
+// CompileTime is how long Compile took: differentiating, optimizing and
+// compiling (inputs' loading and Prepare excluded).
+func (k *Kernel) CompileTime() time.Duration { return k.compile }
+
+// Threads is the number of goroutines the kernel's most recent run used
+// (1 for the interpreter).
+func (k *Kernel) Threads() int {
+	if k.ex == nil {
+		return 1
+	}
+	return k.ex.Threads()
+}
+
+// NewResult returns an empty destination for the kernel's result, to be
+// filled (and refilled, reusing its storage) by Run.
+func (k *Kernel) NewResult() *Result {
+	r := &Result{t: k.Type(), shape: k.shape}
+	if k.ex != nil {
+		r.ex = k.ex.NewResult()
+	}
+	return r
+}
+
+// Run runs the kernel into dst (made by NewResult; its storage is reused,
+// so repeated runs of a compiled kernel do not allocate). With inputs nil
+// it runs over the query's inputs; otherwise inputs gives new values for
+// some or all of them (the others keep theirs), each of the kind the
+// kernel was compiled for (a number, a logical value, or a tensor of the
+// same storage format and order; its extents may differ, and are checked
+// again), so one kernel serves a batch of groups.
+func (k *Kernel) Run(dst *Result, inputs Inputs) error {
+	if dst == nil {
+		return fmt.Errorf("nablasd: Run into a nil destination (make one with NewResult)")
+	}
+	bindings, ex, shape := k.plan.Bindings, k.ex, k.shape
+	if len(inputs) > 0 {
+		var dims map[string][]int
+		var err error
+		if bindings, dims, err = k.rebind(inputs); err != nil {
+			return err
+		}
+		shape = k.q.resultShapeFor(k.plan, dims)
+		if k.ex != nil {
+			if ex, err = k.execFor(k.q.denseShapeFor(k.plan, dims)); err != nil {
+				return err
+			}
+		}
+	}
+	dst.shape = shape
+	if k.ex == nil {
+		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: max(k.q.opts.MemoryLimit, 0)}).Run(k.plan.Program, k.plan.Info, bindings)
+		if err != nil {
+			return err
+		}
+		if k.completes(nil) {
+			v = k.onStoredPositions(v, bindings, inputs)
+		}
+		dst.v, dst.ex = v, nil
+		return nil
+	}
+	if dst.ex == nil || dst.owner != ex {
+		dst.ex, dst.owner = ex.NewResult(), ex
+	}
+	dst.v = nil
+	if err := ex.RunInto(dst.ex, bindings); err != nil {
+		return err
+	}
+	if k.completes(ex) {
+		dst.v = k.onStoredPositions(dst.ex.Value(), bindings, inputs)
+	}
+	return nil
+}
+
+// Outputs names the kernel's results when it computes several in one run
+// (a value and gradients): "value", or the input a gradient is taken with
+// respect to; nil when it computes one, its Result.
+func (k *Kernel) Outputs() []string {
+	if o := k.plan.Outputs; o != nil && o.Bundled() {
+		return append([]string(nil), o.Names...)
+	}
+	return nil
+}
+
+// Split returns the results of a run into dst, in the order of Outputs:
+// dst itself for a kernel with one result. A gradient of a program with a
+// real result is given on exactly its input's stored positions, as Run
+// gives a single one.
+func (k *Kernel) Split(dst *Result) ([]*Result, error) {
+	o := k.plan.Outputs
+	if o == nil || !o.Bundled() {
+		return []*Result{dst}, nil
+	}
+	vs, err := o.Split(dst.Value())
+	if err != nil {
+		return nil, fmt.Errorf("internal error: %v", err)
+	}
+	out := make([]*Result, len(vs))
+	dims := k.q.dims()
+	for i, v := range vs {
+		name := o.Names[i]
+		if in := k.q.inputs[name]; name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
+			k.q.info.Result == sdql.RealType {
+			x := in.logical
+			if in.tensor != nil {
+				x = formats.ToValue(in.tensor)
+			}
+			v = ad.OnStoredPositions(v, x)
+		}
+		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i])}
+	}
+	return out, nil
+}
+
+// completes reports whether the gradient a run computes must be completed
+// to the wrt input's stored positions: that of a scalar program, unless a
+// compiled kernel's dense destination already holds every position (a
+// dense vector's; a dense matrix's destination is dense in its rows only).
+func (k *Kernel) completes(ex *exec.Kernel) bool {
+	w := k.plan.Wrt
+	if w == "" || k.q.info.Result != sdql.RealType {
+		return false
+	}
+	in := k.q.inputs[w]
+	if in == nil || in.isNum || in.isBool {
+		return false
+	}
+	return ex == nil || !in.dense() || in.tensor.Order() != 1
+}
+
+// onStoredPositions completes a scalar program's gradient g to exactly
+// the wrt input's stored positions (ad.OnStoredPositions: the derivative
+// program builds only the positions the program reads), so that every
+// executor gives one dictionary.
+func (k *Kernel) onStoredPositions(g sdql.Value, bindings map[string]sdql.Value, inputs Inputs) sdql.Value {
+	w := k.plan.Wrt
+	var x sdql.Value
+	if v, rebound := inputs[w]; rebound {
+		in, err := convertInput(w, v)
+		if err != nil {
+			return g
+		}
+		x = in.logical
+		if in.tensor != nil {
+			x = formats.ToValue(in.tensor)
+		}
+	} else {
+		k.mu.Lock()
+		if k.wrtValue == nil {
+			in := k.q.inputs[w]
+			k.wrtValue = in.logical
+			if in.tensor != nil {
+				k.wrtValue = formats.ToValue(in.tensor)
+			}
+		}
+		x = k.wrtValue
+		k.mu.Unlock()
+	}
+	return ad.OnStoredPositions(g, x)
+}
+
+// execFor returns the compiled kernel for a dense result shape: ex, or one
+// compiled for the shape on first use.
+func (k *Kernel) execFor(shape []int) (*exec.Kernel, error) {
+	if equalInts(shape, k.resultShape) {
+		return k.ex, nil
+	}
+	key := fmt.Sprint(shape)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ex := k.others[key]; ex != nil {
+		return ex, nil
+	}
+	ex, err := k.q.compileProgram(k.plan.Program, k.plan.Info, shape)
+	if err != nil {
+		return nil, err
+	}
+	if k.others == nil {
+		k.others = map[string]*exec.Kernel{}
+	}
+	k.others[key] = ex
+	return ex, nil
+}
+
+// rebind returns the bindings of the kernel's program with new values for
+// some inputs, after the checks Prepare makes.
+func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int, error) {
+	q := k.q
+	dims := q.dims()
+	repl := map[string]*input{}
+	for n, v := range inputs {
+		old, ok := q.inputs[n]
+		if !ok {
+			return nil, nil, fmt.Errorf("input %s: not an input of the program (its inputs: %s)", n, q.inputList())
+		}
+		in, err := convertInput(n, v)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case old.tensor != nil:
+			if in.tensor == nil || in.tensor.Format != old.tensor.Format || in.tensor.Order() != old.tensor.Order() {
+				return nil, nil, fmt.Errorf("input %s: the kernel was compiled for a %s tensor of order %d; prepare the program again for another kind", n, old.tensor.Format, old.tensor.Order())
+			}
+			dims[n] = in.tensor.Shape
+		case old.isNum:
+			if !in.isNum {
+				return nil, nil, fmt.Errorf("input %s: the kernel was compiled for a number", n)
+			}
+			if err := in.resolve(sdql.TypeOfValue(old.logical)); err != nil {
+				return nil, nil, err
+			}
+		default:
+			if in.logical == nil || in.isNum || in.isBool != old.isBool {
+				return nil, nil, fmt.Errorf("input %s: the kernel was compiled for a value of type %s", n, q.types[n])
+			}
+		}
+		repl[n] = in
+	}
+	if !q.opts.NoShapeCheck {
+		if err := q.shapes.check(q.name, dims); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := make(map[string]sdql.Value, len(k.plan.Bindings))
+	for n, v := range k.plan.Bindings {
+		out[n] = v
+	}
+	for n, in := range repl {
+		switch {
+		case in.tensor != nil && q.opts.Opt == "none":
+			out[n] = formats.ToValue(in.tensor)
+		case in.tensor != nil:
+			b, err := formats.Bind(in.tensor, n)
+			if err != nil {
+				return nil, nil, fmt.Errorf("input %s: %v", n, err)
+			}
+			for name, v := range b {
+				out[name] = v
+			}
+		default:
+			out[n] = in.logical
+		}
+	}
+	return out, dims, nil
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

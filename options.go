@@ -1,0 +1,106 @@
+package nablasd
+
+import "fmt"
+
+// Options configure Prepare. The zero value, and a nil *Options, mean the
+// defaults: the full optimizer, compiled kernels, the mode of automatic
+// differentiation chosen per program, shapes checked and the memory budget
+// of DefaultMemoryLimit.
+type Options struct {
+	// File names the program in messages (prog.sdql:3:14: ...);
+	// PrepareFile sets it.
+	File string
+	// Opt selects the optimizations: "full" (the default: sparsity
+	// propagation, rewrite strategies, equality saturation, storage
+	// fusion, multiplication normalization), "rules" (no equality
+	// saturation) or "none" (the logical program, run over the inputs'
+	// logical values).
+	Opt string
+	// Exec selects the executor: "compiled" (the default, exec's kernel
+	// compiler) or "interp" (the reference interpreter).
+	Exec string
+	// Mode selects automatic differentiation's mode: "auto" (the default:
+	// chosen per derivative, see Plan.Mode), "forward" (∇SD's tensorized
+	// forward mode) or "reverse" (linearize, unzip, transpose: a gradient
+	// costs a small constant times the program at any depth).
+	Mode string
+	// Dict selects the hash index of the compiled kernel's hashed
+	// dictionaries: "intmap" (the default), "map" or "swiss".
+	Dict string
+	// Threads lets a compiled kernel use up to Threads goroutines where a
+	// step has enough work to share (0 or 1: one).
+	Threads int
+	// NoDPS makes compiled kernels build intermediate dictionaries, as
+	// before destination passing (the paper's Fig. 16 ablation).
+	NoDPS bool
+	// NoValidate skips the checks of the storage formats' invariants
+	// before a compiled kernel runs (trusted inputs).
+	NoValidate bool
+	// NoShapeCheck turns off the shape check: a lookup x(j) with j over
+	// another input's dimension (A's columns) is then not compared with
+	// x's extent, and keys x does not store read as zero, the language's
+	// partial-dictionary semantics.
+	NoShapeCheck bool
+	// MemoryLimit is the memory budget in bytes: a program certain to
+	// build a larger result (a dense range of 10^12 entries) is an error
+	// before anything runs, and a dense level or a dictionary that would
+	// take the heap past it stops the run with an error before the memory
+	// is taken. 0 means DefaultMemoryLimit() (80% of AvailableMemory); a
+	// negative value means no budget. The Go runtime's soft limit
+	// (debug.SetMemoryLimit) is the caller's to set; the command line sets
+	// it to the budget.
+	MemoryLimit int64
+}
+
+// The values of Options.Opt, Options.Exec, Options.Dict and Options.Mode.
+var (
+	optModes  = []string{"full", "rules", "none"}
+	execModes = []string{"compiled", "interp"}
+	dictKinds = []string{"intmap", "map", "swiss"}
+	adModes   = []string{"auto", "forward", "reverse"}
+)
+
+// withDefaults returns a copy of o with the defaults filled in, or an
+// error naming a bad value.
+func (o *Options) withDefaults() (Options, error) {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	if c.Opt == "" {
+		c.Opt = "full"
+	}
+	if c.Exec == "" {
+		c.Exec = "compiled"
+	}
+	if c.Dict == "" {
+		c.Dict = "intmap"
+	}
+	if c.Mode == "" {
+		c.Mode = "auto"
+	}
+	for _, chk := range []struct {
+		what, v string
+		want    []string
+	}{{"Opt", c.Opt, optModes}, {"Exec", c.Exec, execModes}, {"Dict", c.Dict, dictKinds}, {"Mode", c.Mode, adModes}} {
+		if !contains(chk.want, chk.v) {
+			return c, fmt.Errorf("nablasd: Options.%s %q: want one of %v", chk.what, chk.v, chk.want)
+		}
+	}
+	if c.Threads < 0 {
+		return c, fmt.Errorf("nablasd: Options.Threads %d: want at least 0", c.Threads)
+	}
+	if c.MemoryLimit == 0 {
+		c.MemoryLimit = DefaultMemoryLimit()
+	}
+	return c, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}

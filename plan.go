@@ -1,0 +1,254 @@
+package nablasd
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nablasd/nablasd/ad"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Stage is one program of the pipeline, named as `nablasd plan` prints it:
+// logical, differentiated, sparsity, saturated (or simplified), composed,
+// normalized.
+type Stage = fuse.Stage
+
+// Plan is the pipeline of one program (the value, a gradient, or what a
+// Derivative asks for) up to the program that runs.
+type Plan struct {
+	// Wrt is the input a single gradient is taken with respect to ("" for
+	// the value, and for a plan with several results or a product).
+	Wrt string
+	// Mode is the mode that differentiated (ad.ModeAuto for the value
+	// alone); ModeChoice says how Options.Mode "auto" chose it, with the
+	// estimated costs when it compared both ("" otherwise).
+	Mode       ad.Mode
+	ModeChoice string
+	// Outputs describes the results of a derivative's program (nil for
+	// the value): several (a value and gradients from one run) make a
+	// bundle that Kernel.Split takes apart.
+	Outputs *ad.Outputs
+	// Stages are every program of the pipeline, in order: the logical
+	// program, its derivative, and the optimizer's stages.
+	Stages []Stage
+	// Program is the last stage: the program that runs, over Bindings
+	// (the formats' arrays, bound without copying, and the scalars; the
+	// inputs' logical values with Options.Opt "none"). Info is its check.
+	Program  sdql.Expr
+	Info     *sdql.Info
+	Bindings map[string]sdql.Value
+	// Fuse is the optimizer's result (its reports and rule firings); nil
+	// with Options.Opt "none".
+	Fuse *fuse.Result
+	// derivative is the differentiated (or the logical) program: the one
+	// whose result the run computes, before optimization
+	derivative sdql.Expr
+	// req is what the plan computes
+	req *request
+}
+
+// String prints every stage, each after a line "-- stage: NAME", then the
+// optimizer's reports and warnings as "--" lines, and for a derivative the
+// mode that computed it ("-- mode: reverse (auto; estimated cost ...)"):
+// what `nablasd plan` prints.
+func (p *Plan) String() string {
+	var b strings.Builder
+	for _, s := range p.Stages {
+		fmt.Fprintf(&b, "-- stage: %s\n%s\n", s.Name, sdql.Print(s.Program))
+	}
+	if p.Fuse != nil {
+		b.WriteString(p.Fuse.Notes())
+	}
+	if p.Outputs != nil {
+		fmt.Fprintf(&b, "-- mode: %s", p.Mode)
+		if p.ModeChoice != "" {
+			fmt.Fprintf(&b, " (auto; %s)", p.ModeChoice)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Plan returns the pipeline of the program's value, or of its gradients
+// with respect to the inputs named: parse, check, differentiate (ad, in
+// Options.Mode), optimize (fuse, over the inputs' storage formats).
+// Several inputs make one program with several results (Plan.Outputs).
+func (q *Query) Plan(wrt ...string) (*Plan, error) {
+	r, err := q.gradRequest(wrt)
+	if err != nil {
+		return nil, err
+	}
+	return q.planFor(r)
+}
+
+// PlanDerivative returns the pipeline of what d asks for (see Derivative).
+func (q *Query) PlanDerivative(d *Derivative) (*Plan, error) {
+	r, err := q.request(d)
+	if err != nil {
+		return nil, err
+	}
+	return q.planFor(r)
+}
+
+// planFor is the plan of a checked request, cached unless it carries
+// values (a product's).
+func (q *Query) planFor(r *request) (*Plan, error) {
+	key, cached := r.key()
+	if !cached {
+		return q.with(r).plan(r)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if p := q.plans[key]; p != nil {
+		return p, nil
+	}
+	p, err := q.plan(r)
+	if err != nil {
+		return nil, err
+	}
+	q.plans[key] = p
+	return p, nil
+}
+
+func (q *Query) inputList() string {
+	names := q.InputNames()
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// plan runs the pipeline: the one place that assembles it (the
+// derivative: derive).
+func (q *Query) plan(r *request) (*Plan, error) {
+	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r}
+	prog := q.prog
+	var optimized *fuse.Result
+	if r.kind != "value" {
+		d, err := q.derive(r)
+		if err != nil {
+			return nil, err
+		}
+		prog, optimized = d.prog, d.optimized
+		p.Mode, p.ModeChoice, p.Outputs = d.mode, d.choice, d.outputs
+		if r.kind == "grad" && !d.outputs.Bundled() {
+			p.Wrt = r.wrt[0]
+		}
+		p.Stages = append(p.Stages, d.stages...)
+		p.Stages = append(p.Stages, Stage{Name: fuse.StageDifferentiated, Program: prog})
+	}
+	p.derivative = prog
+	if q.opts.Opt == "none" {
+		p.Program = prog
+		if !q.planOnly {
+			p.Bindings = q.logicalValues()
+		}
+	} else {
+		cfg, phys, err := q.fuseConfig()
+		if err != nil {
+			return nil, err
+		}
+		res := optimized
+		if res == nil {
+			if r.kind != "value" {
+				cfg.InputStage = fuse.StageDifferentiated
+			}
+			if res, err = fuse.Optimize(prog, cfg); err != nil {
+				return nil, q.withFile(err)
+			}
+		}
+		p.Fuse = res
+		p.Stages = append(p.Stages, res.Stages[1:]...)
+		p.Program, p.Bindings = res.Program, phys
+	}
+	if q.planOnly {
+		return p, nil
+	}
+	types := make(map[string]sdql.Type, len(p.Bindings))
+	for n, v := range p.Bindings {
+		types[n] = sdql.TypeOfValue(v)
+		if in := q.inputs[n]; in != nil && in.tensor != nil {
+			// a tensor's type is its order's, whatever its value shows (an
+			// empty matrix's dictionary looks like any dictionary)
+			types[n] = sdql.Tensor(in.tensor.Order())
+		}
+	}
+	info, err := sdql.Check(p.Program, &sdql.CheckConfig{File: q.name, Inputs: types, Strict: true})
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the program to run does not type-check: %v\n%s", err, sdql.Print(p.Program))
+	}
+	p.Info = info
+	return p, nil
+}
+
+// logicalValues returns the inputs' logical values: the scalars, the
+// logical dictionaries, and each tensor as its dictionary (formats.ToValue,
+// several times the memory of its storage: built only for Opt "none").
+func (q *Query) logicalValues() map[string]sdql.Value {
+	out := map[string]sdql.Value{}
+	for n, in := range q.inputs {
+		if in.tensor != nil {
+			out[n] = formats.ToValue(in.tensor)
+		} else {
+			out[n] = in.logical
+		}
+	}
+	return out
+}
+
+// fuseConfig describes the bound inputs to the optimizer: their logical
+// types and sizes, which are dense, and each tensor's storage definition;
+// it also returns the physical bindings the optimized program runs over.
+func (q *Query) fuseConfig() (*fuse.Config, map[string]sdql.Value, error) {
+	cfg := &fuse.Config{Inputs: q.types, Opt: q.opts.Opt, Dense: map[string]bool{}, Dims: q.dims()}
+	if cfg.Opt == "full" {
+		cfg.Opt = ""
+	}
+	storage := map[string]fuse.Storage{}
+	scalars := map[string]sdql.Value{}
+	phys := map[string]sdql.Value{}
+	names := make([]string, 0, len(q.inputs))
+	for n := range q.inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		in := q.inputs[n]
+		if in.tensor == nil {
+			scalars[n], phys[n] = in.logical, in.logical
+			continue
+		}
+		storage[n] = fuse.Storage{Format: in.tensor.Format, Order: in.tensor.Order()}
+		if in.dense() {
+			cfg.Dense[n] = true
+		}
+		b, err := formats.Bind(in.tensor, n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("input %s: %v", n, err)
+		}
+		for k, v := range b {
+			if _, clash := q.inputs[k]; clash {
+				return nil, nil, fmt.Errorf("input %s: its storage array %s has the name of another input; rename one of them", n, k)
+			}
+			phys[k] = v
+		}
+	}
+	cfg.Stats = fuse.StatsOf(scalars)
+	for n, in := range q.inputs {
+		if in.tensor != nil {
+			cfg.Stats[n] = in.tensor.Fanout()
+		}
+	}
+	if len(storage) > 0 {
+		defs, types, err := fuse.Definitions(storage)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Defs, cfg.PhysInputs = defs, types
+		cfg.PhysStats = fuse.StatsOf(phys)
+	}
+	return cfg, phys, nil
+}

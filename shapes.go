@@ -1,0 +1,133 @@
+package nablasd
+
+import (
+	"fmt"
+
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// shapeInfo is what the shape check needs of a program: for every lookup
+// of an input's mode by a key that ranges over an input's mode, the two
+// modes. It depends on the inputs' kinds, not on their extents, so a
+// kernel rerun over new inputs checks it again cheaply.
+type shapeInfo struct {
+	lookups []modeLookup
+	// result bounds the program's result levels (sdql.AnalyzeExtents)
+	result []sdql.Bound
+}
+
+// modeLookup is a lookup x(k): mode Mode of Dict looked up by keys of mode
+// KeyMode of Key.
+type modeLookup struct {
+	at            sdql.Pos
+	dict, key     string
+	mode, keyMode int
+}
+
+// analyzeShapes finds the program's lookups whose key ranges over an
+// input's dimension, as sdql.AnalyzeExtents bounds them (a computed key,
+// such as i + 1, is not one and stays unchecked).
+func analyzeShapes(prog sdql.Expr, types map[string]sdql.Type, dims map[string][]int) (*shapeInfo, error) {
+	ext, err := sdql.AnalyzeExtents(prog, types, dims)
+	if err != nil {
+		return nil, err
+	}
+	s := &shapeInfo{result: ext.Result}
+	for _, l := range ext.Lookups {
+		d, k := l.Dict, l.Key
+		if d.KeysOf == "" || k.KeysOf == "" || d.Empty || k.Empty || d.KeysOf == k.KeysOf && d.Mode == k.Mode {
+			continue
+		}
+		s.lookups = append(s.lookups, modeLookup{at: l.Expr.Pos(), dict: d.KeysOf, mode: d.Mode, key: k.KeysOf, keyMode: k.Mode})
+	}
+	return s, nil
+}
+
+// check compares the extents of the modes each lookup relates: "x has 100
+// entries but is indexed by A's columns (5300)".
+func (s *shapeInfo) check(file string, dims map[string][]int) error {
+	var errs sdql.ErrorList
+	for _, l := range s.lookups {
+		dd, kd := dims[l.dict], dims[l.key]
+		if l.mode >= len(dd) || l.keyMode >= len(kd) || dd[l.mode] == kd[l.keyMode] {
+			continue
+		}
+		errs.Add(file, l.at, "%s has %d %s but is indexed by %s's %s (%d)",
+			l.dict, dd[l.mode], modeName(len(dd), l.mode), l.key, modeName(len(kd), l.keyMode), kd[l.keyMode])
+	}
+	return errs.Err()
+}
+
+// modeName names mode m of a tensor of the given order: a vector's
+// entries, a matrix's rows and columns, else "mode m" (counted from 0).
+func modeName(order, m int) string {
+	switch {
+	case order == 1:
+		return "entries"
+	case order == 2 && m == 0:
+		return "rows"
+	case order == 2:
+		return "columns"
+	}
+	return fmt.Sprintf("entries along mode %d", m)
+}
+
+// resultShape returns the extents of the result of a plan's program as far
+// as the program tells them from the inputs' shapes (0 where unknown): the
+// logical program's result's (sdql.AnalyzeExtents), then for a gradient
+// the wrt input's shape (a gradient's indices are the result's, then the
+// input's). A plan with several results has none (Kernel.Split gives each
+// its own).
+func (q *Query) resultShape(p *Plan) []int { return q.resultShapeFor(p, q.dims()) }
+
+// resultShapeFor is resultShape for inputs of the given extents.
+func (q *Query) resultShapeFor(p *Plan, dims map[string][]int) []int {
+	if p.Outputs == nil {
+		return q.outputShape("value", "", dims, p.Info.Result)
+	}
+	if p.Outputs.Bundled() {
+		return nil
+	}
+	return q.outputShape(p.req.kind, p.Outputs.Names[0], dims, p.Info.Result)
+}
+
+// outputShape returns the extents of one result of type t: the program's
+// value's (for "value" and a JVP), a gradient's with respect to the input
+// name (the value's, then the input's), a VJP's or an HVP's (the input's).
+func (q *Query) outputShape(kind, name string, dims map[string][]int, t sdql.Type) []int {
+	var shape []int
+	input := func() []int {
+		s := dims[name]
+		if s == nil {
+			s = make([]int, max(sdql.Order(q.types[name]), 0))
+		}
+		return s
+	}
+	if name == "value" || kind == "value" || kind == "jvp" || kind == "grad" {
+		if ext, err := sdql.AnalyzeExtents(q.prog, q.types, dims); err == nil {
+			shape = extentsOf(ext.Result, max(sdql.Order(q.info.Result), 0))
+		}
+	}
+	if name != "value" && (kind == "grad" || kind == "vjp" || kind == "hvp") {
+		shape = append(shape, input()...)
+	}
+	if len(shape) != max(sdql.Order(t), 0) {
+		return nil // not the shape of this result: let the writer measure it
+	}
+	return shape
+}
+
+// extentsOf turns level bounds into extents: one past a bound's largest
+// key when its keys are known to be non-negative, else 0 (unknown).
+func extentsOf(bs []sdql.Bound, order int) []int {
+	if order <= 0 {
+		return nil
+	}
+	out := make([]int, order)
+	for i := range out {
+		if i < len(bs) && bs[i].Known && bs[i].Lo >= 0 {
+			out[i] = bs[i].Hi + 1
+		}
+	}
+	return out
+}
