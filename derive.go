@@ -159,7 +159,7 @@ func (q *Query) bindExtra(r *request, base string, v any, t sdql.Type) (string, 
 	for i := 2; q.nameTaken(name) || r.extra[name] != nil; i++ {
 		name = fmt.Sprintf("%s%d", base, i)
 	}
-	in, err := convertInput(name, v)
+	in, err := convertInput(name, v, !q.opts.NoValidate)
 	if err != nil {
 		return "", err
 	}

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
+	exec "github.com/nablasd/nablasd/internal/legacyexec"
 )
 
 // GoOptions configure GenerateGo.

@@ -9,6 +9,7 @@ import (
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -88,7 +89,12 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	}
 	k := &Kernel{q: kq, plan: p, resultShape: kq.denseResultShape(p), shape: kq.resultShape(p)}
 	if q.opts.Exec == "compiled" {
-		if k.ex, err = kq.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
+		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
+			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(k.resultShape))
+			if err != nil {
+				return nil, kq.withFile(err)
+			}
+		} else if k.ex, err = kq.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
 			return nil, err
 		}
 	}
@@ -109,16 +115,39 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 // executor is called, so that a later stage (lowering to a loop IR) has
 // one place to go.
 func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*exec.Kernel, error) {
-	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: q.opts.NoValidate,
-		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0)}
-	if q.opts.NoDPS {
-		opts.Opt = "norm"
-	}
-	k, err := exec.Compile(prog, info.Free, opts)
+	k, err := exec.Compile(prog, info.Free, q.execOptions(shape))
 	if err != nil {
 		return nil, q.withFile(err)
 	}
 	return k, nil
+}
+
+// execOptions are the executor's options for a dense result shape.
+func (q *Query) execOptions(shape []int) exec.Options {
+	// the tensors were validated when bound (convertInput): the kernel
+	// need not check them again on every run
+	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: true,
+		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats()}
+	if q.opts.NoDPS {
+		opts.Opt = "norm"
+	}
+	return opts
+}
+
+// formats describes the storage of the tensor inputs the program that
+// runs reads as their formats' arrays (none with Options.Opt "none": it
+// reads the logical values), for lowering.
+func (q *Query) formats() map[string]lower.Format {
+	if q.opts.Opt == "none" {
+		return nil
+	}
+	fs := map[string]lower.Format{}
+	for n, in := range q.inputs {
+		if in.tensor != nil {
+			fs[n] = lower.Format{Format: in.tensor.Format, Order: in.tensor.Order()}
+		}
+	}
+	return fs
 }
 
 // denseResultShape is the result shape the compiled kernel may make dense:
@@ -281,7 +310,7 @@ func (k *Kernel) onStoredPositions(g sdql.Value, bindings map[string]sdql.Value,
 	w := k.plan.Wrt
 	var x sdql.Value
 	if v, rebound := inputs[w]; rebound {
-		in, err := convertInput(w, v)
+		in, err := convertInput(w, v, !k.q.opts.NoValidate)
 		if err != nil {
 			return g
 		}
@@ -338,7 +367,7 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 		if !ok {
 			return nil, nil, fmt.Errorf("input %s: not an input of the program (its inputs: %s)", n, q.inputList())
 		}
-		in, err := convertInput(n, v)
+		in, err := convertInput(n, v, !q.opts.NoValidate)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/nablasd/nablasd/ad"
+	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -43,11 +45,16 @@ type Plan struct {
 	// Fuse is the optimizer's result (its reports and rule firings); nil
 	// with Options.Opt "none".
 	Fuse *fuse.Result
+	// Loops is Program lowered to the loop IR, what the compiled kernel
+	// runs (lower.Print prints it); nil with Options.Exec "interp".
+	Loops *lower.Program
 	// derivative is the differentiated (or the logical) program: the one
 	// whose result the run computes, before optimization
 	derivative sdql.Expr
 	// req is what the plan computes
 	req *request
+	// loopsShape is the dense result shape Loops was lowered with
+	loopsShape []int
 }
 
 // String prints every stage, each after a line "-- stage: NAME", then the
@@ -58,6 +65,9 @@ func (p *Plan) String() string {
 	var b strings.Builder
 	for _, s := range p.Stages {
 		fmt.Fprintf(&b, "-- stage: %s\n%s\n", s.Name, sdql.Print(s.Program))
+	}
+	if p.Loops != nil {
+		fmt.Fprintf(&b, "-- stage: loops\n%s", lower.Print(p.Loops))
 	}
 	if p.Fuse != nil {
 		b.WriteString(p.Fuse.Notes())
@@ -181,6 +191,14 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		return nil, fmt.Errorf("internal error: the program to run does not type-check: %v\n%s", err, sdql.Print(p.Program))
 	}
 	p.Info = info
+	if q.opts.Exec == "compiled" {
+		p.loopsShape = q.denseResultShape(p)
+		loops, err := exec.Lower(p.Program, info, q.execOptions(p.loopsShape))
+		if err != nil {
+			return nil, q.withFile(err)
+		}
+		p.Loops = loops
+	}
 	return p, nil
 }
 

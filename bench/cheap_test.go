@@ -2,8 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -12,7 +10,6 @@ import (
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/datasets"
-	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/internal/sdqltest"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -23,33 +20,72 @@ type workload struct {
 	name, src, wrt string
 }
 
-// workloads returns the programs of WorkloadDir (absent: none, with a
-// reason) and the tanh stacks of depth 1 to 5 (sdqltest.TanhStack), by
-// name. Every one is differentiated with respect to x, except the
-// factorization, with respect to U.
+// workloads returns the workload programs (Workloads, read from
+// WorkloadDir; absent: none, with a reason) and the tanh stacks of depth 1
+// to 5 (sdqltest.TanhStack), by name, each with the input its gradient is
+// taken with respect to.
 func workloads(tb testing.TB) []workload {
 	var out []workload
 	for d := 1; d <= 5; d++ {
 		out = append(out, workload{fmt.Sprintf("tanh%d", d), sdqltest.TanhStack(d), "x"})
 	}
-	files, _ := filepath.Glob(filepath.Join(WorkloadDir, "*.sdql"))
-	if len(files) == 0 {
-		tb.Logf("%s is absent: only the tanh stacks", WorkloadDir)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, w := range Workloads {
+		src, _, why, err := WorkloadSource(w.Name)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		name := strings.TrimSuffix(filepath.Base(f), ".sdql")
-		wrt := "x"
-		if name == "factorization" {
-			wrt = "U"
+		if why != "" {
+			tb.Logf("only the tanh stacks: %s", why)
+			break
 		}
-		out = append(out, workload{name, string(b), wrt})
+		out = append(out, workload{w.Name, src, w.Wrt})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+// prepareMode prepares a logical program over those of inputs it reads,
+// as nablasd grad does, in a differentiation mode ("auto", "forward" or
+// "reverse").
+func prepareMode(src, mode string, inputs nablasd.Inputs) (*nablasd.Query, error) {
+	prog, err := sdql.Parse("", src)
+	if err != nil {
+		return nil, err
+	}
+	in := nablasd.Inputs{}
+	for _, n := range sdql.FreeVars(prog) {
+		if x, ok := inputs[n]; ok {
+			in[n] = x
+		}
+	}
+	return nablasd.Prepare(src, in, &nablasd.Options{Mode: mode})
+}
+
+// workloadInputs binds every workload input of d (WorkloadData.Inputs).
+func workloadInputs(tb testing.TB, d *WorkloadData) nablasd.Inputs {
+	in, err := d.Inputs([]string{"A", "R", "x", "b", "y", "lambda", "U", "W"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in
+}
+
+// loadWorkloadData loads one of WorkloadInputs as WorkloadData (nil, with
+// a reason logged, when its file is absent).
+func loadWorkloadData(tb testing.TB, input string) *WorkloadData {
+	m, why, err := LoadInput(input)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if m == nil {
+		tb.Logf("skipping %s: %s", input, why)
+		return nil
+	}
+	d, err := NewWorkloadData(input, m, FactorizationK)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }
 
 // compiled is a program's value or gradient through the root package's
@@ -62,9 +98,9 @@ type compiled struct {
 
 // compileWorkload compiles w's value (wrt "") or its gradient with
 // respect to wrt in a mode.
-func compileWorkload(tb testing.TB, w workload, wrt string, mode ad.Mode, tensors map[string]*formats.Tensor, scalars map[string]float64) *compiled {
+func compileWorkload(tb testing.TB, w workload, wrt string, mode ad.Mode, inputs nablasd.Inputs) *compiled {
 	tb.Helper()
-	q, err := Workload(w.src, mode.String(), tensors, scalars)
+	q, err := prepareMode(w.src, mode.String(), inputs)
 	if err != nil {
 		tb.Fatalf("%s: %v", w.name, err)
 	}
@@ -100,13 +136,14 @@ func TestWorkloadGradients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tensors, scalars, err := WorkloadTensors(m)
+	d, err := NewWorkloadData("small", m, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logical := map[string]sdql.Value{"lambda": sdql.Real(scalars["lambda"])}
-	for n, x := range tensors {
-		logical[n] = formats.ToValue(x)
+	inputs := workloadInputs(t, d)
+	logical, err := d.Logical([]string{"A", "R", "x", "b", "y", "lambda", "U", "W"})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, w := range workloads(t) {
 		prog := sdql.MustParse(w.src)
@@ -127,20 +164,12 @@ func TestWorkloadGradients(t *testing.T) {
 			if mode == ad.ModeForward && strings.HasPrefix(w.name, "tanh") && w.name > "tanh3" {
 				continue // forward mode's Jacobians of deep stacks are slow to build even here
 			}
-			c := compileWorkload(t, w, w.wrt, mode, tensors, scalars)
+			c := compileWorkload(t, w, w.wrt, mode, inputs)
 			if got := c.res.Value(); !sdql.Equal(got, want) {
 				t.Errorf("%s, %s mode: the compiled gradient differs from the interpreted reverse one", w.name, mode)
 			}
 		}
 	}
-}
-
-// shortInput names a workload input in a benchmark's name.
-func shortInput(in string) string {
-	if strings.HasPrefix(in, "synthetic:") {
-		return "synthetic200k"
-	}
-	return in
 }
 
 // forwardAffordable reports whether forward mode's gradient of a workload
@@ -168,27 +197,20 @@ func forwardAffordable(w workload, input string) bool {
 // where it takes minutes (forwardAffordable).
 func BenchmarkCheapGradient(b *testing.B) {
 	for _, input := range WorkloadInputs {
-		m, why, err := LoadWorkloadInput(input)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if m == nil {
-			b.Logf("skipping %s: %s", input, why)
+		d := loadWorkloadData(b, input)
+		if d == nil {
 			continue
 		}
-		tensors, scalars, err := WorkloadTensors(m)
-		if err != nil {
-			b.Fatal(err)
-		}
+		inputs := workloadInputs(b, d)
 		for _, w := range workloads(b) {
 			var eval *compiled // compiled on first use: -bench may leave it out
 			for _, mode := range []ad.Mode{ad.ModeAuto, ad.ModeReverse, ad.ModeForward} {
 				if mode == ad.ModeForward && !forwardAffordable(w, input) {
 					continue
 				}
-				name := fmt.Sprintf("prog=%s/input=%s/mode=%s", w.name, shortInput(input), mode)
+				name := fmt.Sprintf("prog=%s/input=%s/mode=%s", w.name, input, mode)
 				if mode == ad.ModeAuto {
-					q, err := Workload(w.src, "auto", tensors, scalars)
+					q, err := prepareMode(w.src, "auto", inputs)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -201,10 +223,10 @@ func BenchmarkCheapGradient(b *testing.B) {
 				var grad *compiled
 				b.Run(name, func(b *testing.B) {
 					if eval == nil {
-						eval = compileWorkload(b, w, "", ad.ModeAuto, tensors, scalars)
+						eval = compileWorkload(b, w, "", ad.ModeAuto, inputs)
 					}
 					if grad == nil {
-						grad = compileWorkload(b, w, w.wrt, mode, tensors, scalars)
+						grad = compileWorkload(b, w, w.wrt, mode, inputs)
 					}
 					var evals, grads, ratios []float64
 					i := 0
@@ -237,27 +259,16 @@ func BenchmarkCheapGradient(b *testing.B) {
 // synthetic input; the time per operation is not the point.
 func BenchmarkCheapGradientWork(b *testing.B) {
 	for _, input := range WorkloadInputs {
-		m, why, err := LoadWorkloadInput(input)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if m == nil {
-			b.Logf("skipping %s: %s", input, why)
+		d := loadWorkloadData(b, input)
+		if d == nil {
 			continue
 		}
-		tensors, scalars, err := WorkloadTensors(m)
+		logical, err := d.Logical([]string{"A", "R", "x", "b", "y", "lambda", "U", "W"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		logical := map[string]sdql.Value{}
-		for n, x := range scalars {
-			logical[n] = sdql.Real(x)
-		}
-		for n, x := range tensors {
-			logical[n] = formats.ToValue(x)
-		}
 		for _, w := range workloads(b) {
-			b.Run(fmt.Sprintf("prog=%s/input=%s", w.name, shortInput(input)), func(b *testing.B) {
+			b.Run(fmt.Sprintf("prog=%s/input=%s", w.name, input), func(b *testing.B) {
 				prog := sdql.MustParse(w.src)
 				in := map[string]sdql.Value{}
 				types := map[string]sdql.Type{}
@@ -301,9 +312,9 @@ func BenchmarkCheapGradientWork(b *testing.B) {
 func BenchmarkModes(b *testing.B) {
 	eachCase(b, func(cs *Case) {
 		w := workload{name: cs.Kernel, src: Logical[cs.Kernel], wrt: Wrt[cs.Kernel]}
-		fwd := compileWorkload(b, w, w.wrt, ad.ModeForward, cs.Tensors, cs.Scalars)
-		rev := compileWorkload(b, w, w.wrt, ad.ModeReverse, cs.Tensors, cs.Scalars)
-		auto := compileWorkload(b, w, w.wrt, ad.ModeAuto, cs.Tensors, cs.Scalars)
+		fwd := compileWorkload(b, w, w.wrt, ad.ModeForward, cs.Inputs)
+		rev := compileWorkload(b, w, w.wrt, ad.ModeReverse, cs.Inputs)
+		auto := compileWorkload(b, w, w.wrt, ad.ModeAuto, cs.Inputs)
 		b.Run(cs.Name()+"/auto="+auto.mode.String(), func(b *testing.B) {
 			var fs, rs, ratios []float64
 			i := 0

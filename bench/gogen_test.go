@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd/bench/gen"
-	nexec "github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/internal/gorun"
+	nexec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/sdql"
 )
 

@@ -2,84 +2,66 @@ package exec
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// Compiled code is a tree of typed closures over a frame of slots: every
-// variable is resolved at compile time to a slot of its class (reals,
-// ints and bools, generic dictionaries, physical int and real arrays), so
-// scalars are never boxed. Dictionary-valued expressions are compiled in
-// destination-passing style (into): they add themselves, scaled, into a
-// destination they are given. Loops whose body matches a known innermost
-// shape run as whole-loop primitives over the slices (fast.go).
+// The runtime compiles the loop IR to a tree of typed closures over a
+// frame: every variable has a slot (ints and bools in i, reals in f),
+// every array and tensor an index. Loops the primitive rules mark run as
+// one Go loop over the slices (prims.go).
 
 type (
-	fexpr  func(*frame) float64
-	iexpr  func(*frame) int
-	bexpr  func(*frame) bool
-	dexpr  func(*frame) dv
-	intoFn func(fr *frame, dst *hdict, s float64)
+	fexpr func(*frame) float64
+	iexpr func(*frame) int
+	stmt  func(*frame)
 )
 
-// frame holds the slots of one execution (one per worker).
+// frame is the state of one run (one per worker).
 type frame struct {
-	f       []float64
-	i       []int
-	d       []dv
-	ia      [][]int
-	ra      [][]float64
-	scratch []*hdict
-	hints   []int // per-run facts found by validation (fast.go)
-	// split restricts the outermost range loop to a worker's chunk
-	split            bool
-	splitLo, splitHi int
-	// worker marks a frame running a part of a fork (it does not fork
-	// again); used is the most goroutines a fork of this run used
-	worker bool
-	used   int
-	team   *team
-	jobs   []job // the parallel steps' arguments (team.go)
+	i  []int
+	f  []float64
+	ia [][]int
+	fa [][]float64
+	t  []*tensor
+	// sizes is scratch for Init (the levels' sizes)
+	sizes []int
+	// regions are the buffers of the columnar nests (columnar.go)
+	regions []*regionBufs
+	// parallel loops (parallel.go): the worker frames of this run's frame,
+	// a worker's own tensors (by ID), whether this is a worker, what it
+	// panicked with, and the most goroutines a loop of the run used
+	pool     []*frame
+	own      []*tensor
+	worker   bool
+	panicked any
+	used     int
+	// validated: the input arrays checked in this run (checksFor)
+	validated []checkedPair
 }
 
-// vclass is the storage class of a variable.
-type vclass uint8
-
-const (
-	vReal vclass = iota
-	vInt
-	vBool
-	vDict
-	vIntArr
-	vRealArr
-)
-
-type varRef struct {
-	cls  vclass
-	slot int
+type compiler struct {
+	p       *lower.Program
+	opts    Options
+	regions []*region
+	extra   int // frame slots beyond the program's variables (parallel.go)
 }
 
-type scope struct {
-	name string
-	ref  varRef
-	next *scope
-}
-
-func (s *scope) lookup(name string) (varRef, bool) {
-	for ; s != nil; s = s.next {
-		if s.name == name {
-			return s.ref, true
-		}
+func (c *compiler) newFrame() *frame {
+	n := len(c.p.Vars) + c.extra
+	fr := &frame{i: make([]int, n), f: make([]float64, n),
+		ia: make([][]int, len(c.p.Arrays)), fa: make([][]float64, len(c.p.Arrays)),
+		t: make([]*tensor, len(c.p.Tensors)), own: make([]*tensor, len(c.p.Tensors))}
+	for _, t := range c.p.Tensors {
+		fr.t[t.ID] = newTensor(t, c.opts.Dict)
+		fr.t[t.ID].limit = c.opts.MemoryLimit
 	}
-	return varRef{}, false
+	return fr
 }
 
-// compileError is raised (panicked) inside the compiler and returned by
-// Compile.
-type compileError struct{ err error }
-
-// rtError is a run-time error of a kernel (a sub-array out of range, a key
-// out of a dense result's range); panicked and recovered by Run.
+// rtError is a run-time error of a kernel, panicked and recovered by Run.
 type rtError struct{ msg string }
 
 func (e *rtError) Error() string { return "exec: " + e.msg }
@@ -88,151 +70,604 @@ func rtErrorf(format string, args ...any) *rtError {
 	return &rtError{fmt.Sprintf(format, args...)}
 }
 
-type inputSlot struct {
-	name string
-	t    sdql.Type
-	ref  varRef
-	dt   *dictType // a dictionary input's descriptor
-}
+// ---- statements
 
-type compiler struct {
-	info    *sdql.Info
-	opts    Options
-	dps     bool
-	nf, ni  int
-	nd      int
-	nia     int
-	nra     int
-	scratch []*dictType
-	inputs  []inputSlot
-	globals *scope
-	checks  []check // run-time validation of fast loops (fast.go)
-	nhints  int
-	types   map[string]*dictType
-	fast    int // number of fast loops compiled (for tests)
-	njobs   int // job slots of a frame (team.go)
-	// topFast is set when the program's outermost loop runs as a whole-loop
-	// primitive that splits itself across workers (Options.Threads)
-	topFast bool
-	// split asks for the outermost range loop to be split across workers
-	// (parallel.go); splitRange is that loop's range source
-	split      bool
-	splitRange *sdql.RangeExpr
-	// topSum is the program when it is a sum into the result; overwrite is
-	// set when its fast loop stores every key of its range (no clearing
-	// needed there: Kernel.noClear)
-	topSum sdql.Expr
-	// topStore is topSum under its scalar lets (let c = s + s in sum ...):
-	// a loop there that stores every key of its range still overwrites
-	// the whole result
-	topStore  sdql.Expr
-	overwrite *counted
-}
-
-func (c *compiler) fail(e sdql.Expr, format string, args ...any) {
-	panic(compileError{fmt.Errorf("exec: %s: %s", e.Pos(), fmt.Sprintf(format, args...))})
-}
-
-func (c *compiler) typeOf(e sdql.Expr) sdql.Type {
-	if t := c.info.Types[e]; t != nil {
-		return t
-	}
-	return sdql.RealType
-}
-
-func kindOf(t sdql.Type) kind {
-	switch t {
-	case sdql.RealType:
-		return kReal
-	case sdql.IntType, sdql.DenseIntType:
-		return kInt
-	case sdql.BoolType:
-		return kBool
-	}
-	return kDict
-}
-
-// dictTypeOf returns the (shared) run-time descriptor of a dictionary type.
-func (c *compiler) dictTypeOf(t sdql.Type) *dictType {
-	dt, ok := t.(*sdql.DictType)
-	if !ok {
-		panic(fmt.Sprintf("internal error: dictTypeOf(%v)", t))
-	}
-	key := dt.String()
-	if d, ok := c.types[key]; ok {
-		return d
-	}
-	d := &dictType{leaf: kindOf(dt.Val), index: c.opts.Dict, noDense: c.opts.NoDense, limit: c.opts.MemoryLimit}
-	if d.leaf == kDict {
-		d.child = c.dictTypeOf(dt.Val)
-	}
-	c.types[key] = d
-	return d
-}
-
-func (c *compiler) newSlot(cls vclass) varRef {
-	var s int
-	switch cls {
-	case vReal:
-		s = c.nf
-		c.nf++
-	case vInt, vBool:
-		s = c.ni
-		c.ni++
-	case vDict:
-		s = c.nd
-		c.nd++
-	case vIntArr:
-		s = c.nia
-		c.nia++
-	case vRealArr:
-		s = c.nra
-		c.nra++
-	}
-	return varRef{cls, s}
-}
-
-func classOf(t sdql.Type) vclass {
-	switch kindOf(t) {
-	case kReal:
-		return vReal
-	case kInt:
-		return vInt
-	case kBool:
-		return vBool
-	}
-	return vDict
-}
-
-// physClass returns the class of a free variable: physical arrays
-// ({dense_int -> int}, {dense_int -> real}) get array slots.
-func physClass(t sdql.Type) vclass {
-	if dt, ok := t.(*sdql.DictType); ok && dt.Key == sdql.DenseIntType {
-		switch dt.Val {
-		case sdql.IntType, sdql.DenseIntType:
-			return vIntArr
-		case sdql.RealType:
-			return vRealArr
+func (c *compiler) stmt(s lower.Stmt) stmt {
+	switch s := s.(type) {
+	case nil:
+		return func(*frame) {}
+	case *lower.Block:
+		fs := make([]stmt, 0, len(s.List))
+		for _, x := range s.List {
+			fs = append(fs, c.stmt(x))
+		}
+		switch len(fs) {
+		case 0:
+			return func(*frame) {}
+		case 1:
+			return fs[0]
+		case 2:
+			a, b := fs[0], fs[1]
+			return func(fr *frame) { a(fr); b(fr) }
+		}
+		return func(fr *frame) {
+			for _, f := range fs {
+				f(fr)
+			}
+		}
+	case *lower.Let:
+		return c.assign(s.V, lower.Set, s.X)
+	case *lower.Assign:
+		return c.assign(s.V, s.Op, s.X)
+	case *lower.If:
+		cond := c.boolean(s.Cond)
+		then := c.stmt(s.Then)
+		if s.Else == nil {
+			return func(fr *frame) {
+				if cond(fr) {
+					then(fr)
+				}
+			}
+		}
+		els := c.stmt(s.Else)
+		return func(fr *frame) {
+			if cond(fr) {
+				then(fr)
+			} else {
+				els(fr)
+			}
+		}
+	case *lower.For:
+		if s.Par != nil && c.opts.Threads > 1 {
+			return c.parallelFor(s)
+		}
+		if !c.opts.NoFast && c.eligibleNest(s) {
+			return c.compileNest(s)
+		}
+		lo, hi := c.int(s.Lo), c.int(s.Hi)
+		v := s.V.ID
+		body := c.stmt(s.Body)
+		return func(fr *frame) {
+			for i, n := lo(fr), hi(fr); i < n; i++ {
+				fr.i[v] = i
+				body(fr)
+			}
+		}
+	case *lower.ForLevel:
+		if !c.opts.NoFast && c.eligibleNest(s) {
+			return c.compileNest(s)
+		}
+		return c.forLevel(s)
+	case *lower.Search:
+		a := s.A.ID
+		lo, hi, key := c.int(s.Lo), c.int(s.Hi), c.int(s.Key)
+		pos := s.Pos.ID
+		body := c.stmt(s.Body)
+		return func(fr *frame) {
+			arr := fr.ia[a]
+			l, h, k := lo(fr), hi(fr), key(fr)
+			for l < h { // the first index with arr[i] >= k
+				m := int(uint(l+h) >> 1)
+				if arr[m] < k {
+					l = m + 1
+				} else {
+					h = m
+				}
+			}
+			if l < hi(fr) && arr[l] == k {
+				fr.i[pos] = l
+				body(fr)
+			}
+		}
+	case *lower.Transpose:
+		return c.transpose(s)
+	case *lower.Insert:
+		t, lv := s.T.ID, s.Level
+		pos := s.Pos.ID
+		if s.At != nil {
+			at := c.int(s.At)
+			return func(fr *frame) { fr.i[pos] = fr.t[t].insertAt(lv, at(fr)) }
+		}
+		parent, key := c.int(s.Parent), c.int(s.Key)
+		return func(fr *frame) { fr.i[pos] = fr.t[t].insert(lv, parent(fr), key(fr)) }
+	case *lower.Locate:
+		t, lv := s.T.ID, s.Level
+		parent, key := c.int(s.Parent), c.int(s.Key)
+		pos := s.Pos.ID
+		body := c.stmt(s.Body)
+		return func(fr *frame) {
+			if q, ok := fr.t[t].locate(lv, parent(fr), key(fr)); ok {
+				fr.i[pos] = q
+				body(fr)
+			}
+		}
+	case *lower.Store:
+		return c.store(s)
+	case *lower.Init:
+		return c.init(s.T)
+	case *lower.Fail:
+		args := make([]func(*frame) any, len(s.Args))
+		for i, a := range s.Args {
+			if a.Kind() == lower.Real {
+				f := c.real(a)
+				args[i] = func(fr *frame) any { return f(fr) }
+			} else {
+				f := c.int(a)
+				args[i] = func(fr *frame) any { return f(fr) }
+			}
+		}
+		pos, msg := s.Pos, s.Msg
+		return func(fr *frame) {
+			vals := make([]any, len(args))
+			for i, a := range args {
+				vals[i] = a(fr)
+			}
+			panic(rtErrorf("%s: %s", pos, fmt.Sprintf(msg, vals...)))
 		}
 	}
-	return classOf(t)
+	panic(fmt.Sprintf("internal error: exec: statement %T", s))
 }
 
-func (c *compiler) bind(env *scope, b sdql.Binder, t sdql.Type) (*scope, varRef) {
-	ref := c.newSlot(classOf(t))
-	if b.Name == "_" {
-		return env, ref
+func (c *compiler) assign(v *lower.Var, op lower.AssignOp, x lower.Expr) stmt {
+	id := v.ID
+	switch v.Kind {
+	case lower.Real:
+		f := c.real(x)
+		if op == lower.AddTo {
+			return func(fr *frame) { fr.f[id] += f(fr) }
+		}
+		return func(fr *frame) { fr.f[id] = f(fr) }
+	case lower.Bool:
+		f := c.boolean(x)
+		if op == lower.AddTo {
+			return func(fr *frame) {
+				if f(fr) {
+					fr.i[id] = 1
+				}
+			}
+		}
+		return func(fr *frame) { fr.i[id] = b2i(f(fr)) }
 	}
-	return &scope{b.Name, ref, env}, ref
+	f := c.int(x)
+	if op == lower.AddTo {
+		return func(fr *frame) { fr.i[id] += f(fr) }
+	}
+	return func(fr *frame) { fr.i[id] = f(fr) }
 }
 
-func (c *compiler) ref(e *sdql.Ident, env *scope) varRef {
-	if r, ok := env.lookup(e.Name); ok {
-		return r
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	if r, ok := c.globals.lookup(e.Name); ok {
-		return r
+	return 0
+}
+
+// transpose runs a lower.Transpose: a counting sort of the level's
+// coordinates under the parents lo..hi-1 into its Temp arrays, which the
+// frame keeps from run to run.
+func (c *compiler) transpose(s *lower.Transpose) stmt {
+	lo, hi := c.int(s.Lo), c.int(s.Hi)
+	pa, ia := s.Pos.ID, s.Idx.ID
+	tp, tq, tat, n := s.TPos.ID, s.Parent.ID, s.At.ID, s.N.ID
+	name := s.Idx.Name
+	return func(fr *frame) {
+		pos, idx := fr.ia[pa], fr.ia[ia]
+		l, h := lo(fr), hi(fr)
+		if l < h && (l < 0 || h >= len(pos)) {
+			panic(rtErrorf("transpose: parents %d..%d out of range 0..%d of %s", l, h-1, len(pos)-2, name))
+		}
+		keys, count := 0, 0
+		for q := l; q < h; q++ {
+			for _, j := range idx[pos[q]:pos[q+1]] {
+				if j < 0 {
+					panic(rtErrorf("transpose: a coordinate of %s is negative (%d)", name, j))
+				}
+				keys = max(keys, j+1)
+			}
+			count += max(pos[q+1]-pos[q], 0)
+		}
+		fr.ia[tp] = resize(fr.ia[tp], keys+1)
+		tpos := fr.ia[tp]
+		clear(tpos)
+		for q := l; q < h; q++ {
+			for _, j := range idx[pos[q]:pos[q+1]] {
+				tpos[j+1]++
+			}
+		}
+		for j := 1; j <= keys; j++ {
+			tpos[j] += tpos[j-1]
+		}
+		fr.ia[tq], fr.ia[tat] = resize(fr.ia[tq], count), resize(fr.ia[tat], count)
+		par, at := fr.ia[tq], fr.ia[tat]
+		// fill with tpos[j] as j's cursor, then shift the starts back
+		for q := l; q < h; q++ {
+			for p := pos[q]; p < pos[q+1]; p++ {
+				j := idx[p]
+				t := tpos[j]
+				par[t], at[t] = q, p
+				tpos[j] = t + 1
+			}
+		}
+		copy(tpos[1:], tpos[:keys])
+		tpos[0] = 0
+		fr.i[n] = keys
 	}
-	c.fail(e, "undefined: %s", e.Name)
-	return varRef{}
+}
+
+func (c *compiler) forLevel(s *lower.ForLevel) stmt {
+	t, lv := s.T.ID, s.Level
+	parent := c.int(s.Parent)
+	key := s.Key.ID
+	pos := -1
+	if s.Pos != nil {
+		pos = s.Pos.ID
+	}
+	body := c.stmt(s.Body)
+	return func(fr *frame) {
+		rt := fr.t[t]
+		l := rt.levels[lv]
+		q := parent(fr)
+		switch l.kind {
+		case lower.Dense:
+			base := q * l.size
+			for k := 0; k < l.size; k++ {
+				if l.present == nil || l.present[base+k] {
+					fr.i[key] = k
+					if pos >= 0 {
+						fr.i[pos] = base + k
+					}
+					body(fr)
+				}
+			}
+		case lower.Sparse:
+			// the body may insert into this workspace: iterate a snapshot
+			// of its length
+			for n, i := len(l.list), 0; i < n; i++ {
+				k := l.list[i]
+				fr.i[key] = k
+				if pos >= 0 {
+					fr.i[pos] = k
+				}
+				body(fr)
+			}
+		default:
+			rt.children(lv, q, func(k, c int) bool {
+				fr.i[key] = k
+				if pos >= 0 {
+					fr.i[pos] = c
+				}
+				body(fr)
+				return true
+			})
+		}
+	}
+}
+
+func (c *compiler) store(s *lower.Store) stmt {
+	t := s.T.ID
+	pos := c.int(s.Pos)
+	if s.T.Leaf == lower.Bool {
+		x := c.boolean(s.X)
+		if s.Op == lower.Set {
+			return func(fr *frame) { fr.t[t].vals[pos(fr)] = float64(b2i(x(fr))) }
+		}
+		return func(fr *frame) {
+			if x(fr) {
+				fr.t[t].vals[pos(fr)] = 1
+			}
+		}
+	}
+	x := c.real(s.X)
+	if s.Op == lower.Set {
+		return func(fr *frame) { fr.t[t].vals[pos(fr)] = x(fr) }
+	}
+	return func(fr *frame) { fr.t[t].vals[pos(fr)] += x(fr) }
+}
+
+func (c *compiler) init(t *lower.Tensor) stmt {
+	id := t.ID
+	sizes := make([]iexpr, len(t.Levels))
+	for i, l := range t.Levels {
+		if l.Size != nil {
+			sizes[i] = c.int(l.Size)
+		}
+	}
+	return func(fr *frame) {
+		fr.sizes = fr.sizes[:0]
+		for _, s := range sizes {
+			n := 0
+			if s != nil {
+				n = s(fr)
+			}
+			fr.sizes = append(fr.sizes, n)
+		}
+		fr.t[id].bindPositions(fr.ia)
+		fr.t[id].reset(fr.sizes)
+	}
+}
+
+// ---- expressions
+
+func (c *compiler) real(e lower.Expr) fexpr {
+	if e.Kind() != lower.Real {
+		i := c.int(e)
+		return func(fr *frame) float64 { return float64(i(fr)) }
+	}
+	switch x := e.(type) {
+	case *lower.Const:
+		v := x.F
+		return func(*frame) float64 { return v }
+	case *lower.Ref:
+		id := x.V.ID
+		return func(fr *frame) float64 { return fr.f[id] }
+	case *lower.Load:
+		a := x.A.ID
+		if r, ok := x.Index.(*lower.Ref); ok {
+			id := r.V.ID
+			return func(fr *frame) float64 { return fr.fa[a][fr.i[id]] }
+		}
+		idx := c.int(x.Index)
+		return func(fr *frame) float64 { return fr.fa[a][idx(fr)] }
+	case *lower.Unary:
+		switch x.Op {
+		case lower.Neg:
+			f := c.real(x.X)
+			return func(fr *frame) float64 { return -f(fr) }
+		case lower.ToReal:
+			i := c.int(x.X)
+			return func(fr *frame) float64 { return float64(i(fr)) }
+		}
+	case *lower.Binary:
+		return c.realBinary(x)
+	case *lower.Call:
+		return c.call(x)
+	case *lower.Select:
+		cond, a, b := c.boolean(x.Cond), c.real(x.Then), c.real(x.Else)
+		return func(fr *frame) float64 {
+			if cond(fr) {
+				return a(fr)
+			}
+			return b(fr)
+		}
+	case *lower.ValAt:
+		t := x.T.ID
+		pos := c.int(x.Pos)
+		return func(fr *frame) float64 { return fr.t[t].vals[pos(fr)] }
+	}
+	panic(fmt.Sprintf("internal error: exec: real %s", lower.ExprString(e)))
+}
+
+func (c *compiler) realBinary(x *lower.Binary) fexpr {
+	a, b := c.real(x.X), c.real(x.Y)
+	// a constant or variable operand read directly
+	if k, ok := x.Y.(*lower.Const); ok {
+		v := k.F
+		switch x.Op {
+		case lower.Add:
+			return func(fr *frame) float64 { return a(fr) + v }
+		case lower.Sub:
+			return func(fr *frame) float64 { return a(fr) - v }
+		case lower.Mul:
+			return func(fr *frame) float64 { return a(fr) * v }
+		case lower.Div:
+			return func(fr *frame) float64 { return a(fr) / v }
+		}
+	}
+	if k, ok := x.X.(*lower.Const); ok {
+		v := k.F
+		switch x.Op {
+		case lower.Add:
+			return func(fr *frame) float64 { return v + b(fr) }
+		case lower.Sub:
+			return func(fr *frame) float64 { return v - b(fr) }
+		case lower.Mul:
+			return func(fr *frame) float64 { return v * b(fr) }
+		case lower.Div:
+			return func(fr *frame) float64 { return v / b(fr) }
+		}
+	}
+	switch x.Op {
+	case lower.Add:
+		return func(fr *frame) float64 { return a(fr) + b(fr) }
+	case lower.Sub:
+		return func(fr *frame) float64 { return a(fr) - b(fr) }
+	case lower.Mul:
+		return func(fr *frame) float64 { return a(fr) * b(fr) }
+	case lower.Div:
+		return func(fr *frame) float64 { return a(fr) / b(fr) }
+	}
+	panic(fmt.Sprintf("internal error: exec: real %s", lower.ExprString(x)))
+}
+
+func (c *compiler) call(x *lower.Call) fexpr {
+	args := make([]fexpr, len(x.Args))
+	for i, a := range x.Args {
+		args[i] = c.real(a)
+	}
+	op, ok := sdql.Ops[x.Fn]
+	switch {
+	case ok && len(args) == 1 && op.Fn != nil:
+		f, a := op.Fn, args[0]
+		switch x.Fn { // the common ones inlined
+		case "exp":
+			return func(fr *frame) float64 { return math.Exp(a(fr)) }
+		case "tanh":
+			return func(fr *frame) float64 { return math.Tanh(a(fr)) }
+		case "log":
+			return func(fr *frame) float64 { return math.Log(a(fr)) }
+		}
+		return func(fr *frame) float64 { return f(a(fr)) }
+	case ok && len(args) == 2 && op.Fn2 != nil:
+		f, a, b := op.Fn2, args[0], args[1]
+		return func(fr *frame) float64 { return f(a(fr), b(fr)) }
+	}
+	panic(fmt.Sprintf("internal error: exec: unknown function %s/%d", x.Fn, len(args)))
+}
+
+func (c *compiler) boolean(e lower.Expr) func(*frame) bool {
+	switch x := e.(type) {
+	case *lower.Const:
+		v := x.I != 0
+		return func(*frame) bool { return v }
+	case *lower.Unary:
+		if x.Op == lower.Not {
+			f := c.boolean(x.X)
+			return func(fr *frame) bool { return !f(fr) }
+		}
+	case *lower.Binary:
+		switch x.Op {
+		case lower.And:
+			a, b := c.boolean(x.X), c.boolean(x.Y)
+			return func(fr *frame) bool { return a(fr) && b(fr) }
+		case lower.Or:
+			a, b := c.boolean(x.X), c.boolean(x.Y)
+			return func(fr *frame) bool { return a(fr) || b(fr) }
+		case lower.Lt, lower.Le, lower.Eq, lower.Ne:
+			if x.X.Kind() == lower.Real || x.Y.Kind() == lower.Real {
+				return c.compareReal(x)
+			}
+			return c.compareInt(x)
+		}
+	}
+	i := c.int(e)
+	return func(fr *frame) bool { return i(fr) != 0 }
+}
+
+func (c *compiler) compareInt(x *lower.Binary) func(*frame) bool {
+	a, b := c.int(x.X), c.int(x.Y)
+	// a variable against a constant or variable: read the slots directly
+	ra, aok := x.X.(*lower.Ref)
+	if k, ok := x.Y.(*lower.Const); ok && aok {
+		id, v := ra.V.ID, k.I
+		switch x.Op {
+		case lower.Lt:
+			return func(fr *frame) bool { return fr.i[id] < v }
+		case lower.Le:
+			return func(fr *frame) bool { return fr.i[id] <= v }
+		case lower.Eq:
+			return func(fr *frame) bool { return fr.i[id] == v }
+		}
+	}
+	if k, ok := x.X.(*lower.Const); ok {
+		if rb, ok := x.Y.(*lower.Ref); ok {
+			v, id := k.I, rb.V.ID
+			switch x.Op {
+			case lower.Lt:
+				return func(fr *frame) bool { return v < fr.i[id] }
+			case lower.Le:
+				return func(fr *frame) bool { return v <= fr.i[id] }
+			}
+		}
+	}
+	if rb, ok := x.Y.(*lower.Ref); ok && aok {
+		ia, ib := ra.V.ID, rb.V.ID
+		switch x.Op {
+		case lower.Lt:
+			return func(fr *frame) bool { return fr.i[ia] < fr.i[ib] }
+		case lower.Le:
+			return func(fr *frame) bool { return fr.i[ia] <= fr.i[ib] }
+		}
+	}
+	switch x.Op {
+	case lower.Lt:
+		return func(fr *frame) bool { return a(fr) < b(fr) }
+	case lower.Le:
+		return func(fr *frame) bool { return a(fr) <= b(fr) }
+	case lower.Eq:
+		return func(fr *frame) bool { return a(fr) == b(fr) }
+	}
+	return func(fr *frame) bool { return a(fr) != b(fr) }
+}
+
+func (c *compiler) compareReal(x *lower.Binary) func(*frame) bool {
+	a, b := c.real(x.X), c.real(x.Y)
+	switch x.Op {
+	case lower.Lt:
+		return func(fr *frame) bool { return a(fr) < b(fr) }
+	case lower.Le:
+		return func(fr *frame) bool { return a(fr) <= b(fr) }
+	case lower.Eq:
+		return func(fr *frame) bool { return a(fr) == b(fr) }
+	}
+	return func(fr *frame) bool { return a(fr) != b(fr) }
+}
+
+func (c *compiler) int(e lower.Expr) iexpr {
+	switch x := e.(type) {
+	case *lower.Const:
+		v := x.I
+		return func(*frame) int { return v }
+	case *lower.Ref:
+		id := x.V.ID
+		return func(fr *frame) int { return fr.i[id] }
+	case *lower.Load:
+		a := x.A.ID
+		if r, ok := x.Index.(*lower.Ref); ok {
+			id := r.V.ID
+			return func(fr *frame) int { return fr.ia[a][fr.i[id]] }
+		}
+		if b, ok := x.Index.(*lower.Binary); ok && b.Op == lower.Add {
+			if r, ok := b.X.(*lower.Ref); ok {
+				if k, ok := b.Y.(*lower.Const); ok {
+					id, off := r.V.ID, k.I
+					return func(fr *frame) int { return fr.ia[a][fr.i[id]+off] }
+				}
+			}
+		}
+		idx := c.int(x.Index)
+		return func(fr *frame) int { return fr.ia[a][idx(fr)] }
+	case *lower.Len:
+		a := x.A.ID
+		if x.A.Kind == lower.Real {
+			return func(fr *frame) int { return len(fr.fa[a]) }
+		}
+		return func(fr *frame) int { return len(fr.ia[a]) }
+	case *lower.Unary:
+		if x.Op == lower.Neg {
+			f := c.int(x.X)
+			return func(fr *frame) int { return -f(fr) }
+		}
+		if x.Op == lower.Not {
+			f := c.boolean(x.X)
+			return func(fr *frame) int { return b2i(!f(fr)) }
+		}
+	case *lower.Binary:
+		switch x.Op {
+		case lower.Add, lower.Sub, lower.Mul:
+			a, b := c.int(x.X), c.int(x.Y)
+			if k, ok := x.Y.(*lower.Const); ok {
+				v := k.I
+				switch x.Op {
+				case lower.Add:
+					return func(fr *frame) int { return a(fr) + v }
+				case lower.Sub:
+					return func(fr *frame) int { return a(fr) - v }
+				}
+				return func(fr *frame) int { return a(fr) * v }
+			}
+			switch x.Op {
+			case lower.Add:
+				return func(fr *frame) int { return a(fr) + b(fr) }
+			case lower.Sub:
+				return func(fr *frame) int { return a(fr) - b(fr) }
+			}
+			return func(fr *frame) int { return a(fr) * b(fr) }
+		default:
+			f := c.boolean(x)
+			return func(fr *frame) int { return b2i(f(fr)) }
+		}
+	case *lower.Select:
+		cond, a, b := c.boolean(x.Cond), c.int(x.Then), c.int(x.Else)
+		return func(fr *frame) int {
+			if cond(fr) {
+				return a(fr)
+			}
+			return b(fr)
+		}
+	case *lower.ValAt:
+		t := x.T.ID
+		pos := c.int(x.Pos)
+		return func(fr *frame) int { return int(fr.t[t].vals[pos(fr)]) }
+	}
+	panic(fmt.Sprintf("internal error: exec: int %s", lower.ExprString(e)))
 }

@@ -2,136 +2,48 @@ package exec
 
 import "github.com/dolthub/swiss"
 
-// index maps the keys of a hashed dictionary to their positions in its
-// parallel key and value slices. The implementations are selected by
-// Options.Dict: "intmap" (open addressing on int keys, the default),
-// "map" (Go's built-in map, a Swiss table since Go 1.24) and "swiss"
-// (github.com/dolthub/swiss).
-type index interface {
-	get(k int) int // position, or -1
-	put(k, pos int)
+// hashIndex maps a (parent, key) pair of a hashed level to its child. The
+// default index, "intmap", is the level's own open addressing (tensor.go)
+// and needs no hashIndex; Options.Dict "map" selects Go's built-in map (a
+// Swiss table since Go 1.24) and "swiss" github.com/dolthub/swiss, kept
+// so the README's measurement comparing the three can be rerun.
+type hashIndex interface {
+	get(parent, key int) (int, bool)
+	put(parent, key, c int)
 	clear()
+	bytes() int64 // an estimate of the memory held
 }
 
-// newIndex returns an empty index of the named kind with room for n keys.
-func newIndex(kind string, n int) index {
+type pkey struct{ parent, key int }
+
+func newHashIndex(kind string) hashIndex {
 	switch kind {
 	case "map":
-		return &goMap{m: make(map[int]int32, n)}
+		return &goIndex{m: map[pkey]int32{}}
 	case "swiss":
-		return &swissMap{m: swiss.NewMap[int, int32](uint32(n))}
+		return &swissIndex{m: swiss.NewMap[pkey, int32](16)}
 	}
-	return newIntMap(n)
+	return nil
 }
 
-// goMap is the index over Go's built-in map.
-type goMap struct{ m map[int]int32 }
+// goIndex is the index over Go's built-in map.
+type goIndex struct{ m map[pkey]int32 }
 
-func (g *goMap) get(k int) int {
-	if p, ok := g.m[k]; ok {
-		return int(p)
-	}
-	return -1
+func (g *goIndex) get(parent, key int) (int, bool) {
+	c, ok := g.m[pkey{parent, key}]
+	return int(c), ok
 }
-func (g *goMap) put(k, pos int) { g.m[k] = int32(pos) }
-func (g *goMap) clear()         { clear(g.m) }
+func (g *goIndex) put(parent, key, c int) { g.m[pkey{parent, key}] = int32(c) }
+func (g *goIndex) clear()                 { clear(g.m) }
+func (g *goIndex) bytes() int64           { return 32 * int64(len(g.m)) }
 
-// swissMap is the index over github.com/dolthub/swiss.
-type swissMap struct{ m *swiss.Map[int, int32] }
+// swissIndex is the index over github.com/dolthub/swiss.
+type swissIndex struct{ m *swiss.Map[pkey, int32] }
 
-func (s *swissMap) get(k int) int {
-	if p, ok := s.m.Get(k); ok {
-		return int(p)
-	}
-	return -1
+func (s *swissIndex) get(parent, key int) (int, bool) {
+	c, ok := s.m.Get(pkey{parent, key})
+	return int(c), ok
 }
-func (s *swissMap) put(k, pos int) { s.m.Put(k, int32(pos)) }
-func (s *swissMap) clear()         { s.m.Clear() }
-
-// intMap is open addressing with linear probing on int keys: one slot of
-// key and position+1 (0 marks an empty slot), Fibonacci hashing.
-type intMap struct {
-	slots []imSlot
-	mask  int
-	shift uint
-	n     int
-}
-
-type imSlot struct {
-	k int
-	p int // position + 1; 0 = empty
-}
-
-func newIntMap(n int) *intMap {
-	size := 16
-	for size*3 < n*4 {
-		size *= 2
-	}
-	m := &intMap{}
-	m.alloc(size)
-	return m
-}
-
-func (m *intMap) alloc(size int) {
-	m.slots = make([]imSlot, size)
-	m.mask = size - 1
-	bits := uint(0)
-	for 1<<bits < size {
-		bits++
-	}
-	m.shift = 64 - bits
-	m.n = 0
-}
-
-func (m *intMap) hash(k int) int { return int((uint64(k) * 0x9E3779B97F4A7C15) >> m.shift) }
-
-func (m *intMap) get(k int) int {
-	h := m.hash(k)
-	for {
-		s := &m.slots[h]
-		if s.p == 0 {
-			return -1
-		}
-		if s.k == k {
-			return s.p - 1
-		}
-		h = (h + 1) & m.mask
-	}
-}
-
-func (m *intMap) put(k, pos int) {
-	if (m.n+1)*4 > len(m.slots)*3 {
-		old := m.slots
-		m.alloc(2 * len(old))
-		for _, s := range old {
-			if s.p != 0 {
-				m.insert(s.k, s.p)
-			}
-		}
-	}
-	m.insert(k, pos+1)
-}
-
-func (m *intMap) insert(k, p int) {
-	h := m.hash(k)
-	for {
-		s := &m.slots[h]
-		if s.p == 0 {
-			s.k, s.p = k, p
-			m.n++
-			return
-		}
-		if s.k == k {
-			s.p = p
-			return
-		}
-		h = (h + 1) & m.mask
-	}
-}
-
-func (m *intMap) clear() {
-	if m.n > 0 {
-		clear(m.slots)
-		m.n = 0
-	}
-}
+func (s *swissIndex) put(parent, key, c int) { s.m.Put(pkey{parent, key}, int32(c)) }
+func (s *swissIndex) clear()                 { s.m.Clear() }
+func (s *swissIndex) bytes() int64           { return 32 * int64(s.m.Capacity()) }

@@ -1,58 +1,60 @@
 package exec
 
 import (
-	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
 // Options configure Compile.
 type Options struct {
 	// Opt selects the optimization level of the paper's Fig. 16: "none"
-	// and "norm" (the program given is unnormalized or normalized; the
-	// kernel builds intermediate dictionaries and merges them, as before
-	// DPS) and "dps" (the default: singleton constructions are pushed into
-	// the innermost loops and write into the destination).
+	// and "norm" build every let-bound dictionary before reading it (as
+	// before destination passing); "dps" (the default) reads them in
+	// place where they are used and writes dictionary results straight
+	// into the destination.
 	Opt string
-	// Dict selects the hash index of hashed dictionaries: "intmap" (the
-	// default, open addressing on int keys), "map" (Go's built-in map) or
-	// "swiss" (github.com/dolthub/swiss).
+	// Dict selects the hash index of hashed levels (exec/index.go):
+	// "intmap" (the default, open addressing on int keys), "map" (Go's
+	// built-in map, a Swiss table since Go 1.24) or "swiss"
+	// (github.com/dolthub/swiss, archived upstream; kept for the README's
+	// measurement).
 	Dict string
-	// NoDense makes every built dictionary hashed (the paper's dictionary
-	// variant); by default dictionaries with small non-negative keys are
-	// arrays (sparse accumulators), and a result of known extent is dense.
+	// NoDense hashes every level of every dictionary the kernel builds
+	// (the paper's dictionary variant); by default lowering chooses dense
+	// arrays and sparse workspaces where the keys allow.
 	NoDense bool
-	// ResultShape gives the extents of the result's levels when known (the
-	// length of the vector a gradient is taken with respect to, ...); 0 or
-	// a missing entry means unknown. A known extent makes that level a
-	// dense array.
+	// ResultShape gives the extents of the result's levels when known (0
+	// or a missing entry: unknown). A known extent makes that level dense
+	// with every key present.
 	ResultShape []int
-	// Threads is the most goroutines a run may use. The whole-loop
-	// primitives split their loops across them (dense stores by range,
-	// scatter-adds into per-worker accumulators merged after, flat matrix
-	// results by blocks of rows balanced by entries); a program whose
-	// outermost loop they do not run has that loop, a sum over a range,
-	// split across workers with per-worker destinations merged by
-	// semi-ring + (parallel.go). Results equal the serial ones up to
-	// floating-point reassociation. Steps with little work run serially
-	// (team.go): Kernel.Threads tells what a run used. 0 or 1 runs
-	// serially.
+	// Formats gives the storage of each tensor input bound as its
+	// format's arrays (lower.Options.Formats): what lowering may assume of
+	// them, and what validation checks before a run.
+	Formats map[string]lower.Format
+	// Threads is the most goroutines a run may use; loops lowering marks
+	// parallel are split across them where they have enough work.
+	// Results equal the serial ones up to floating-point reassociation.
+	// 0 or 1 runs serially.
 	Threads int
-	// NoValidate skips the up-front checks of the format invariants the
-	// fast loops rely on (monotone pos arrays); bounds are still checked.
+	// NoValidate skips the checks of the inputs' format invariants the
+	// kernel relies on (monotone pos arrays, sorted coordinates); array
+	// bounds are still checked.
 	NoValidate bool
-	// NoFast disables the pattern-matched whole-loop primitives, leaving
-	// the general closure compiler (for tests and ablation).
+	// NoFast runs every loop as general closures, without the primitive
+	// rules' whole-loop implementations (for tests and ablation).
 	NoFast bool
-	// MemoryLimit bounds, in bytes, what one dictionary the kernel builds
-	// (the result or a workspace) may take: a dense level of known extent
-	// past it is an error before it is allocated, a dense level that would
-	// grow past it is hashed instead, and a hashed one growing past it
-	// stops the run with an error. 0: no limit.
+	// MemoryLimit bounds, in bytes, the storage of one tensor the kernel
+	// builds: a dense level of known extent past it is an error before it
+	// is allocated. 0: no limit.
 	MemoryLimit int64
 }
 
@@ -62,50 +64,65 @@ type Kernel struct {
 	prog   sdql.Expr
 	info   *sdql.Info
 	opts   Options
+	ir     *lower.Program
 	c      *compiler
+	top    stmt
 	result sdql.Type
-	// resultType describes a dictionary result (made at compile time:
-	// NewResult may be called by several goroutines at once)
-	resultType *dictType
-	top        func(fr *frame, r *Result)
-	par        *parallel
-	pool       sync.Pool
+	checks []check
+	frames sync.Pool
 	// lastThreads is the goroutines the most recent run used
 	lastThreads atomic.Int32
-	inputs      []inputSlot
-	checks      []check
-	nframes     int
-	segOnly     bool // the result is always a flat matrix (seg.go)
-	// noClear: the result is dense of extent ResultShape[0] and the
-	// program stores every key of its range, so prepare keeps the old
-	// values and top clears only the keys outside the range
-	noClear bool
 }
 
-// Compile compiles a physical SDQL program whose free variables have the
-// given types (physical arrays are {dense_int -> int} and {dense_int ->
-// real}, as sdql.TypeOfValue gives for the values of formats.Bind).
+// Compile lowers prog (its free variables typed by inputs) to the loop IR
+// and compiles that to a kernel.
 func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kernel, err error) {
 	info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: inputs, Strict: true})
 	if err != nil {
 		return nil, err
 	}
-	if !opts.NoFast {
-		if marked := markRangeKeys(prog); marked != prog {
-			if info, err = sdql.Check(marked, &sdql.CheckConfig{Inputs: inputs, Strict: true}); err != nil {
-				return nil, err
-			}
-			k, err = compileChecked(marked, info, opts)
-			if k != nil {
-				k.prog = prog
-			}
-			return k, err
-		}
+	if err := checkOptions(opts); err != nil {
+		return nil, err
 	}
-	return compileChecked(prog, info, opts)
+	p, err := Lower(prog, info, opts)
+	if err != nil {
+		return nil, err
+	}
+	return compileIR(prog, info, p, opts)
 }
 
-// CompileFor compiles prog for inputs like the given bindings.
+// Lower lowers a checked program to the loop IR as Compile does with
+// these options (what `nablasd plan` prints as the loops stage).
+func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
+	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
+		NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+}
+
+// CompileLowered compiles a program already lowered with Lower and the
+// same options (the program is checked again; p must be its lowering).
+func CompileLowered(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) (*Kernel, error) {
+	if err := checkOptions(opts); err != nil {
+		return nil, err
+	}
+	return compileIR(prog, info, p, opts)
+}
+
+func checkOptions(opts Options) error {
+	switch opts.Opt {
+	case "", "dps", "none", "norm":
+	default:
+		return fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
+	}
+	switch opts.Dict {
+	case "", "intmap", "map", "swiss":
+	default:
+		return fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
+	}
+	return nil
+}
+
+// CompileFor compiles prog for inputs like the given bindings (their
+// types from their values).
 func CompileFor(prog sdql.Expr, bindings map[string]sdql.Value, opts Options) (*Kernel, error) {
 	types := make(map[string]sdql.Type, len(bindings))
 	for n, v := range bindings {
@@ -114,145 +131,45 @@ func CompileFor(prog sdql.Expr, bindings map[string]sdql.Value, opts Options) (*
 	return Compile(prog, types, opts)
 }
 
-func compileChecked(prog sdql.Expr, info *sdql.Info, opts Options) (*Kernel, error) {
-	if opts.Threads <= 1 {
-		return compileWith(prog, info, opts, false)
-	}
-	// The whole-loop primitives split themselves across the workers, and
-	// beat the general loops split across workers by far: keep them when
-	// they run the outermost loop; else split that loop.
-	if !opts.NoFast {
-		k, err := compileWith(prog, info, opts, false)
-		if err != nil || k.segOnly || k.c.topFast {
-			return k, err
-		}
-	}
-	return compileWith(prog, info, opts, true)
-}
-
-// Threads is the number of goroutines the kernel's most recent run used
-// (1 before the first run). It depends on the input: a run uses up to
-// Options.Threads goroutines where a step has enough work to share
-// (team.go), else 1.
-func (k *Kernel) Threads() int {
-	return max(int(k.lastThreads.Load()), 1)
-}
-
-func compileWith(prog sdql.Expr, info *sdql.Info, opts Options, split bool) (k *Kernel, err error) {
-	switch opts.Opt {
-	case "", "dps", "none", "norm":
-	default:
-		return nil, fmt.Errorf("exec: unknown optimization level %q (want none, norm or dps)", opts.Opt)
-	}
-	switch opts.Dict {
-	case "", "intmap", "map", "swiss":
-	default:
-		return nil, fmt.Errorf("exec: unknown dictionary %q (want intmap, map or swiss)", opts.Dict)
-	}
-	c := &compiler{info: info, opts: opts, split: split, dps: opts.Opt == "" || opts.Opt == "dps", types: map[string]*dictType{}}
+func compileIR(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) (k *Kernel, err error) {
 	defer func() {
-		if p := recover(); p != nil {
-			ce, ok := p.(compileError)
+		if r := recover(); r != nil {
+			ce, ok := r.(compileError)
 			if !ok {
-				panic(p)
+				panic(r)
 			}
 			k, err = nil, ce.err
 		}
 	}()
-	for _, name := range sortedNames(info.Free) {
-		t := info.Free[name]
-		ref := c.newSlot(physClass(t))
-		in := inputSlot{name: name, t: t, ref: ref}
-		if dt, ok := t.(*sdql.DictType); ok && ref.cls == vDict {
-			in.dt = c.dictTypeOf(dt) // now: runs must not write c.types
-		}
-		c.inputs = append(c.inputs, in)
-		c.globals = &scope{name, ref, c.globals}
+	c := &compiler{p: p, opts: opts}
+	k = &Kernel{prog: prog, info: info, opts: opts, ir: p, c: c, result: info.Result}
+	k.top = c.stmt(p.Body)
+	if !opts.NoValidate {
+		k.checks = checksFor(p, opts.Formats)
 	}
-	k = &Kernel{prog: prog, info: info, opts: opts, c: c, result: info.Result}
-	if kindOf(info.Result) == kDict {
-		k.resultType = c.dictTypeOf(info.Result)
-	}
-	k.top = c.compileTop(prog, k)
-	k.inputs = c.inputs
-	k.checks = c.checks
+	k.frames.New = func() any { return c.newFrame() }
 	return k, nil
 }
 
-// compileTop compiles the whole program, writing into a Result.
-func (c *compiler) compileTop(e sdql.Expr, k *Kernel) func(*frame, *Result) {
-	switch kindOf(c.typeOf(e)) {
-	case kReal, kInt, kBool:
-		if c.split {
-			k.par = c.splitTop(e)
-		}
-		c.topSum = e
-		f := c.real(e, nil)
-		return func(fr *frame, r *Result) { r.scalar = f(fr) }
-	}
-	if f := c.segTop(e); f != nil {
-		k.segOnly = true
-		return f
-	}
-	if c.split {
-		k.par = c.splitTop(e)
-	}
-	c.topSum, c.topStore = e, underScalarLets(c, e)
-	into := c.into(e, nil, true)
-	if cs := c.overwrite; cs != nil && k.par == nil && len(c.opts.ResultShape) > 0 && c.opts.ResultShape[0] > 0 &&
-		sdql.Order(c.typeOf(e)) == 1 && !c.opts.NoDense {
-		k.noClear = true
-		return func(fr *frame, r *Result) {
-			if d := r.dict; d.mode == modeFull {
-				lo, hi := cs.bounds(fr)
-				n := len(d.f)
-				lo = min(max(lo, 0), n)
-				hi = min(max(hi, lo), n)
-				clear(d.f[:lo])
-				clear(d.f[hi:])
-			}
-			into(fr, r.dict, 1)
-		}
-	}
-	return func(fr *frame, r *Result) { into(fr, r.dict, 1) }
-}
+// compileError is raised (panicked) inside the compiler.
+type compileError struct{ err error }
 
-func (k *Kernel) newFrame() *frame { return k.c.newFrame() }
-
-func (c *compiler) newFrame() *frame {
-	fr := &frame{
-		f:  make([]float64, c.nf),
-		i:  make([]int, c.ni),
-		d:  make([]dv, c.nd),
-		ia: make([][]int, c.nia),
-		ra: make([][]float64, c.nra),
-	}
-	fr.scratch = make([]*hdict, len(c.scratch))
-	for i, t := range c.scratch {
-		d := newHDict(t)
-		d.initDense(0, false, true)
-		fr.scratch[i] = d
-	}
-	fr.hints = make([]int, c.nhints)
-	fr.jobs = make([]job, c.njobs)
-	return fr
-}
+// Program returns the kernel's loop IR (lower.Print prints it).
+func (k *Kernel) Program() *lower.Program { return k.ir }
 
 // Type returns the type of the kernel's result.
 func (k *Kernel) Type() sdql.Type { return k.result }
 
+// Threads is the number of goroutines the kernel's most recent run used
+// (1 before the first run).
+func (k *Kernel) Threads() int { return max(int(k.lastThreads.Load()), 1) }
+
 // NewResult returns an empty destination for the kernel's result, to be
 // filled (and refilled) by RunInto.
-func (k *Kernel) NewResult() *Result {
-	r := &Result{t: k.result, k: kindOf(k.result)}
-	if r.k == kDict {
-		r.dict = newHDict(k.resultType)
-	}
-	return r
-}
+func (k *Kernel) NewResult() *Result { return &Result{t: k.result, k: k} }
 
-// Run runs the kernel over the bindings (inputs by name: formats.Bind's
-// arrays and ints, scalars, logical dictionaries) into a new Result.
+// Run runs the kernel over bindings (every input by name) and returns a
+// new result.
 func (k *Kernel) Run(bindings map[string]sdql.Value) (*Result, error) {
 	r := k.NewResult()
 	if err := k.RunInto(r, bindings); err != nil {
@@ -261,197 +178,237 @@ func (k *Kernel) Run(bindings map[string]sdql.Value) (*Result, error) {
 	return r, nil
 }
 
-// RunInto runs the kernel into a destination made by NewResult, resetting
-// it first and reusing its storage: repeated runs do not allocate. Inputs
-// that violate their format (an index out of range, a pos array that is
-// not monotone) give an error, never a panic.
+// RunInto runs the kernel over bindings, writing into r (a result of this
+// kernel, refilled in place: its storage is reused).
 func (k *Kernel) RunInto(r *Result, bindings map[string]sdql.Value) (err error) {
-	fr, _ := k.pool.Get().(*frame)
-	if fr == nil {
-		fr = k.newFrame()
+	if r.k != k {
+		return fmt.Errorf("exec: a result of another kernel")
 	}
-	defer k.pool.Put(fr)
+	fr := r.fr
+	if fr == nil {
+		fr = k.frames.Get().(*frame)
+		r.fr = fr
+	}
 	if err := k.bind(fr, bindings); err != nil {
 		return err
 	}
-	if !k.opts.NoValidate {
-		if err := k.validate(fr); err != nil {
+	fr.validated = fr.validated[:0]
+	for _, ch := range k.checks {
+		if err := ch(fr); err != nil {
 			return err
 		}
-	} else {
-		k.trust(fr)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = panicError(p)
+			switch e := p.(type) {
+			case *rtError:
+				err = e
+			case runtime.Error:
+				if os.Getenv("EXEC_PANIC") != "" {
+					panic(p)
+				}
+				err = fmt.Errorf("exec: %v (an input breaks its format's invariants; run without --no-validate)", e)
+			default:
+				panic(p)
+			}
 		}
 	}()
 	fr.used = 1
-	defer func() { k.lastThreads.Store(int32(fr.used)) }()
-	k.prepare(r, fr)
-	if k.par != nil {
-		k.par.run(k, fr, r)
-		return nil
-	}
-	k.top(fr, r)
+	k.top(fr)
+	k.lastThreads.Store(int32(fr.used))
 	return nil
 }
 
-// panicError turns a panic inside a kernel into an error.
-func panicError(p any) error {
-	switch p := p.(type) {
-	case *rtError:
-		return p
-	case runtime.Error:
-		return fmt.Errorf("exec: input violates its format: %v", p)
-	case error:
-		return fmt.Errorf("exec: %w", p)
-	}
-	return fmt.Errorf("exec: %v", p)
-}
-
-// prepare resets the destination and sizes its levels.
-func (k *Kernel) prepare(r *Result, fr *frame) {
-	r.scalar = 0
-	r.seg = nil
-	if r.dict == nil || k.segOnly {
-		return
-	}
-	d := r.dict
-	n := 0
-	if len(k.opts.ResultShape) > 0 {
-		n = k.opts.ResultShape[0]
-	}
-	if n > 0 && k.noClear && d.mode == modeFull && len(d.f) == n {
-		// top stores or clears every key
-	} else if n > 0 {
-		d.initDense(n, true, false)
-	} else if !k.opts.NoDense {
-		if d.mode == modeDense && d.grow {
-			d.reset()
-		} else {
-			d.reset()
-			d.initDense(0, false, true)
-		}
-	} else {
-		d.reset()
-	}
-}
-
-// bind loads the inputs into the frame's slots.
-func (k *Kernel) bind(fr *frame, bindings map[string]sdql.Value) error {
-	for _, in := range k.inputs {
-		v, ok := bindings[in.name]
+// bind loads the bindings into the frame's slots.
+func (k *Kernel) bind(fr *frame, b map[string]sdql.Value) error {
+	for _, pa := range k.ir.Params {
+		v, ok := b[pa.Name]
 		if !ok {
-			return fmt.Errorf("exec: missing input %s", in.name)
+			return fmt.Errorf("exec: input %s is not bound", pa.Name)
 		}
-		s := in.ref.slot
-		switch in.ref.cls {
-		case vReal, vInt, vBool:
-			var x float64
-			switch v := v.(type) {
+		switch {
+		case pa.Var != nil:
+			id := pa.Var.ID
+			switch x := v.(type) {
 			case sdql.Real:
-				x = float64(v)
+				fr.f[id], fr.i[id] = float64(x), int(x)
 			case sdql.Int:
-				x = float64(v)
+				fr.f[id], fr.i[id] = float64(x), int(x)
 			case sdql.Bool:
-				if v {
-					x = 1
-				}
+				fr.i[id] = b2i(bool(x))
 			default:
-				return fmt.Errorf("exec: input %s: want a scalar, got %T", in.name, v)
+				return fmt.Errorf("exec: input %s: %T is not a scalar", pa.Name, v)
 			}
-			if in.ref.cls == vReal {
-				fr.f[s] = x
-			} else {
-				fr.i[s] = int(x)
-			}
-		case vIntArr:
-			switch v := v.(type) {
+		case pa.Array != nil:
+			switch x := v.(type) {
 			case sdql.IntArray:
-				fr.ia[s] = v
-			case sdql.Range:
-				a := make([]int, max(v.Hi-v.Lo, 0))
-				for i := range a {
-					a[i] = v.Lo + i
-				}
-				fr.ia[s] = a
+				fr.ia[pa.Array.ID] = x
+			case sdql.RealArray:
+				fr.fa[pa.Array.ID] = x
 			default:
-				return fmt.Errorf("exec: input %s: want an int array, got %T", in.name, v)
+				return fmt.Errorf("exec: input %s: %T is not an array", pa.Name, v)
 			}
-		case vRealArr:
-			a, ok := v.(sdql.RealArray)
+		case pa.Tensor != nil:
+			d, ok := v.(*sdql.Dict)
 			if !ok {
-				return fmt.Errorf("exec: input %s: want a real array, got %T", in.name, v)
+				return fmt.Errorf("exec: input %s: %T is not a dictionary", pa.Name, v)
 			}
-			fr.ra[s] = a
-		case vDict:
-			fr.d[s] = toDV(v, in.dt)
+			fillTensor(fr.t[pa.Tensor.ID], d)
 		}
 	}
 	return nil
 }
 
-// Result is a kernel's destination: a scalar or a dictionary (dense
-// arrays where the keys are a known dense range, hashed otherwise).
-type Result struct {
-	t      sdql.Type
-	k      kind
-	scalar float64
-	dict   *hdict
-	seg    *segResult // a flat matrix result (seg.go), used instead of dict
-	segb   *segResult
-	// par are the destinations of workers 1..n-1 of the general parallel
-	// path (parallel.go), kept for the next run
-	par []*Result
-}
-
-func (r *Result) segBuf() *segResult {
-	if r.segb == nil {
-		r.segb = &segResult{}
-	}
-	r.seg = r.segb
-	return r.seg
-}
-
-// Type returns the result's type.
-func (r *Result) Type() sdql.Type { return r.t }
-
-// Scalar returns a scalar result.
-func (r *Result) Scalar() float64 { return r.scalar }
-
-// Value returns the result as an sdql value (for printing and comparing
-// with sdql.Equal).
-func (r *Result) Value() sdql.Value {
-	switch r.k {
-	case kReal:
-		return sdql.Real(r.scalar)
-	case kInt:
-		return sdql.Int(int(r.scalar))
-	case kBool:
-		return sdql.Bool(r.scalar != 0)
-	}
-	if r.seg != nil {
-		return r.seg.value()
-	}
-	return toValue(r.dict)
-}
-
-var errNotTensor = errors.New("exec: the result is not a real tensor")
-
-// underScalarLets returns the body of e under the lets that bind only
-// scalars.
-func underScalarLets(c *compiler, e sdql.Expr) sdql.Expr {
-	for {
-		let, ok := e.(*sdql.LetExpr)
+// fillTensor loads a dictionary input into a hashed tensor, keys
+// ascending.
+func fillTensor(rt *tensor, d *sdql.Dict) {
+	rt.reset(make([]int, len(rt.levels)))
+	var walk func(lv, parent int, v sdql.Value)
+	walk = func(lv, parent int, v sdql.Value) {
+		dd, ok := v.(*sdql.Dict)
 		if !ok {
-			return e
+			return
 		}
-		for _, v := range let.Values {
-			if kindOf(c.typeOf(v)) == kDict {
-				return e
+		keys := dd.Keys()
+		sort.Ints(keys)
+		for _, key := range keys {
+			x, _ := dd.Get(key)
+			c := rt.insert(lv, parent, key)
+			if lv == len(rt.levels)-1 {
+				rt.vals[c] = scalarOf(x)
+			} else {
+				walk(lv+1, c, x)
 			}
 		}
-		e = let.Body
 	}
+	walk(0, 0, d)
+}
+
+func scalarOf(v sdql.Value) float64 {
+	switch x := v.(type) {
+	case sdql.Real:
+		return float64(x)
+	case sdql.Int:
+		return float64(x)
+	case sdql.Bool:
+		if x {
+			return 1
+		}
+	}
+	return 0
+}
+
+// check is a validation of an input before a run.
+type check func(fr *frame) error
+
+// checksFor validates the format invariants lowering relies on for each
+// input described by Formats: compressed levels' pos arrays start at 0,
+// grow monotonically and end at their idx array's length, and the
+// coordinates of the levels the program relies on the order of
+// (lower.Program.Ordered) ascend strictly within a parent. An array bound
+// under two names (a matrix multiplied by itself) is checked once a run.
+func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
+	arrays := map[string]*lower.Array{}
+	for _, a := range p.Arrays {
+		arrays[a.Name] = a
+	}
+	ordered := map[*lower.Array]bool{}
+	for _, a := range p.Ordered {
+		ordered[a] = true
+	}
+	vars := map[string]*lower.Var{}
+	for _, pa := range p.Params {
+		if pa.Var != nil {
+			vars[pa.Name] = pa.Var
+		}
+	}
+	var out []check
+	for _, name := range sortedNames(fs) {
+		f := fs[name]
+		ls, err := formats.Levels(f.Format, name, f.Order)
+		if err != nil {
+			continue
+		}
+		// a compressed level under a dense top level has one pos entry a
+		// row and one more
+		if len(ls) > 1 && ls[0].Kind == "dense" && ls[1].Kind == "compressed" {
+			if n, pos := vars[ls[0].Extent], arrays[ls[1].Pos]; n != nil && pos != nil {
+				top, lvl := ls[0], ls[1]
+				out = append(out, func(fr *frame) error {
+					if got, want := len(fr.ia[pos.ID]), fr.i[n.ID]+1; got != want {
+						return fmt.Errorf("exec: input %s: %s has %d entries, want %s + 1 = %d", top.Tensor, lvl.Pos, got, top.Extent, want)
+					}
+					return nil
+				})
+			}
+		}
+		for _, l := range ls {
+			if l.Kind != "compressed" || l.Pos == "" {
+				continue
+			}
+			pos, idx := arrays[l.Pos], arrays[l.Idx]
+			if pos == nil || idx == nil {
+				continue
+			}
+			l, asc := l, ordered[idx]
+			out = append(out, func(fr *frame) error {
+				ps, is := fr.ia[pos.ID], fr.ia[idx.ID]
+				if fr.checked(ps, is, asc) {
+					return nil
+				}
+				if len(ps) == 0 || ps[0] != 0 || ps[len(ps)-1] != len(is) {
+					return fmt.Errorf("exec: input %s: %s does not run from 0 to len(%s) = %d", l.Tensor, l.Pos, l.Idx, len(is))
+				}
+				for q := 1; q < len(ps); q++ {
+					if ps[q] < ps[q-1] {
+						return fmt.Errorf("exec: input %s: %s[%d] = %d < %s[%d] = %d: not monotone", l.Tensor, l.Pos, q, ps[q], l.Pos, q-1, ps[q-1])
+					}
+				}
+				if asc {
+					for q := 0; q+1 < len(ps); q++ {
+						seg := is[ps[q]:ps[q+1]]
+						for i := 1; i < len(seg); i++ {
+							if seg[i] <= seg[i-1] {
+								return fmt.Errorf("exec: input %s: %s is not strictly ascending in parent %d", l.Tensor, l.Idx, q)
+							}
+						}
+					}
+				}
+				fr.noteChecked(ps, is, asc)
+				return nil
+			})
+		}
+	}
+	return out
+}
+
+// checkedPair is a (pos, idx) pair validated in this run.
+type checkedPair struct {
+	pos, idx *int
+	np, ni   int
+	asc      bool
+}
+
+// checked reports whether this pair of arrays was validated already in
+// this run (as strictly as asc asks).
+func (fr *frame) checked(ps, is []int, asc bool) bool {
+	for _, c := range fr.validated {
+		if c.pos == unsafe.SliceData(ps) && c.np == len(ps) && c.idx == unsafe.SliceData(is) && c.ni == len(is) && (c.asc || !asc) {
+			return true
+		}
+	}
+	return false
+}
+
+func (fr *frame) noteChecked(ps, is []int, asc bool) {
+	fr.validated = append(fr.validated, checkedPair{unsafe.SliceData(ps), unsafe.SliceData(is), len(ps), len(is), asc})
+}
+
+func sortedNames[T any](m map[string]T) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -7,13 +7,12 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// hashedEntryBytes is the least a hashed dictionary takes per key: the key,
-// the value and the index's slot.
-const hashedEntryBytes = 32
+// Options.MemoryLimit bounds the Go heap a run may grow to. The tensors a
+// kernel builds check it when they are sized (a dense level of known
+// extent, before it is allocated) and when they grow: the heap's objects
+// now plus the bytes about to be allocated must fit, else the run stops
+// with an error naming both.
 
-// heapSample reads the Go heap's objects, the measure Options.MemoryLimit
-// bounds (the inputs, the destination, the workspaces, garbage not yet
-// collected).
 var heapSample = struct {
 	sync.Mutex
 	s []metrics.Sample
@@ -29,21 +28,19 @@ func heapBytes() float64 {
 	return float64(heapSample.s[0].Value.Uint64())
 }
 
-// checkGrowth stops a run (an rtError, recovered by RunInto) when a
-// dictionary about to take more bytes would take the heap past the limit.
-// what describes the dictionary.
-func checkGrowth(limit int64, more float64, what func() string) {
-	if limit <= 0 {
+// reserve stops the run when more bytes for this tensor would take the
+// heap past the limit.
+func (rt *tensor) reserve(more float64) {
+	if rt.limit <= 0 {
 		return
 	}
 	heap := heapBytes()
-	if more > float64(limit) || heap+more > float64(limit) {
-		panic(rtErrorf("%s: the run needs more than %s, over the memory limit of %s",
-			what(), sdql.FormatBytes(heap+more), sdql.FormatBytes(float64(limit))))
+	if more > float64(rt.limit) || heap+more > float64(rt.limit) {
+		what := "a dictionary the kernel builds"
+		if rt.t.Name == "out" {
+			what = "the result"
+		}
+		panic(rtErrorf("%s needs more than %s, over the memory limit of %s", what,
+			sdql.FormatBytes(heap+more), sdql.FormatBytes(float64(rt.limit))))
 	}
-}
-
-// fitsGrowth reports whether more bytes fit in the limit (no limit: true).
-func fitsGrowth(limit int64, more float64) bool {
-	return limit <= 0 || more <= float64(limit) && heapBytes()+more <= float64(limit)
 }

@@ -1,172 +1,312 @@
 package exec
 
 import (
-	"github.com/nablasd/nablasd/sdql"
+	"sync"
+
+	"github.com/nablasd/nablasd/lower"
 )
 
-// parallel runs the outermost loop of a program, a sum over a range, in
-// chunks on up to Options.Threads goroutines (the general path, for
-// programs whose outermost loop no whole-loop primitive runs), one chunk
-// per goroutine, each on its runner's frame (team.go). Chunk 0 writes
-// into the destination, chunk p > 0 into a destination of its own kept in
-// the Result, merged after by semi-ring addition in chunk order, so
-// results equal the serial ones up to floating-point reassociation. When
-// every iteration writes only its own key (the body is { i -> ... } with i
-// the range's value, under lets and ifs), the chunks' keys are disjoint:
-// a dense destination of known extent is then written by all chunks at
-// once (no merge), and otherwise the chunks' entries are moved into the
-// destination, not added (hdict.adopt); either way the loop is cut into
-// finer chunks, partsPerRunner per goroutine.
-type parallel struct {
-	lo, hi iexpr
-	// disjoint: each iteration writes only the key of its range value
-	disjoint bool
-	id       int // the job slot
+// Parallel loops. A loop lowering marks parallel (lower.MarkParallel:
+// its iterations only add into tensors and variables made before it)
+// runs, with Options.Threads > 1 and enough iterations, on up to Threads
+// goroutines: each takes a contiguous range of iterations and runs them
+// in its own frame, with its own, empty copies of the tensors the loop
+// adds into and zeroed copies of the variables it adds to; the other
+// tensors and variables it reads are the run's. After them, each worker's
+// copies are added into the run's, in worker order: the result equals the
+// serial one up to the order of floating-point additions (the same for a
+// given number of threads and input).
+
+// minParallel is the least work a loop is split for (its iterations,
+// plus the entries of the rows it reads, see work); below it the
+// goroutines cost more than they save.
+var minParallel = 8192
+
+// parallelFor compiles a marked loop to run on several workers: the loop
+// is compiled once over a chunk whose bounds the worker sets.
+func (c *compiler) parallelFor(s *lower.For) stmt {
+	serial := c.serialFor(s)
+	lo, hi := c.int(s.Lo), c.int(s.Hi)
+	clo, chi := c.extraVar(), c.extraVar()
+	chunkVarLo := &lower.Var{Name: s.V.Name + "_lo", Kind: lower.Int, ID: clo}
+	chunkVarHi := &lower.Var{Name: s.V.Name + "_hi", Kind: lower.Int, ID: chi}
+	chunk := c.serialFor(&lower.For{V: s.V, Lo: &lower.Ref{V: chunkVarLo}, Hi: &lower.Ref{V: chunkVarHi}, Body: s.Body})
+	par := s.Par
+	threads := c.opts.Threads
+	seg := segmentOf(s)
+	return func(fr *frame) {
+		l, h := lo(fr), hi(fr)
+		n := h - l
+		if n < 2 || fr.worker {
+			serial(fr)
+			return
+		}
+		// the work: iterations, and the entries of the rows they read
+		var pos []int
+		work := n
+		if seg != nil {
+			pos = fr.ia[seg.ID]
+			if l >= 0 && h < len(pos) {
+				work += pos[h] - pos[l]
+			} else {
+				pos = nil
+			}
+		}
+		w := min(threads, work/(minParallel/2), n)
+		if work < minParallel || w < 2 {
+			serial(fr)
+			return
+		}
+		workers := fr.workers(c, w)
+		var wg sync.WaitGroup
+		for i, wf := range workers {
+			wf.copyFrom(fr, par)
+			wf.i[clo], wf.i[chi] = split(l, h, i, w, pos), split(l, h, i+1, w, pos)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if p := recover(); p != nil {
+						wf.panicked = p
+					}
+				}()
+				chunk(wf)
+			}()
+		}
+		wg.Wait()
+		for _, wf := range workers {
+			if wf.panicked != nil {
+				p := wf.panicked
+				wf.panicked = nil
+				panic(p)
+			}
+		}
+		for _, wf := range workers {
+			fr.merge(wf, par)
+		}
+		fr.used = max(fr.used, w)
+	}
 }
 
-// splitTop finds the outermost range loop that can be split: the program
-// itself must be a sum over a range whose bounds use only inputs.
-func (c *compiler) splitTop(e sdql.Expr) *parallel {
-	s, ok := e.(*sdql.SumExpr)
+// split is the first iteration of worker i of w over l..h-1: equal
+// shares of iterations, or of a pos array's entries when the loop reads
+// rows (balanced by their lengths).
+func split(l, h, i, w int, pos []int) int {
+	if i == w {
+		return h
+	}
+	if pos == nil {
+		return l + (h-l)*i/w
+	}
+	target := pos[l] + (pos[h]-pos[l])*i/w
+	lo, hi := l, h
+	for lo < hi { // the first iteration whose row starts at or past target
+		m := int(uint(lo+hi) >> 1)
+		if pos[m] < target {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// segmentOf finds a row the loop reads: an inner loop over
+// P[i]..P[i+1] with i the loop's variable; P is the pos array whose
+// entries measure the loop's work.
+func segmentOf(s *lower.For) *lower.Array {
+	var found *lower.Array
+	var walk func(st lower.Stmt)
+	walk = func(st lower.Stmt) {
+		if found != nil {
+			return
+		}
+		switch x := st.(type) {
+		case *lower.Block:
+			for _, y := range x.List {
+				walk(y)
+			}
+		case *lower.If:
+			walk(x.Then)
+			walk(x.Else)
+		case *lower.Let:
+			// lo := P[i] and hi := P[i + 1] are hoisted into variables
+		case *lower.For:
+			lo, hi := derefLoad(s, x.Lo), derefLoad(s, x.Hi)
+			if lo != nil && hi != nil && lo.A == hi.A && isRef(lo.Index, s.V) {
+				if b, ok := hi.Index.(*lower.Binary); ok && b.Op == lower.Add && isRef(b.X, s.V) && isOne(b.Y) {
+					found = lo.A
+					return
+				}
+			}
+			walk(x.Body)
+		}
+	}
+	walk(s.Body)
+	return found
+}
+
+// derefLoad is the load e is, or the load a variable e reads was set to
+// by a let of the loop's body.
+func derefLoad(s *lower.For, e lower.Expr) *lower.Load {
+	if ld, ok := e.(*lower.Load); ok {
+		return ld
+	}
+	r, ok := e.(*lower.Ref)
 	if !ok {
 		return nil
 	}
-	rng, ok := s.Src.(*sdql.RangeExpr)
-	if !ok {
-		return nil
-	}
-	c.splitRange = rng
-	p := &parallel{lo: c.int(rng.Lo, nil), hi: c.int(rng.Hi, nil), id: c.newJob()}
-	p.disjoint = s.Val.Name != "_" && s.Key.Name != s.Val.Name && ownKey(s.Body, s.Val.Name)
-	return p
+	var found *lower.Load
+	lower.WalkStmts(s.Body, func(st lower.Stmt) {
+		if let, ok := st.(*lower.Let); ok && let.V == r.V {
+			found, _ = let.X.(*lower.Load)
+		}
+	})
+	return found
 }
 
-// ownKey reports whether every entry e writes has the key i.
-func ownKey(e sdql.Expr, i string) bool {
-	switch x := e.(type) {
-	case *sdql.DictExpr:
-		for _, en := range x.Entries {
-			if identName(en.Key) != i {
-				return false
-			}
-		}
-		return true
-	case *sdql.LetExpr:
-		for _, n := range x.Names {
-			if n.Name == i {
-				return false
-			}
-		}
-		return ownKey(x.Body, i)
-	case *sdql.IfExpr:
-		return ownKey(x.Then, i) && (x.Else == nil || ownKey(x.Else, i))
-	}
-	return false
+func isOne(e lower.Expr) bool {
+	c, ok := e.(*lower.Const)
+	return ok && c.K == lower.Int && c.I == 1
 }
 
-// rangeBounds compiles the bounds of a range source; the split range reads
-// the worker's chunk from the frame.
-func (c *compiler) rangeBounds(src *sdql.RangeExpr, env *scope) (iexpr, iexpr) {
-	lo, hi := c.int(src.Lo, env), c.int(src.Hi, env)
-	if src != c.splitRange {
-		return lo, hi
-	}
-	return func(fr *frame) int {
-			if fr.split {
-				return fr.splitLo
-			}
-			return lo(fr)
-		}, func(fr *frame) int {
-			if fr.split {
-				return fr.splitHi
-			}
-			return hi(fr)
-		}
+// serialFor compiles a loop without its parallel mark.
+func (c *compiler) serialFor(s *lower.For) stmt {
+	cp := *s
+	cp.Par = nil
+	return c.stmt(&cp)
 }
 
-// splitJob is the parallel step of the general path.
-type splitJob struct {
-	k      *Kernel
-	r      *Result
-	direct bool // every chunk writes into r
+// extraVar allocates a frame slot beyond the program's variables.
+func (c *compiler) extraVar() int {
+	c.extra++
+	return len(c.p.Vars) + c.extra - 1
 }
 
-func (j *splitJob) part(t *team, r, p int) {
-	fr := t.frame(r)
-	fr.split, fr.splitLo, fr.splitHi = true, t.cuts[p], t.cuts[p+1]
-	res := j.r
-	if p > 0 && !j.direct {
-		res = j.r.par[p]
-		j.k.prepare(res, fr)
+// workers returns w worker frames of the run's pool.
+func (fr *frame) workers(c *compiler, w int) []*frame {
+	for len(fr.pool) < w {
+		wf := c.newFrame()
+		wf.worker = true
+		fr.pool = append(fr.pool, wf)
 	}
-	j.k.top(fr, res)
+	return fr.pool[:w]
 }
 
-// run runs the kernel's top with the outermost loop split.
-func (p *parallel) run(k *Kernel, fr *frame, r *Result) {
-	lo, hi := p.lo(fr), p.hi(fr)
-	c := k.c
-	n := c.workers(fr, hi-lo, minSplitIterations)
-	if n <= 1 {
-		k.top(fr, r)
-		return
+// copyFrom prepares a worker frame for a parallel loop: the run's scalars,
+// arrays and tensors, but empty tensors and zero variables where the loop
+// adds.
+func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
+	copy(wf.i, fr.i)
+	copy(wf.f, fr.f)
+	copy(wf.ia, fr.ia)
+	copy(wf.fa, fr.fa)
+	for id := range wf.t {
+		wf.t[id] = fr.t[id]
 	}
-	t := c.teamOf(fr)
-	t.syncFrames(n)
-	j := jobAt[splitJob](fr, p.id)
-	j.k, j.r = k, r
-	j.direct = p.disjoint && r.dict != nil && r.dict.mode == modeFull
-	// parts of their own destinations cost a merge each, unless their
-	// entries are moved (disjoint keys): then finer parts balance better
-	parts := n
-	if p.disjoint {
-		parts = min(partsPerRunner*n, hi-lo)
-	}
-	t.evenCuts(parts, lo, hi)
-	if !j.direct {
-		for len(r.par) < parts {
-			r.par = append(r.par, nil)
+	for _, t := range par.Tensors {
+		own := wf.own[t.ID]
+		if own == nil {
+			own = newTensor(t, fr.t[t.ID].dict)
+			wf.own[t.ID] = own
 		}
-		for q := 1; q < parts; q++ {
-			if r.par[q] == nil {
-				r.par[q] = k.NewResult()
+		main := fr.t[t.ID]
+		sizes := make([]int, len(main.levels))
+		for i, l := range main.levels {
+			if l.kind == lower.Dense || l.kind == lower.Sparse {
+				sizes[i] = l.size
 			}
 		}
+		own.limit = main.limit
+		for i, l := range main.levels {
+			own.levels[i].pos, own.levels[i].idx = l.pos, l.idx
+		}
+		own.reset(sizes)
+		wf.t[t.ID] = own
 	}
-	defer func() { fr.split = false }()
-	c.fork(fr, n, parts, j)
-	if j.direct {
-		return
+	for _, t := range par.Private {
+		if wf.own[t.ID] == nil {
+			wf.own[t.ID] = newTensor(t, fr.t[t.ID].dict)
+			wf.own[t.ID].limit = fr.t[t.ID].limit
+		}
+		wf.t[t.ID] = wf.own[t.ID]
 	}
-	for _, rp := range r.par[1:parts] {
-		r.scalar += rp.scalar
-		switch {
-		case r.dict == nil:
-		case p.disjoint:
-			r.dict.adopt(rp.dict)
+	for _, v := range par.Reduce {
+		wf.i[v.ID], wf.f[v.ID] = 0, 0
+	}
+}
+
+// merge adds a worker's tensors and variables into the run's.
+func (fr *frame) merge(wf *frame, par *lower.Par) {
+	for _, t := range par.Tensors {
+		fr.t[t.ID].add(wf.t[t.ID])
+	}
+	for _, v := range par.Reduce {
+		switch v.Kind {
+		case lower.Real:
+			fr.f[v.ID] += wf.f[v.ID]
+		case lower.Bool:
+			if wf.i[v.ID] != 0 {
+				fr.i[v.ID] = 1
+			}
 		default:
-			r.dict.addDict(rp.dict, 1)
+			fr.i[v.ID] += wf.i[v.ID]
 		}
 	}
 }
 
-// adopt moves the entries of src, whose keys d does not hold, into d:
-// a child dictionary changes places with d's (empty) one, so both keep
-// their storage for the next run.
-func (d *hdict) adopt(src *hdict) {
-	if src.t.isLeaf() {
-		d.addDict(src, 1)
+// add adds every entry of src (a tensor of the same levels) into rt.
+func (rt *tensor) add(src *tensor) {
+	l0 := src.levels[0]
+	if len(src.levels) == 1 && l0.kind == lower.Dense && rt.levels[0].kind == lower.Dense {
+		// dense vectors: element by element
+		dst := rt.levels[0]
+		if l0.size > dst.size {
+			rt.growDense(0, l0.size)
+			dst = rt.levels[0]
+		}
+		for k := 0; k < l0.size; k++ {
+			if l0.present == nil || l0.present[k] {
+				if dst.present != nil {
+					dst.present[k] = true
+				}
+				rt.addLeaf(k, src.vals[k])
+			}
+		}
 		return
 	}
-	for i, n := 0, src.Len(); i < n; i++ {
-		k, p := src.entry(i)
-		d.child(k)
-		q := k
-		if d.mode == modeHash {
-			q = d.find(k)
-		}
-		if src.d[p] != nil {
-			d.d[q], src.d[p] = src.d[p], d.d[q]
-		}
+	var walk func(lv, sp, dp int)
+	walk = func(lv, sp, dp int) {
+		src.children(lv, sp, func(key, c int) bool {
+			var d int
+			if rt.levels[lv].kind == lower.Positions {
+				d = rt.insertAt(lv, c) // the same input positions
+			} else {
+				d = rt.insert(lv, dp, key)
+			}
+			if lv == len(src.levels)-1 {
+				rt.addLeaf(d, src.vals[c])
+			} else {
+				walk(lv+1, c, d)
+			}
+			return true
+		})
 	}
+	walk(0, 0, 0)
+}
+
+// addLeaf adds v at leaf position c by the leaves' semi-ring.
+func (rt *tensor) addLeaf(c int, v float64) {
+	if rt.t.Leaf == lower.Bool {
+		if v != 0 {
+			rt.vals[c] = 1
+		}
+		return
+	}
+	rt.vals[c] += v
+}
+
+func isRef(e lower.Expr, v *lower.Var) bool {
+	r, ok := e.(*lower.Ref)
+	return ok && r.V == v
 }

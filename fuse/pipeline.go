@@ -172,6 +172,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			rc.Dims = cfg.Dims
 			out, rep := Saturate(prog, saturationRules(cfg.rules()), cfg.Inputs, dense, cfg.Stats, rc)
 			res.Reports = append(res.Reports, rep)
+			res.noteTimeLimit(rep)
 			for k, v := range rep.Fired {
 				res.Fired[k] += v
 			}
@@ -201,6 +202,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 				rc.Disabled = cfg.Disabled
 				out, rep := Saturate(prog, saturationRules(cfg.rules()), phys, nil, cfg.PhysStats, rc)
 				res.Reports = append(res.Reports, rep)
+				res.noteTimeLimit(rep)
 				for k, v := range rep.Fired {
 					res.Fired[k] += v
 				}
@@ -217,6 +219,14 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	res.Program = prog
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// noteTimeLimit warns when a saturation stopped on its time limit (the
+// plan then depends on the machine and its load).
+func (r *Result) noteTimeLimit(rep *Report) {
+	if rep.Stop == StopTimeLimit {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("equality saturation stopped on its time limit after %d iterations (%d e-nodes): the plan may differ from run to run; raise RunnerConfig.TimeLimit or lower IterLimit or NodeLimit", rep.Iterations, rep.Nodes))
+	}
 }
 
 // Plan prints every stage, each introduced by "-- stage: NAME", followed by

@@ -23,9 +23,16 @@ const (
 
 // RunnerConfig bounds equality saturation.
 type RunnerConfig struct {
-	IterLimit  int           // iterations (0: 30)
-	NodeLimit  int           // e-nodes (0: 20,000)
-	TimeLimit  time.Duration // wall time (0: 40ms, so that two runs fit in 100ms)
+	// IterLimit and NodeLimit stop saturation deterministically: the
+	// same program gives the same plan on any machine under any load. On
+	// the paper's kernels and the workloads the cheapest program is found
+	// within 5 iterations; later ones only add commuted variants.
+	IterLimit int // iterations (0: 10)
+	NodeLimit int // e-nodes (0: 4,000)
+	// TimeLimit is a safety net against a run the limits above let grow
+	// too long; stopping on it makes the plan depend on the machine, and
+	// Optimize reports it as a warning.
+	TimeLimit  time.Duration // wall time (0: 2s)
 	MatchLimit int           // matches of one rule per iteration before it is banned (0: 250)
 	BanLength  int           // iterations a banned rule sits out, doubled per ban (0: 2)
 	Disabled   map[string]bool
@@ -38,13 +45,13 @@ type RunnerConfig struct {
 
 func (c RunnerConfig) withDefaults() RunnerConfig {
 	if c.IterLimit == 0 {
-		c.IterLimit = 30
+		c.IterLimit = 10
 	}
 	if c.NodeLimit == 0 {
-		c.NodeLimit = 20000
+		c.NodeLimit = 4000
 	}
 	if c.TimeLimit == 0 {
-		c.TimeLimit = 40 * time.Millisecond
+		c.TimeLimit = 2 * time.Second
 	}
 	if c.MatchLimit == 0 {
 		c.MatchLimit = 250

@@ -7,7 +7,7 @@ import (
 
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
-	"github.com/nablasd/nablasd/exec"
+	exec "github.com/nablasd/nablasd/internal/legacyexec"
 )
 
 // cmdGen: nablasd gen (-f FILE | -e TEXT) [--wrt NAME] --in ... [--out FILE]

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/internal/gorun"
+	exec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/sdql"
 )
 

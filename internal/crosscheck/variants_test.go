@@ -9,6 +9,7 @@ import (
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/internal/gorun"
+	"github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -203,7 +204,7 @@ func (j *job) run(goName string) ([]outcome, *gorun.Case) {
 		}
 		outs = append(outs, outcome{"--opt " + opt + " --exec compiled", v, err})
 		if opt == "full" && goName != "" {
-			k, err := exec.GenerateGoKernel(e, nil, vals, goName, exec.GoOptions{Package: "main"})
+			k, err := legacyexec.GenerateGoKernel(e, nil, vals, goName, legacyexec.GoOptions{Package: "main"})
 			if err != nil {
 				outs = append(outs, outcome{"generated Go", nil, fmt.Errorf("generating: %v", err)})
 			} else {

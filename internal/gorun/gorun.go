@@ -30,7 +30,7 @@ import (
 	"strconv"
 	"strings"
 
-	nexec "github.com/nablasd/nablasd/exec"
+	nexec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/sdql"
 )
 

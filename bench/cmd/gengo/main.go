@@ -15,7 +15,7 @@ import (
 
 	"github.com/nablasd/nablasd/bench"
 	"github.com/nablasd/nablasd/datasets"
-	"github.com/nablasd/nablasd/exec"
+	exec "github.com/nablasd/nablasd/internal/legacyexec"
 	"github.com/nablasd/nablasd/sdql"
 )
 

@@ -1,0 +1,1351 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// vstmt runs a statement over a batch of lanes.
+type vstmt func(fr *frame, cx *vctx)
+
+// Column-producing expressions: uniform ones are scalar closures (the
+// same in every lane), the others write the lanes' values into a buffer
+// of the frame and return it.
+type (
+	fcol func(fr *frame, cx *vctx) []float64
+	icol func(fr *frame, cx *vctx) []int
+	bcol func(fr *frame, cx *vctx) []bool
+)
+
+// compileNest compiles a columnar loop nest rooted at s (a For or a
+// ForLevel, eligibleNest): the nest runs below a level 0 of one lane, the
+// scalar code around it, so that s is an inner loop like any other (its
+// iterations flattened into batches, or a fused loop).
+func (c *compiler) compileNest(s lower.Stmt) stmt {
+	id := len(c.regions)
+	rg := &region{c: c, id: id, level: map[*lower.Var]int{}, icol: map[*lower.Var]int{}, fcol: map[*lower.Var]int{},
+		loopVar: map[int]*lower.Var{}}
+	c.regions = append(c.regions, rg)
+	rg.spare = rg.newI()
+	body := rg.stmt(s, 0)
+	return func(fr *frame) {
+		cb := fr.region(id, rg)
+		cx := &cb.ctx[0]
+		cx.n, cx.base = 1, -1
+		body(fr, cx)
+	}
+}
+
+// regionBufs are a frame's buffers for one columnar nest.
+type regionBufs struct {
+	colbufs
+	ctx []vctx // one batch per level
+}
+
+// region returns the frame's buffers of region id, allocating them on
+// first use.
+func (fr *frame) region(id int, rg *region) *regionBufs {
+	for len(fr.regions) <= id {
+		fr.regions = append(fr.regions, nil)
+	}
+	cb := fr.regions[id]
+	if cb == nil {
+		cb = &regionBufs{}
+		cb.i = make([][]int, rg.nibuf)
+		for k := range cb.i {
+			cb.i[k] = make([]int, batch)
+		}
+		cb.f = make([][]float64, rg.nfbuf)
+		for k := range cb.f {
+			cb.f[k] = make([]float64, batch)
+		}
+		cb.b = make([][]bool, rg.nbbuf)
+		for k := range cb.b {
+			cb.b[k] = make([]bool, batch)
+		}
+		cb.u = make([][]int32, rg.nubuf)
+		for k := range cb.u {
+			cb.u[k] = make([]int32, batch)
+		}
+		cb.ctx = make([]vctx, rg.maxLevel+1)
+		for l := range cb.ctx {
+			cb.ctx[l].level = l
+			cb.ctx[l].anc = make([][]int32, l+1)
+			for d := 0; d < l; d++ {
+				cb.ctx[l].anc[d] = make([]int32, batch)
+			}
+		}
+		fr.regions[id] = cb
+	}
+	return cb
+}
+
+// child prepares the batch of level l+1 below cx: its lane maps to every
+// level above, from up (the parent lane of each of its n lanes).
+func (cb *regionBufs) child(cx *vctx, up []int32, n int) *vctx {
+	ch := &cb.ctx[cx.level+1]
+	ch.n, ch.base = n, -1
+	copy(ch.anc[cx.level][:n], up[:n])
+	for d := 0; d < cx.level; d++ {
+		src, dst := cx.anc[d], ch.anc[d][:n]
+		for k := range dst {
+			dst[k] = src[up[k]]
+		}
+	}
+	return ch
+}
+
+func (rg *region) note(l int) {
+	if l > rg.maxLevel {
+		rg.maxLevel = l
+	}
+}
+
+// inRegion reports whether the expression reads a variable of the nest.
+func (rg *region) varies(e lower.Expr) bool {
+	varies := false
+	lower.WalkExpr(e, func(x lower.Expr) {
+		if r, ok := x.(*lower.Ref); ok {
+			if _, in := rg.level[r.V]; in {
+				varies = true
+			}
+		}
+	})
+	return varies
+}
+
+func (rg *region) define(v *lower.Var, l int) {
+	rg.level[v] = l
+	rg.note(l)
+	if v.Kind == lower.Real {
+		rg.fcol[v] = rg.newF()
+	} else {
+		rg.icol[v] = rg.newI()
+	}
+}
+
+// ---- statements
+
+func (rg *region) stmt(s lower.Stmt, l int) vstmt {
+	rg.note(l)
+	switch s := s.(type) {
+	case nil:
+		return func(*frame, *vctx) {}
+	case *lower.Block:
+		fs := make([]vstmt, 0, len(s.List))
+		for _, x := range s.List {
+			fs = append(fs, rg.stmt(x, l))
+		}
+		return func(fr *frame, cx *vctx) {
+			for _, f := range fs {
+				f(fr, cx)
+			}
+		}
+	case *lower.Let:
+		rg.define(s.V, l)
+		return rg.assign(s.V, lower.Set, s.X, l)
+	case *lower.Assign:
+		return rg.assign(s.V, s.Op, s.X, l)
+	case *lower.If:
+		return rg.ifStmt(s, l)
+	case *lower.For:
+		return rg.forStmt(s, l)
+	case *lower.ForLevel:
+		return rg.forLevel(s, l)
+	case *lower.Search:
+		return rg.search(s, l)
+	case *lower.Insert:
+		return rg.insert(s, l)
+	case *lower.Locate:
+		return rg.locate(s, l)
+	case *lower.Store:
+		return rg.store(s, l)
+	case *lower.Fail:
+		f := rg.c.stmt(s)
+		return func(fr *frame, cx *vctx) {
+			if cx.n > 0 {
+				f(fr) // the arguments of the first failing lane are not kept
+			}
+		}
+	}
+	panic(fmt.Sprintf("internal error: exec: columnar %T", s))
+}
+
+// ---- buffers
+
+func (rg *region) fbuf(fr *frame, slot, n int) []float64 { return fr.regions[rg.id].f[slot][:n] }
+func (rg *region) ibuf(fr *frame, slot, n int) []int     { return fr.regions[rg.id].i[slot][:n] }
+func (rg *region) bbuf(fr *frame, slot, n int) []bool    { return fr.regions[rg.id].b[slot][:n] }
+
+// readF is the column of a real variable in a batch of level l: its own
+// column at its level, or gathered from there through the lane map.
+func (rg *region) readF(v *lower.Var, l int) fcol {
+	d, slot := rg.level[v], rg.fcol[v]
+	if d == l {
+		return func(fr *frame, cx *vctx) []float64 { return rg.fbuf(fr, slot, cx.n) }
+	}
+	out := rg.newF()
+	return func(fr *frame, cx *vctx) []float64 {
+		src := fr.regions[rg.id].f[slot]
+		dst := rg.fbuf(fr, out, cx.n)
+		for k, a := range cx.anc[d][:cx.n] {
+			dst[k] = src[a]
+		}
+		return dst
+	}
+}
+
+func (rg *region) readI(v *lower.Var, l int) icol {
+	d, slot := rg.level[v], rg.icol[v]
+	if d == l {
+		return func(fr *frame, cx *vctx) []int { return rg.ibuf(fr, slot, cx.n) }
+	}
+	out := rg.newI()
+	return func(fr *frame, cx *vctx) []int {
+		src := fr.regions[rg.id].i[slot]
+		dst := rg.ibuf(fr, out, cx.n)
+		for k, a := range cx.anc[d][:cx.n] {
+			dst[k] = src[a]
+		}
+		return dst
+	}
+}
+
+// ---- assignments
+
+// assign sets or adds to a variable: its own column, an ancestor level's
+// column through the lane map (a segmented reduction), or an outer
+// variable (a reduction over the lanes, in order).
+func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) vstmt {
+	d, inner := rg.level[v]
+	if !inner {
+		return rg.reduceOuter(v, x, l)
+	}
+	if v.Kind == lower.Real {
+		slot := rg.fcol[v]
+		uf, cf := rg.real(x, l, false)
+		return func(fr *frame, cx *vctx) {
+			col := fr.regions[rg.id].f[slot]
+			n := cx.n
+			if d == l {
+				dst := col[:n]
+				switch {
+				case uf != nil && op == lower.Set:
+					u := uf(fr)
+					for k := range dst {
+						dst[k] = u
+					}
+				case uf != nil:
+					u := uf(fr)
+					for k := range dst {
+						dst[k] += u
+					}
+				case op == lower.Set:
+					copy(dst, cf(fr, cx))
+				default:
+					for k, y := range cf(fr, cx) {
+						dst[k] += y
+					}
+				}
+				return
+			}
+			anc := cx.anc[d][:n]
+			if uf != nil {
+				u := uf(fr)
+				for _, a := range anc {
+					if op == lower.Set {
+						col[a] = u
+					} else {
+						col[a] += u
+					}
+				}
+				return
+			}
+			src := cf(fr, cx)
+			if op == lower.Set {
+				for k, a := range anc {
+					col[a] = src[k]
+				}
+				return
+			}
+			for k, a := range anc {
+				col[a] += src[k]
+			}
+		}
+	}
+	slot := rg.icol[v]
+	var ui iexpr
+	var ci icol
+	isBool := v.Kind == lower.Bool
+	if isBool {
+		ub, cb := rg.boolean(x, l, false)
+		if ub != nil {
+			ui = func(fr *frame) int { return b2i(ub(fr)) }
+		} else {
+			buf := rg.newI()
+			ci = func(fr *frame, cx *vctx) []int {
+				src := cb(fr, cx)
+				out := rg.ibuf(fr, buf, len(src))
+				for k, y := range src {
+					out[k] = b2i(y)
+				}
+				return out
+			}
+		}
+	} else {
+		ui, ci = rg.int(x, l, false)
+	}
+	return func(fr *frame, cx *vctx) {
+		col := fr.regions[rg.id].i[slot]
+		n := cx.n
+		var src []int
+		if ui != nil {
+			src = fill(rg.ibuf(fr, rg.spare, n), ui(fr))
+		} else {
+			src = ci(fr, cx)
+		}
+		switch {
+		case d == l && op == lower.Set:
+			copy(col[:n], src)
+		case d == l && isBool:
+			for k, y := range src {
+				if y != 0 {
+					col[k] = 1
+				}
+			}
+		case d == l:
+			for k, y := range src {
+				col[k] += y
+			}
+		case op == lower.Set:
+			for k, a := range cx.anc[d][:n] {
+				col[a] = src[k]
+			}
+		case isBool:
+			for k, a := range cx.anc[d][:n] {
+				if src[k] != 0 {
+					col[a] = 1
+				}
+			}
+		default:
+			for k, a := range cx.anc[d][:n] {
+				col[a] += src[k]
+			}
+		}
+	}
+}
+
+// reduceOuter adds a column into a variable defined outside the nest,
+// lane by lane in order (the serial order of the additions).
+func (rg *region) reduceOuter(v *lower.Var, x lower.Expr, l int) vstmt {
+	id := v.ID
+	switch v.Kind {
+	case lower.Real:
+		uf, cf := rg.real(x, l, false)
+		if uf != nil {
+			return func(fr *frame, cx *vctx) {
+				u, s := uf(fr), fr.f[id]
+				for k := 0; k < cx.n; k++ {
+					s += u
+				}
+				fr.f[id] = s
+			}
+		}
+		return func(fr *frame, cx *vctx) {
+			s := fr.f[id]
+			for _, y := range cf(fr, cx) {
+				s += y
+			}
+			fr.f[id] = s
+		}
+	case lower.Bool:
+		ub, cb := rg.boolean(x, l, false)
+		return func(fr *frame, cx *vctx) {
+			if ub != nil {
+				if cx.n > 0 && ub(fr) {
+					fr.i[id] = 1
+				}
+				return
+			}
+			for _, y := range cb(fr, cx) {
+				if y {
+					fr.i[id] = 1
+					return
+				}
+			}
+		}
+	}
+	ui, ci := rg.int(x, l, false)
+	return func(fr *frame, cx *vctx) {
+		if ui != nil {
+			fr.i[id] += cx.n * ui(fr)
+			return
+		}
+		s := fr.i[id]
+		for _, y := range ci(fr, cx) {
+			s += y
+		}
+		fr.i[id] = s
+	}
+}
+
+// ---- control
+
+// ifStmt runs a branch on the lanes where the condition holds (the other
+// on the rest): a child batch of those lanes one level down. A condition
+// the same in every lane picks a branch for the whole batch.
+func (rg *region) ifStmt(s *lower.If, l int) vstmt {
+	ub, cb := rg.boolean(s.Cond, l, false)
+	if ub != nil {
+		then, els := rg.stmt(s.Then, l), rg.stmt(s.Else, l)
+		return func(fr *frame, cx *vctx) {
+			if ub(fr) {
+				then(fr, cx)
+			} else {
+				els(fr, cx)
+			}
+		}
+	}
+	then := rg.stmt(s.Then, l+1)
+	var els vstmt
+	if s.Else != nil {
+		els = rg.stmt(s.Else, l+1)
+	}
+	up := rg.newU()
+	return func(fr *frame, cx *vctx) {
+		cond := cb(fr, cx)
+		rb := fr.regions[rg.id]
+		sel := rb.u[up]
+		m := 0
+		for k, c := range cond {
+			if c {
+				sel[m] = int32(k)
+				m++
+			}
+		}
+		if m > 0 {
+			then(fr, rb.child(cx, sel, m))
+		}
+		if els != nil && m < cx.n {
+			m = 0
+			for k, c := range cond {
+				if !c {
+					sel[m] = int32(k)
+					m++
+				}
+			}
+			els(fr, rb.child(cx, sel, m))
+		}
+	}
+}
+
+// forStmt runs an inner loop: the positions of every lane's range,
+// flattened in order into child batches.
+func (rg *region) forStmt(s *lower.For, l int) vstmt {
+	if f := rg.fusedLoop(s, l); f != nil {
+		return f
+	}
+	ulo, clo := rg.int(s.Lo, l, false)
+	uhi, chi := rg.int(s.Hi, l, false)
+	rg.define(s.V, l+1)
+	rg.loopVar[l+1] = s.V
+	vslot := rg.icol[s.V]
+	body := rg.stmt(s.Body, l+1)
+	up := rg.newU()
+	lob, hib := rg.loBuf(l), rg.hiBuf(l)
+	return func(fr *frame, cx *vctx) {
+		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
+		rb := fr.regions[rg.id]
+		ups, vcol := rb.u[up], rb.i[vslot]
+		m, contig := 0, true
+		flush := func() {
+			ch := rb.child(cx, ups, m)
+			if contig {
+				ch.base = vcol[0]
+			}
+			body(fr, ch)
+			m, contig = 0, true
+		}
+		for k := 0; k < cx.n; k++ {
+			for p, h := los[k], his[k]; p < h; p++ {
+				if m > 0 && p != vcol[m-1]+1 {
+					contig = false
+				}
+				ups[m], vcol[m] = int32(k), p
+				m++
+				if m == batch {
+					flush()
+				}
+			}
+		}
+		if m > 0 {
+			flush()
+		}
+	}
+}
+
+// bounds evaluates a loop's bounds per lane.
+func bounds(fr *frame, cx *vctx, ulo iexpr, clo icol, uhi iexpr, chi icol, rg *region, lob, hib int) ([]int, []int) {
+	rb := fr.regions[rg.id]
+	var los, his []int
+	if clo != nil {
+		los = clo(fr, cx)
+	} else {
+		los = fill(rb.i[lob][:cx.n], ulo(fr))
+	}
+	if chi != nil {
+		his = chi(fr, cx)
+	} else {
+		his = fill(rb.i[hib][:cx.n], uhi(fr))
+	}
+	return los, his
+}
+
+func fill(dst []int, v int) []int {
+	for k := range dst {
+		dst[k] = v
+	}
+	return dst
+}
+
+// loBuf and hiBuf are per-level scratch columns for uniform bounds.
+func (rg *region) loBuf(l int) int { return rg.scratch(l, 0) }
+func (rg *region) hiBuf(l int) int { return rg.scratch(l, 1) }
+
+func (rg *region) scratch(l, which int) int {
+	if rg.scratchI == nil {
+		rg.scratchI = map[[2]int]int{}
+	}
+	key := [2]int{l, which}
+	if s, ok := rg.scratchI[key]; ok {
+		return s
+	}
+	s := rg.newI()
+	rg.scratchI[key] = s
+	return s
+}
+
+// forLevel iterates the children of each lane's position in a tensor's
+// level, flattened into child batches.
+func (rg *region) forLevel(s *lower.ForLevel, l int) vstmt {
+	up, cp := rg.int(s.Parent, l, false)
+	rg.define(s.Key, l+1)
+	kslot := rg.icol[s.Key]
+	pslot := -1
+	if s.Pos != nil {
+		rg.define(s.Pos, l+1)
+		pslot = rg.icol[s.Pos]
+	}
+	body := rg.stmt(s.Body, l+1)
+	ub := rg.newU()
+	t, lv := s.T.ID, s.Level
+	pb := rg.newI()
+	return func(fr *frame, cx *vctx) {
+		rb := fr.regions[rg.id]
+		var parents []int
+		if cp != nil {
+			parents = cp(fr, cx)
+		} else {
+			parents = fill(rb.i[pb][:cx.n], up(fr))
+		}
+		ups, keys := rb.u[ub], rb.i[kslot]
+		var poss []int
+		if pslot >= 0 {
+			poss = rb.i[pslot]
+		}
+		rt := fr.t[t]
+		m := 0
+		for k, q := range parents {
+			rt.children(lv, q, func(key, c int) bool {
+				ups[m], keys[m] = int32(k), key
+				if poss != nil {
+					poss[m] = c
+				}
+				m++
+				if m == batch {
+					body(fr, rb.child(cx, ups, m))
+					m = 0
+				}
+				return true
+			})
+		}
+		if m > 0 {
+			body(fr, rb.child(cx, ups, m))
+		}
+	}
+}
+
+// search binary-searches each lane's key in its segment and runs the body
+// on the lanes where it is found.
+func (rg *region) search(s *lower.Search, l int) vstmt {
+	ulo, clo := rg.int(s.Lo, l, false)
+	uhi, chi := rg.int(s.Hi, l, false)
+	uk, ck := rg.int(s.Key, l, false)
+	rg.define(s.Pos, l+1)
+	pslot := rg.icol[s.Pos]
+	body := rg.stmt(s.Body, l+1)
+	ub := rg.newU()
+	kb := rg.newI()
+	a := s.A.ID
+	lob, hib := rg.loBuf(l), rg.hiBuf(l)
+	return func(fr *frame, cx *vctx) {
+		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
+		var keys []int
+		if ck != nil {
+			keys = ck(fr, cx)
+		} else {
+			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
+		}
+		rb := fr.regions[rg.id]
+		ups, poss := rb.u[ub], rb.i[pslot]
+		arr := fr.ia[a]
+		m := 0
+		for k := 0; k < cx.n; k++ {
+			lo, hi, key := los[k], his[k], keys[k]
+			for lo < hi {
+				mid := int(uint(lo+hi) >> 1)
+				if arr[mid] < key {
+					lo = mid + 1
+				} else {
+					hi = mid
+				}
+			}
+			if lo < his[k] && arr[lo] == key {
+				ups[m], poss[m] = int32(k), lo
+				m++
+			}
+		}
+		if m > 0 {
+			body(fr, rb.child(cx, ups, m))
+		}
+	}
+}
+
+// locate finds each lane's key in a tensor's level and runs the body on
+// the lanes where it is found.
+func (rg *region) locate(s *lower.Locate, l int) vstmt {
+	up, cp := rg.int(s.Parent, l, false)
+	uk, ck := rg.int(s.Key, l, false)
+	rg.define(s.Pos, l+1)
+	pslot := rg.icol[s.Pos]
+	body := rg.stmt(s.Body, l+1)
+	ub := rg.newU()
+	pb, kb := rg.newI(), rg.newI()
+	t, lv := s.T.ID, s.Level
+	return func(fr *frame, cx *vctx) {
+		var parents, keys []int
+		if cp != nil {
+			parents = cp(fr, cx)
+		} else {
+			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
+		}
+		if ck != nil {
+			keys = ck(fr, cx)
+		} else {
+			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
+		}
+		rb := fr.regions[rg.id]
+		ups, poss := rb.u[ub], rb.i[pslot]
+		rt := fr.t[t]
+		m := 0
+		for k := range parents {
+			if c, ok := rt.locate(lv, parents[k], keys[k]); ok {
+				ups[m], poss[m] = int32(k), c
+				m++
+			}
+		}
+		if m > 0 {
+			body(fr, rb.child(cx, ups, m))
+		}
+	}
+}
+
+// insert inserts each lane's key, in lane order.
+func (rg *region) insert(s *lower.Insert, l int) vstmt {
+	if s.At != nil {
+		return rg.insertAt(s, l)
+	}
+	up, cp := rg.int(s.Parent, l, false)
+	uk, ck := rg.int(s.Key, l, false)
+	rg.define(s.Pos, l)
+	pslot := rg.icol[s.Pos]
+	t, lv := s.T.ID, s.Level
+	pb, kb := rg.newI(), rg.newI()
+	return func(fr *frame, cx *vctx) {
+		var parents, keys []int
+		if cp != nil {
+			parents = cp(fr, cx)
+		} else {
+			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
+		}
+		if ck != nil {
+			keys = ck(fr, cx)
+		} else {
+			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
+		}
+		rt := fr.t[t]
+		poss := rg.ibuf(fr, pslot, cx.n)
+		lev := rt.levels[lv]
+		if lev.kind == lower.Dense && lev.present != nil && lv == 0 {
+			// dense level 0: the key is the position; mark it
+			for k, key := range keys {
+				if key < 0 || key >= lev.size {
+					poss[k] = rt.insert(lv, 0, key)
+					lev = rt.levels[lv]
+					continue
+				}
+				lev.present[key] = true
+				poss[k] = key
+			}
+			return
+		}
+		for k := range keys {
+			poss[k] = rt.insert(lv, parents[k], keys[k])
+		}
+	}
+}
+
+// insertAt marks each lane's position of a Positions level (Insert.At).
+func (rg *region) insertAt(s *lower.Insert, l int) vstmt {
+	ua, ca := rg.int(s.At, l, false)
+	rg.define(s.Pos, l)
+	pslot := rg.icol[s.Pos]
+	t, lv := s.T.ID, s.Level
+	ab := rg.newI()
+	return func(fr *frame, cx *vctx) {
+		var ats []int
+		if ca != nil {
+			ats = ca(fr, cx)
+		} else {
+			ats = fill(rg.ibuf(fr, ab, cx.n), ua(fr))
+		}
+		rt := fr.t[t]
+		poss := rg.ibuf(fr, pslot, cx.n)
+		for k, c := range ats {
+			poss[k] = rt.insertAt(lv, c)
+		}
+	}
+}
+
+// store adds (or sets) each lane's value at its position, in lane order.
+func (rg *region) store(s *lower.Store, l int) vstmt {
+	up, cp := rg.int(s.Pos, l, false)
+	t := s.T.ID
+	pb := rg.newI()
+	pos := func(fr *frame, cx *vctx) []int {
+		if cp != nil {
+			return cp(fr, cx)
+		}
+		return fill(rg.ibuf(fr, pb, cx.n), up(fr))
+	}
+	if s.T.Leaf == lower.Bool {
+		ub, cb := rg.boolean(s.X, l, false)
+		return func(fr *frame, cx *vctx) {
+			vals := fr.t[t].vals
+			for k, p := range pos(fr, cx) {
+				b := false
+				if ub != nil {
+					b = ub(fr)
+				} else {
+					b = cb(fr, cx)[k]
+				}
+				if s.Op == lower.Set {
+					vals[p] = float64(b2i(b))
+				} else if b {
+					vals[p] = 1
+				}
+			}
+		}
+	}
+	uf, cf := rg.real(s.X, l, false)
+	set := s.Op == lower.Set
+	return func(fr *frame, cx *vctx) {
+		vals := fr.t[t].vals
+		ps := pos(fr, cx)
+		if uf != nil {
+			u := uf(fr)
+			for _, p := range ps {
+				if set {
+					vals[p] = u
+				} else {
+					vals[p] += u
+				}
+			}
+			return
+		}
+		xs := cf(fr, cx)
+		if set {
+			for k, p := range ps {
+				vals[p] = xs[k]
+			}
+			return
+		}
+		for k, p := range ps {
+			vals[p] += xs[k]
+		}
+	}
+}
+
+// ---- expressions
+
+// real compiles a real expression for batches of level l: a uniform
+// scalar closure when it reads no variable of the nest, else a column.
+// chk compiles loads checked (0 outside the array): under a Select every
+// lane evaluates both branches, whose loads only one lane's condition
+// guards.
+func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
+	if !rg.varies(e) {
+		return rg.c.real(e), nil
+	}
+	if e.Kind() != lower.Real {
+		ui, ci := rg.int(e, l, chk)
+		if ui != nil {
+			return func(fr *frame) float64 { return float64(ui(fr)) }, nil
+		}
+		buf := rg.newF()
+		return nil, func(fr *frame, cx *vctx) []float64 {
+			src := ci(fr, cx)
+			out := rg.fbuf(fr, buf, len(src))
+			for k, y := range src {
+				out[k] = float64(y)
+			}
+			return out
+		}
+	}
+	buf := rg.newF()
+	switch x := e.(type) {
+	case *lower.Ref:
+		return nil, rg.readF(x.V, l)
+	case *lower.Load:
+		_, ci := rg.int(x.Index, l, chk)
+		a := x.A.ID
+		if r, ok := x.Index.(*lower.Ref); ok && rg.loopVar[l] == r.V && !chk {
+			// at the level's own positions: a slice when they are consecutive
+			return nil, func(fr *frame, cx *vctx) []float64 {
+				if cx.base >= 0 {
+					return fr.fa[a][cx.base : cx.base+cx.n]
+				}
+				idx, arr := ci(fr, cx), fr.fa[a]
+				out := rg.fbuf(fr, buf, len(idx))
+				for k, j := range idx {
+					out[k] = arr[j]
+				}
+				return out
+			}
+		}
+		if chk {
+			return nil, func(fr *frame, cx *vctx) []float64 {
+				idx, arr := ci(fr, cx), fr.fa[a]
+				out := rg.fbuf(fr, buf, len(idx))
+				for k, j := range idx {
+					if uint(j) < uint(len(arr)) {
+						out[k] = arr[j]
+					} else {
+						out[k] = 0
+					}
+				}
+				return out
+			}
+		}
+		return nil, func(fr *frame, cx *vctx) []float64 {
+			idx, arr := ci(fr, cx), fr.fa[a]
+			out := rg.fbuf(fr, buf, len(idx))
+			for k, j := range idx {
+				out[k] = arr[j]
+			}
+			return out
+		}
+	case *lower.Unary:
+		if x.Op == lower.ToReal {
+			_, ci := rg.int(x.X, l, chk)
+			return nil, func(fr *frame, cx *vctx) []float64 {
+				src := ci(fr, cx)
+				out := rg.fbuf(fr, buf, len(src))
+				for k, y := range src {
+					out[k] = float64(y)
+				}
+				return out
+			}
+		}
+		if x.Op == lower.Neg {
+			_, cf := rg.real(x.X, l, chk)
+			return nil, func(fr *frame, cx *vctx) []float64 {
+				src := cf(fr, cx)
+				out := rg.fbuf(fr, buf, len(src))
+				for k, y := range src {
+					out[k] = -y
+				}
+				return out
+			}
+		}
+	case *lower.Binary:
+		return nil, rg.realBinary(x, l, chk, buf)
+	case *lower.Call:
+		return nil, rg.call(x, l, chk, buf)
+	case *lower.Select:
+		if g := rg.guardedGather(x, l); g != nil {
+			return nil, g
+		}
+		ub, cb := rg.boolean(x.Cond, l, chk)
+		ua, ca := rg.real(x.Then, l, true)
+		ue, ce := rg.real(x.Else, l, true)
+		if ub != nil {
+			return nil, func(fr *frame, cx *vctx) []float64 {
+				if ub(fr) {
+					return colOf(fr, cx, ua, ca, rg, buf)
+				}
+				return colOf(fr, cx, ue, ce, rg, buf)
+			}
+		}
+		tb, eb := rg.newF(), rg.newF()
+		return nil, func(fr *frame, cx *vctx) []float64 {
+			cond := cb(fr, cx)
+			a := colOf(fr, cx, ua, ca, rg, tb)
+			b := colOf(fr, cx, ue, ce, rg, eb)
+			out := rg.fbuf(fr, buf, len(cond))
+			for k, c := range cond {
+				if c {
+					out[k] = a[k]
+				} else {
+					out[k] = b[k]
+				}
+			}
+			return out
+		}
+	case *lower.ValAt:
+		_, cp := rg.int(x.Pos, l, chk)
+		t := x.T.ID
+		return nil, func(fr *frame, cx *vctx) []float64 {
+			ps, vals := cp(fr, cx), fr.t[t].vals
+			out := rg.fbuf(fr, buf, len(ps))
+			for k, p := range ps {
+				out[k] = vals[p]
+			}
+			return out
+		}
+	}
+	panic(fmt.Sprintf("internal error: exec: columnar real %s", lower.ExprString(e)))
+}
+
+// colOf is a column for a uniform or column expression.
+func colOf(fr *frame, cx *vctx, u fexpr, c fcol, rg *region, buf int) []float64 {
+	if c != nil {
+		return c(fr, cx)
+	}
+	v := u(fr)
+	out := rg.fbuf(fr, buf, cx.n)
+	for k := range out {
+		out[k] = v
+	}
+	return out
+}
+
+func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
+	ua, ca := rg.real(x.X, l, chk)
+	ub, cb := rg.real(x.Y, l, chk)
+	op := x.Op
+	switch {
+	case ua != nil: // uniform op column
+		return func(fr *frame, cx *vctx) []float64 {
+			u, src := ua(fr), cb(fr, cx)
+			out := rg.fbuf(fr, buf, len(src))
+			switch op {
+			case lower.Add:
+				for k, y := range src {
+					out[k] = u + y
+				}
+			case lower.Sub:
+				for k, y := range src {
+					out[k] = u - y
+				}
+			case lower.Mul:
+				for k, y := range src {
+					out[k] = u * y
+				}
+			default:
+				for k, y := range src {
+					out[k] = u / y
+				}
+			}
+			return out
+		}
+	case ub != nil: // column op uniform
+		return func(fr *frame, cx *vctx) []float64 {
+			src, u := ca(fr, cx), ub(fr)
+			out := rg.fbuf(fr, buf, len(src))
+			switch op {
+			case lower.Add:
+				for k, y := range src {
+					out[k] = y + u
+				}
+			case lower.Sub:
+				for k, y := range src {
+					out[k] = y - u
+				}
+			case lower.Mul:
+				for k, y := range src {
+					out[k] = y * u
+				}
+			default:
+				for k, y := range src {
+					out[k] = y / u
+				}
+			}
+			return out
+		}
+	}
+	return func(fr *frame, cx *vctx) []float64 {
+		a, b := ca(fr, cx), cb(fr, cx)
+		out := rg.fbuf(fr, buf, len(a))
+		b = b[:len(a)]
+		switch op {
+		case lower.Add:
+			for k := range out {
+				out[k] = a[k] + b[k]
+			}
+		case lower.Sub:
+			for k := range out {
+				out[k] = a[k] - b[k]
+			}
+		case lower.Mul:
+			for k := range out {
+				out[k] = a[k] * b[k]
+			}
+		default:
+			for k := range out {
+				out[k] = a[k] / b[k]
+			}
+		}
+		return out
+	}
+}
+
+func (rg *region) call(x *lower.Call, l int, chk bool, buf int) fcol {
+	op, ok := sdql.Ops[x.Fn]
+	if ok && len(x.Args) == 1 && op.Fn != nil {
+		fn := op.Fn
+		switch x.Fn {
+		case "exp":
+			fn = math.Exp
+		case "tanh":
+			fn = math.Tanh
+		case "log":
+			fn = math.Log
+		}
+		ua, ca := rg.real(x.Args[0], l, chk)
+		return func(fr *frame, cx *vctx) []float64 {
+			src := colOf(fr, cx, ua, ca, rg, buf)
+			out := rg.fbuf(fr, buf, len(src))
+			for k, y := range src {
+				out[k] = fn(y)
+			}
+			return out
+		}
+	}
+	if !ok || len(x.Args) != 2 || op.Fn2 == nil {
+		panic(fmt.Sprintf("internal error: exec: unknown function %s/%d", x.Fn, len(x.Args)))
+	}
+	fn2 := op.Fn2
+	ua, ca := rg.real(x.Args[0], l, chk)
+	ub, cb := rg.real(x.Args[1], l, chk)
+	ab := rg.newF()
+	return func(fr *frame, cx *vctx) []float64 {
+		a := colOf(fr, cx, ua, ca, rg, ab)
+		b := colOf(fr, cx, ub, cb, rg, buf)
+		out := rg.fbuf(fr, buf, len(a))
+		for k := range out {
+			out[k] = fn2(a[k], b[k])
+		}
+		return out
+	}
+}
+
+// int compiles an int expression for batches of level l.
+func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
+	if !rg.varies(e) {
+		return rg.c.int(e), nil
+	}
+	buf := rg.newI()
+	switch x := e.(type) {
+	case *lower.Ref:
+		return nil, rg.readI(x.V, l)
+	case *lower.Load:
+		_, ci := rg.int(x.Index, l, chk)
+		a := x.A.ID
+		if r, ok := x.Index.(*lower.Ref); ok && rg.loopVar[l] == r.V && !chk {
+			return nil, func(fr *frame, cx *vctx) []int {
+				if cx.base >= 0 {
+					return fr.ia[a][cx.base : cx.base+cx.n]
+				}
+				idx, arr := ci(fr, cx), fr.ia[a]
+				out := rg.ibuf(fr, buf, len(idx))
+				for k, j := range idx {
+					out[k] = arr[j]
+				}
+				return out
+			}
+		}
+		return nil, func(fr *frame, cx *vctx) []int {
+			idx, arr := ci(fr, cx), fr.ia[a]
+			out := rg.ibuf(fr, buf, len(idx))
+			if chk {
+				for k, j := range idx {
+					if uint(j) < uint(len(arr)) {
+						out[k] = arr[j]
+					} else {
+						out[k] = 0
+					}
+				}
+				return out
+			}
+			for k, j := range idx {
+				out[k] = arr[j]
+			}
+			return out
+		}
+	case *lower.Unary:
+		if x.Op == lower.Neg {
+			_, ci := rg.int(x.X, l, chk)
+			return nil, func(fr *frame, cx *vctx) []int {
+				src := ci(fr, cx)
+				out := rg.ibuf(fr, buf, len(src))
+				for k, y := range src {
+					out[k] = -y
+				}
+				return out
+			}
+		}
+		if x.Op == lower.Not {
+			_, cb := rg.boolean(x.X, l, chk)
+			return nil, boolToInt(rg, cb, buf)
+		}
+	case *lower.Binary:
+		switch x.Op {
+		case lower.Add, lower.Sub, lower.Mul:
+			ua, ca := rg.int(x.X, l, chk)
+			ub, cb := rg.int(x.Y, l, chk)
+			ab, bb := rg.newI(), rg.newI()
+			op := x.Op
+			return nil, func(fr *frame, cx *vctx) []int {
+				a := icolOf(fr, cx, ua, ca, rg, ab)
+				b := icolOf(fr, cx, ub, cb, rg, bb)
+				out := rg.ibuf(fr, buf, cx.n)
+				switch op {
+				case lower.Add:
+					for k := range out {
+						out[k] = a[k] + b[k]
+					}
+				case lower.Sub:
+					for k := range out {
+						out[k] = a[k] - b[k]
+					}
+				default:
+					for k := range out {
+						out[k] = a[k] * b[k]
+					}
+				}
+				return out
+			}
+		}
+		_, cb := rg.boolean(x, l, chk)
+		return nil, boolToInt(rg, cb, buf)
+	case *lower.Select:
+		ub, cb := rg.boolean(x.Cond, l, chk)
+		ua, ca := rg.int(x.Then, l, true)
+		ue, ce := rg.int(x.Else, l, true)
+		tb, eb := rg.newI(), rg.newI()
+		return nil, func(fr *frame, cx *vctx) []int {
+			a := icolOf(fr, cx, ua, ca, rg, tb)
+			b := icolOf(fr, cx, ue, ce, rg, eb)
+			out := rg.ibuf(fr, buf, cx.n)
+			if ub != nil {
+				if ub(fr) {
+					copy(out, a)
+				} else {
+					copy(out, b)
+				}
+				return out
+			}
+			for k, c := range cb(fr, cx) {
+				if c {
+					out[k] = a[k]
+				} else {
+					out[k] = b[k]
+				}
+			}
+			return out
+		}
+	case *lower.ValAt:
+		_, cp := rg.int(x.Pos, l, chk)
+		t := x.T.ID
+		return nil, func(fr *frame, cx *vctx) []int {
+			ps, vals := cp(fr, cx), fr.t[t].vals
+			out := rg.ibuf(fr, buf, len(ps))
+			for k, p := range ps {
+				out[k] = int(vals[p])
+			}
+			return out
+		}
+	}
+	panic(fmt.Sprintf("internal error: exec: columnar int %s", lower.ExprString(e)))
+}
+
+func icolOf(fr *frame, cx *vctx, u iexpr, c icol, rg *region, buf int) []int {
+	if c != nil {
+		return c(fr, cx)
+	}
+	return fill(rg.ibuf(fr, buf, cx.n), u(fr))
+}
+
+func boolToInt(rg *region, cb bcol, buf int) icol {
+	return func(fr *frame, cx *vctx) []int {
+		src := cb(fr, cx)
+		out := rg.ibuf(fr, buf, len(src))
+		for k, y := range src {
+			out[k] = b2i(y)
+		}
+		return out
+	}
+}
+
+// boolean compiles a condition for batches of level l.
+func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bcol) {
+	if !rg.varies(e) {
+		return rg.c.boolean(e), nil
+	}
+	buf := rg.newB()
+	switch x := e.(type) {
+	case *lower.Unary:
+		if x.Op == lower.Not {
+			_, cb := rg.boolean(x.X, l, chk)
+			return nil, func(fr *frame, cx *vctx) []bool {
+				src := cb(fr, cx)
+				out := rg.bbuf(fr, buf, len(src))
+				for k, y := range src {
+					out[k] = !y
+				}
+				return out
+			}
+		}
+	case *lower.Binary:
+		switch x.Op {
+		case lower.And, lower.Or:
+			ua, ca := rg.boolean(x.X, l, chk)
+			ub, cb := rg.boolean(x.Y, l, chk)
+			and := x.Op == lower.And
+			if ua != nil || ub != nil { // one side the same in every lane
+				u, c := ua, cb
+				if ub != nil {
+					u, c = ub, ca
+				}
+				return nil, func(fr *frame, cx *vctx) []bool {
+					uv, src := u(fr), c(fr, cx)
+					out := rg.bbuf(fr, buf, len(src))
+					for k, y := range src {
+						if and {
+							out[k] = uv && y
+						} else {
+							out[k] = uv || y
+						}
+					}
+					return out
+				}
+			}
+			return nil, func(fr *frame, cx *vctx) []bool {
+				a, b := ca(fr, cx), cb(fr, cx)
+				out := rg.bbuf(fr, buf, len(a))
+				for k := range out {
+					if and {
+						out[k] = a[k] && b[k]
+					} else {
+						out[k] = a[k] || b[k]
+					}
+				}
+				return out
+			}
+		case lower.Lt, lower.Le, lower.Eq, lower.Ne:
+			if x.X.Kind() == lower.Real || x.Y.Kind() == lower.Real {
+				ua, ca := rg.real(x.X, l, chk)
+				ub, cb := rg.real(x.Y, l, chk)
+				ab, bb := rg.newF(), rg.newF()
+				op := x.Op
+				return nil, func(fr *frame, cx *vctx) []bool {
+					a := colOf(fr, cx, ua, ca, rg, ab)
+					b := colOf(fr, cx, ub, cb, rg, bb)
+					out := rg.bbuf(fr, buf, cx.n)
+					for k := range out {
+						out[k] = cmpF(op, a[k], b[k])
+					}
+					return out
+				}
+			}
+			ua, ca := rg.int(x.X, l, chk)
+			ub, cb := rg.int(x.Y, l, chk)
+			op := x.Op
+			if ua != nil {
+				return nil, func(fr *frame, cx *vctx) []bool {
+					u, b := ua(fr), cb(fr, cx)
+					out := rg.bbuf(fr, buf, len(b))
+					for k, y := range b {
+						out[k] = cmpI(op, u, y)
+					}
+					return out
+				}
+			}
+			if ub != nil {
+				return nil, func(fr *frame, cx *vctx) []bool {
+					a, u := ca(fr, cx), ub(fr)
+					out := rg.bbuf(fr, buf, len(a))
+					for k, y := range a {
+						out[k] = cmpI(op, y, u)
+					}
+					return out
+				}
+			}
+			return nil, func(fr *frame, cx *vctx) []bool {
+				a, b := ca(fr, cx), cb(fr, cx)
+				out := rg.bbuf(fr, buf, len(a))
+				for k := range out {
+					out[k] = cmpI(op, a[k], b[k])
+				}
+				return out
+			}
+		}
+	}
+	_, ci := rg.int(e, l, chk)
+	return nil, func(fr *frame, cx *vctx) []bool {
+		src := ci(fr, cx)
+		out := rg.bbuf(fr, buf, len(src))
+		for k, y := range src {
+			out[k] = y != 0
+		}
+		return out
+	}
+}
+
+func cmpI(op lower.BinaryOp, a, b int) bool {
+	switch op {
+	case lower.Lt:
+		return a < b
+	case lower.Le:
+		return a <= b
+	case lower.Eq:
+		return a == b
+	}
+	return a != b
+}
+
+func cmpF(op lower.BinaryOp, a, b float64) bool {
+	switch op {
+	case lower.Lt:
+		return a < b
+	case lower.Le:
+		return a <= b
+	case lower.Eq:
+		return a == b
+	}
+	return a != b
+}

@@ -1,6 +1,0 @@
-//go:build !race
-
-package exec
-
-// raceEnabled: the race detector is on.
-const raceEnabled = false

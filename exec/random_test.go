@@ -1,0 +1,171 @@
+package exec
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// TestRandomPrograms: random logical programs over dictionary inputs, and
+// their fuse-optimized physical programs over every storage format, give
+// the reference interpreter's dictionary, run twice into one destination.
+func TestRandomPrograms(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	types := map[string]sdql.Type{"V": sdql.Tensor(1), "W": sdql.Tensor(1), "M": sdql.Tensor(2), "s": sdql.RealType}
+	for i := 0; i < n; i++ {
+		g := &sdqltest.Gen{R: r}
+		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
+		in := sdqltest.GenInputs(r)
+		prog := sdql.MustParse(src)
+		want, err := evalTyped(prog, in, types)
+		if err != nil {
+			continue
+		}
+		agree(t, i, src, prog, types, in, want, Options{})
+		// every dictionary hashed, through each hash index in turn, with
+		// and without destination passing
+		agree(t, i, src+"\n(hashed)", prog, types, in, want,
+			Options{NoDense: true, Dict: []string{"intmap", "map", "swiss"}[i%3], Opt: []string{"dps", "none"}[i%2]})
+		round := i % 7
+		ts := map[string]*formats.Tensor{}
+		for j, name := range []string{"M", "V", "W"} {
+			shape := []int{5}
+			if name == "M" {
+				shape = []int{4, 5}
+			}
+			fs := formats.ForOrder(len(shape))
+			ts[name] = tensorFrom(t, in[name], shape, fs[(round+j)%len(fs)])
+		}
+		phys, logical, cfg := bindFormats(t, ts, in["s"])
+		want, err = evalTyped(prog, logical, types)
+		if err != nil {
+			continue
+		}
+		res, err := fuse.Optimize(prog, cfg)
+		if err != nil {
+			t.Fatalf("program %d: optimize: %v\n%s", i, err, src)
+		}
+		fs := map[string]lower.Format{}
+		for n, x := range ts {
+			fs[n] = lower.Format{Format: x.Format, Order: x.Order()}
+		}
+		ptypes := map[string]sdql.Type{}
+		for n, v := range phys {
+			ptypes[n] = sdql.TypeOfValue(v)
+		}
+		agree(t, i, src+"\n(optimized)\n"+sdql.Print(res.Program), res.Program, ptypes, phys, want, Options{Formats: fs})
+		// and on three workers, every loop marked parallel split
+		agree(t, i, src+"\n(optimized, 3 threads)\n"+sdql.Print(res.Program), res.Program, ptypes, phys, want, Options{Formats: fs, Threads: 3})
+	}
+}
+
+// TestMain splits every parallel loop, however small, so that the random
+// programs exercise the workers and their merge.
+func TestMain(m *testing.M) {
+	minParallel = 2
+	os.Exit(m.Run())
+}
+
+func agree(t *testing.T, i int, src string, prog sdql.Expr, types map[string]sdql.Type, in map[string]sdql.Value, want sdql.Value, opts Options) {
+	t.Helper()
+	k, err := Compile(prog, types, opts)
+	if err != nil {
+		t.Fatalf("program %d: compile: %v\n%s", i, err, src)
+	}
+	res, err := k.Run(in)
+	if err != nil {
+		t.Fatalf("program %d: run: %v\n%s\n%s", i, err, src, lower.Print(k.Program()))
+	}
+	if d := sdql.DiffDicts(res.Value(), want, 1e-9); d != "" {
+		t.Fatalf("program %d: %s\ngot  %s\nwant %s\n%s\n%s\ninputs: %v", i, d, sdql.FormatValue(res.Value()), sdql.FormatValue(want), src, lower.Print(k.Program()), inputsString(in))
+	}
+	if err := k.RunInto(res, in); err != nil {
+		t.Fatalf("program %d: rerun: %v", i, err)
+	}
+	if d := sdql.DiffDicts(res.Value(), want, 1e-9); d != "" {
+		t.Fatalf("program %d rerun: %s\ngot  %s\nwant %s\n%s\n%s", i, d, sdql.FormatValue(res.Value()), sdql.FormatValue(want), src, lower.Print(k.Program()))
+	}
+}
+
+func evalTyped(prog sdql.Expr, in map[string]sdql.Value, types map[string]sdql.Type) (sdql.Value, error) {
+	info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
+	if err != nil {
+		return nil, err
+	}
+	return (&sdql.Interp{}).Run(prog, info, in)
+}
+
+func tensorFrom(t *testing.T, v sdql.Value, shape []int, f formats.Format) *formats.Tensor {
+	t.Helper()
+	idx := make([][]int, len(shape))
+	var val []float64
+	var walk func(v sdql.Value, coords []int)
+	walk = func(v sdql.Value, coords []int) {
+		sdql.Entries(v, func(k int, x sdql.Value) bool {
+			c := append(coords, k)
+			if len(c) == len(shape) {
+				for m := range c {
+					idx[m] = append(idx[m], c[m])
+				}
+				val = append(val, float64(x.(sdql.Real)))
+				return true
+			}
+			walk(x, c)
+			return true
+		})
+	}
+	walk(v, nil)
+	ten, err := formats.FromCoords(shape, idx, val, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ten
+}
+
+func bindFormats(t *testing.T, ts map[string]*formats.Tensor, s sdql.Value) (phys, logical map[string]sdql.Value, cfg *fuse.Config) {
+	phys = map[string]sdql.Value{"s": s}
+	logical = map[string]sdql.Value{"s": s}
+	cfg = &fuse.Config{Inputs: map[string]sdql.Type{"s": sdql.RealType}, Dense: map[string]bool{}, Dims: map[string][]int{}, Stats: fuse.Stats{}}
+	storage := map[string]fuse.Storage{}
+	for n, x := range ts {
+		logical[n] = formats.ToValue(x)
+		cfg.Inputs[n] = sdql.Tensor(x.Order())
+		cfg.Dims[n] = x.Shape
+		cfg.Stats[n] = x.Fanout()
+		if x.Format == formats.Dense || x.Format == formats.DenseCol {
+			cfg.Dense[n] = true
+		}
+		storage[n] = fuse.Storage{Format: x.Format, Order: x.Order()}
+		arrays, err := formats.Bind(x, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range arrays {
+			phys[k] = v
+		}
+	}
+	defs, types, err := fuse.Definitions(storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Defs, cfg.PhysInputs, cfg.PhysStats = defs, types, fuse.StatsOf(phys)
+	return phys, logical, cfg
+}
+
+func inputsString(in map[string]sdql.Value) string {
+	s := ""
+	for _, n := range sortedNames(in) {
+		s += n + "=" + sdql.FormatValue(in[n]) + " "
+	}
+	return s
+}

@@ -1,0 +1,159 @@
+package lower
+
+// MarkParallel marks the loops whose iterations may run on several
+// workers (For.Par): the outermost loops of the program (not inside
+// another loop) whose body only adds: into tensors made before the loop
+// (Insert and Store with AddTo), into scalar variables declared before it
+// (Assign AddTo), and into what the body itself declares and
+// initializes (its own variables and workspaces). Each worker then
+// accumulates its iterations into its own copies of those tensors and
+// variables, which are added into the shared ones after (Merge Sum). A
+// body that reads a tensor it writes, or sets a variable declared before
+// the loop, keeps the serial order: it is not marked.
+func MarkParallel(p *Program) {
+	var walk func(s Stmt)
+	walk = func(s Stmt) {
+		switch s := s.(type) {
+		case *Block:
+			for _, x := range s.List {
+				walk(x)
+			}
+		case *If:
+			walk(s.Then)
+			walk(s.Else)
+		case *For:
+			s.Par = parallel(s)
+		}
+	}
+	walk(p.Body)
+}
+
+// parallel returns the mark of a loop whose iterations only add, or nil.
+func parallel(f *For) *Par {
+	declared := map[*Var]bool{f.V: true}
+	inited := map[*Tensor]bool{}
+	written := map[*Tensor]bool{}
+	read := map[*Tensor]bool{}
+	reduce := map[*Var]bool{}
+	ok := true
+	reads := func(e Expr) {
+		WalkExpr(e, func(x Expr) {
+			if v, isVal := x.(*ValAt); isVal {
+				read[v.T] = true
+			}
+		})
+	}
+	var walk func(s Stmt)
+	walk = func(s Stmt) {
+		switch s := s.(type) {
+		case nil:
+		case *Block:
+			for _, x := range s.List {
+				walk(x)
+			}
+		case *Let:
+			declared[s.V] = true
+			reads(s.X)
+		case *Assign:
+			reads(s.X)
+			if !declared[s.V] {
+				if s.Op != AddTo {
+					ok = false
+				}
+				reduce[s.V] = true
+			}
+		case *If:
+			reads(s.Cond)
+			walk(s.Then)
+			walk(s.Else)
+		case *For:
+			declared[s.V] = true
+			reads(s.Lo)
+			reads(s.Hi)
+			walk(s.Body)
+		case *ForLevel:
+			declared[s.Key] = true
+			if s.Pos != nil {
+				declared[s.Pos] = true
+			}
+			read[s.T] = true
+			reads(s.Parent)
+			walk(s.Body)
+		case *Search:
+			declared[s.Pos] = true
+			reads(s.Lo)
+			reads(s.Hi)
+			reads(s.Key)
+			walk(s.Body)
+		case *Locate:
+			declared[s.Pos] = true
+			read[s.T] = true
+			reads(s.Parent)
+			reads(s.Key)
+			walk(s.Body)
+		case *Insert:
+			// a worker's copy starts empty: the loop must insert the
+			// whole path, from level 0 or under a position it inserted
+			if s.Level > 0 {
+				if r, isRef := s.Parent.(*Ref); !isRef || !declared[r.V] {
+					ok = false
+				}
+			}
+			declared[s.Pos] = true
+			written[s.T] = true
+			reads(s.Parent)
+			reads(s.Key)
+		case *Store:
+			written[s.T] = true
+			if r, isRef := s.Pos.(*Ref); s.Op != AddTo || !isRef || !declared[r.V] {
+				ok = false
+			}
+			reads(s.Pos)
+			reads(s.X)
+		case *Init:
+			inited[s.T] = true
+		case *Fail:
+		case *Transpose:
+			ok = false // fills arrays the iterations would share
+		}
+	}
+	walk(f.Body)
+	if !ok {
+		return nil
+	}
+	par := &Par{Merge: Sum}
+	for t := range written {
+		if read[t] && !inited[t] {
+			return nil // reads what other iterations add
+		}
+		if !inited[t] {
+			par.Tensors = append(par.Tensors, t)
+		}
+	}
+	for t := range inited {
+		par.Private = append(par.Private, t)
+	}
+	for v := range reduce {
+		par.Reduce = append(par.Reduce, v)
+	}
+	sortTensors(par.Private)
+	sortTensors(par.Tensors)
+	sortVars(par.Reduce)
+	return par
+}
+
+func sortTensors(ts []*Tensor) {
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && ts[j].ID < ts[j-1].ID; j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+}
+
+func sortVars(vs []*Var) {
+	for i := 1; i < len(vs); i++ {
+		for j := i; j > 0 && vs[j].ID < vs[j-1].ID; j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+}

@@ -1,0 +1,385 @@
+package lower
+
+// Primitives are named IR rules: a loop whose body has a rule's shape is
+// marked with the rule's name and what it matched, and a back end may run
+// the whole loop as one native loop instead of statement by statement
+// (the closure runtime does; the Go generator prints the loop as it is,
+// which Go compiles as well). The rules match the canonical IR, so the
+// spelling of the program does not matter; they are tried in order, and
+// the first that matches marks the loop.
+//
+// Each rule's factors: a product F of factors, each one of A[p] (a real
+// array read at the loop's position), X[j] (a real array read at the
+// coordinate j := I[p]), that gather guarded as select(0 <= j && j < n,
+// X[j], 0), or any expression that reads neither p nor j (the same in
+// every iteration).
+
+// Rule is one primitive.
+type Rule struct {
+	Name  string
+	Doc   string
+	match func(f *For) *Prim
+}
+
+// Rules is the table of primitives, in the order they are tried.
+var Rules = []*Rule{
+	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
+	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); T.val[q] += v }: an elementwise map into a dense vector, F's arrays read at i", match: matchMap},
+	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
+	{Name: "SegAccum", Doc: "for p in lo..hi { j := I[p]; [v := F]; q := insert(T.levelL[Q], j); T.val[q] += v }: adding a segment, scaled, into one parent of a result's last level (a Gustavson workspace row)", match: matchSegAccum},
+	{Name: "SegStoreAt", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.levelL[Q], j) at p; T.val[q] += v }: adding a segment, scaled, into a result stored on the same positions", match: matchSegStoreAt},
+}
+
+// Prim is what a primitive rule matched in a loop.
+type Prim struct {
+	Name string
+	// The segment: the loop's position variable is the For's V; Coord is
+	// j := Idx[p] when the body reads a coordinate (else nil).
+	Coord *Var
+	Idx   *Array
+	// The product F: Vals[p] (nil: no such factor), Gather[j] (nil: none)
+	// guarded by Bound (nil: unguarded), and the other Factors.
+	Vals    *Array
+	Gather  *Array
+	Bound   Expr
+	Factors []Expr
+	// SegDot adds F into Acc; SegScatter into the dense level 0 of Dst;
+	// SegAccum into the last level of Dst under the parent position
+	// Parent; SegStoreAt into the last level of Dst, a Positions level,
+	// at p.
+	Acc    *Var
+	Dst    *Tensor
+	Parent Expr
+}
+
+// MarkPrimitives marks every loop of the program a rule matches.
+func MarkPrimitives(p *Program) {
+	var walk func(s Stmt)
+	walk = func(s Stmt) {
+		switch s := s.(type) {
+		case *Block:
+			for _, x := range s.List {
+				walk(x)
+			}
+		case *If:
+			walk(s.Then)
+			walk(s.Else)
+		case *For:
+			s.Prim = nil
+			for _, r := range Rules {
+				if m := r.match(s); m != nil {
+					m.Name = r.Name
+					s.Prim = m
+					break
+				}
+			}
+			if s.Prim == nil {
+				walk(s.Body)
+			}
+		case *ForLevel:
+			walk(s.Body)
+		case *Search:
+			walk(s.Body)
+		case *Locate:
+			walk(s.Body)
+		}
+	}
+	walk(p.Body)
+}
+
+// segment splits a loop body into its optional coordinate j := I[p] and
+// the rest.
+func segment(f *For) (coord *Var, idx *Array, rest []Stmt) {
+	var list []Stmt
+	if b, ok := f.Body.(*Block); ok {
+		list = b.List
+	} else {
+		list = []Stmt{f.Body}
+	}
+	if len(list) > 0 {
+		if let, ok := list[0].(*Let); ok {
+			if ld, ok := let.X.(*Load); ok && isRefTo(ld.Index, f.V) && ld.A.Kind == Int {
+				return let.V, ld.A, list[1:]
+			}
+		}
+	}
+	return nil, nil, list
+}
+
+func isRefTo(e Expr, v *Var) bool {
+	r, ok := e.(*Ref)
+	return ok && r.V == v
+}
+
+// reads reports whether e reads one of the variables.
+func reads(e Expr, vs ...*Var) bool {
+	found := false
+	WalkExpr(e, func(x Expr) {
+		if r, ok := x.(*Ref); ok {
+			for _, v := range vs {
+				if r.V == v {
+					found = true
+				}
+			}
+		}
+	})
+	return found
+}
+
+// product classifies F (into m) as a product of factors over p and j.
+func product(e Expr, p, j *Var, m *Prim) bool {
+	if b, ok := e.(*Binary); ok && b.Op == Mul && b.Kind() == Real {
+		return product(b.X, p, j, m) && product(b.Y, p, j, m)
+	}
+	if !reads(e, p, j) {
+		m.Factors = append(m.Factors, e)
+		return true
+	}
+	switch x := e.(type) {
+	case *Load:
+		if x.A.Kind != Real {
+			return false
+		}
+		switch {
+		case isRefTo(x.Index, p) && m.Vals == nil:
+			m.Vals = x.A
+			return true
+		case j != nil && isRefTo(x.Index, j) && m.Gather == nil:
+			m.Gather = x.A
+			return true
+		}
+	case *Select:
+		if n, ld := GuardedLoad(x); ld != nil && j != nil && m.Gather == nil &&
+			isRefTo(ld.Index, j) && ld.A.Kind == Real && !reads(n, p, j) {
+			m.Gather, m.Bound = ld.A, n
+			return true
+		}
+	}
+	return false
+}
+
+// GuardedLoad matches select(0 <= j && j < n, X[j], 0) (a dense vector's
+// guarded lookup) and returns n and the load.
+func GuardedLoad(s *Select) (Expr, *Load) {
+	ld, ok := s.Then.(*Load)
+	if !ok {
+		return nil, nil
+	}
+	if c, ok := s.Else.(*Const); !ok || c.K != Real || c.F != 0 {
+		return nil, nil
+	}
+	r, ok := ld.Index.(*Ref)
+	if !ok {
+		return nil, nil
+	}
+	and, ok := s.Cond.(*Binary)
+	if !ok || and.Op != And {
+		return nil, nil
+	}
+	var n Expr
+	low := false
+	for _, side := range []Expr{and.X, and.Y} {
+		b, ok := side.(*Binary)
+		if !ok {
+			return nil, nil
+		}
+		switch {
+		case b.Op == Le && isConst(b.X, 0) && b.X.Kind() == Int && isRefTo(b.Y, r.V):
+			low = true
+		case b.Op == Lt && isRefTo(b.X, r.V):
+			n = b.Y
+		default:
+			return nil, nil
+		}
+	}
+	if !low || n == nil {
+		return nil, nil
+	}
+	return n, ld
+}
+
+func matchSegDot(f *For) *Prim {
+	j, idx, rest := segment(f)
+	rest, fold := valueLets(rest)
+	if len(rest) != 1 {
+		return nil
+	}
+	as, ok := rest[0].(*Assign)
+	if !ok || as.Op != AddTo || as.V.Kind != Real || as.V == f.V || as.V == j {
+		return nil
+	}
+	x, _ := fold(as.X, &Insert{Parent: intConst(0), Key: intConst(0)})
+	m := &Prim{Coord: j, Idx: idx, Acc: as.V}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchSegScatter(f *For) *Prim {
+	j, idx, rest := segment(f)
+	if j == nil {
+		return nil
+	}
+	rest, fold := valueLets(rest)
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.Level != 0 || !isRefTo(ins.Key, j) || !isConst(ins.Parent, 0) ||
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || len(ins.T.Levels) != 1 ||
+		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
+		return nil
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
+	if !product(x, f.V, j, m) || m.Gather != nil {
+		return nil
+	}
+	return m
+}
+
+func matchSegStoreAt(f *For) *Prim {
+	j, idx, rest := segment(f)
+	rest, fold := valueLets(rest)
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.At == nil || !isRefTo(ins.At, f.V) || ins.Level != len(ins.T.Levels)-1 ||
+		reads(ins.Parent, f.V) || j != nil && reads(ins.Parent, j) ||
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchSegAccum(f *For) *Prim {
+	j, idx, rest := segment(f)
+	if j == nil {
+		return nil
+	}
+	rest, fold := valueLets(rest)
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.At != nil || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, j) ||
+		reads(ins.Parent, f.V, j) || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	if ins.Level == 0 && ins.T.Levels[0].Storage == Dense {
+		return nil // SegScatter's
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T, Parent: ins.Parent}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchMap(f *For) *Prim {
+	var list []Stmt
+	if b, ok := f.Body.(*Block); ok {
+		list = b.List
+	} else {
+		list = []Stmt{f.Body}
+	}
+	list, fold := valueLets(list)
+	if len(list) != 2 {
+		return nil
+	}
+	ins, ok1 := list[0].(*Insert)
+	st, ok2 := list[1].(*Store)
+	if !ok1 || !ok2 || ins.Level != 0 || !isRefTo(ins.Key, f.V) || !isConst(ins.Parent, 0) || ins.At != nil ||
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || len(ins.T.Levels) != 1 ||
+		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
+		return nil
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	// arrays read at i: the first as Vals, a second (or a guarded one)
+	// as Gather at i
+	m := &Prim{Dst: ins.T}
+	if !product(x, f.V, f.V, m) {
+		return nil
+	}
+	return m
+}
+
+// valueLets splits the lets leading a loop body's statements (the
+// values a store adds, bound step by step) from the rest, and returns a
+// function that folds them into an expression: fold(x, ins) is x with the
+// lets' variables replaced by their expressions, not ok when the insert
+// reads one of them (a let then is more than the stored value).
+func valueLets(list []Stmt) ([]Stmt, func(Expr, *Insert) (Expr, bool)) {
+	lets := map[*Var]Expr{}
+	var order []*Var
+	for len(list) > 0 {
+		let, ok := list[0].(*Let)
+		if !ok {
+			break
+		}
+		lets[let.V] = substLets(let.X, lets)
+		order = append(order, let.V)
+		list = list[1:]
+	}
+	return list, func(x Expr, ins *Insert) (Expr, bool) {
+		if len(order) > 0 && (reads(ins.Parent, order...) || reads(ins.Key, order...) || ins.At != nil && reads(ins.At, order...)) {
+			return nil, false
+		}
+		return substLets(x, lets), true
+	}
+}
+
+// substLets replaces the variables of lets in e by their expressions.
+func substLets(e Expr, lets map[*Var]Expr) Expr {
+	if len(lets) == 0 {
+		return e
+	}
+	if r, ok := e.(*Ref); ok {
+		if x, ok := lets[r.V]; ok {
+			return x
+		}
+		return e
+	}
+	switch x := e.(type) {
+	case *Load:
+		return &Load{A: x.A, Index: substLets(x.Index, lets)}
+	case *Unary:
+		return &Unary{Op: x.Op, X: substLets(x.X, lets)}
+	case *Binary:
+		return &Binary{Op: x.Op, X: substLets(x.X, lets), Y: substLets(x.Y, lets)}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = substLets(a, lets)
+		}
+		return &Call{Fn: x.Fn, Args: args}
+	case *Select:
+		return &Select{Cond: substLets(x.Cond, lets), Then: substLets(x.Then, lets), Else: substLets(x.Else, lets)}
+	case *ValAt:
+		return &ValAt{T: x.T, Pos: substLets(x.Pos, lets)}
+	}
+	return e
+}

@@ -1,0 +1,192 @@
+package lower
+
+// keyFact is what is known of a key inserted at a level of a tensor.
+type keyFact struct {
+	level  int
+	nonneg bool
+	hi     Expr // an exclusive bound made of parameters and constants, nil when unknown
+}
+
+// recordKey notes what is known of a key inserted into level lv of t.
+func (l *lowerer) recordKey(t *Tensor, lv int, key Expr) {
+	l.keys[t] = append(l.keys[t], keyFact{level: lv, nonneg: l.nonnegExpr(key), hi: l.upperBound(key)})
+}
+
+// nonnegExpr reports whether an int expression is known to be >= 0.
+func (l *lowerer) nonnegExpr(e Expr) bool {
+	switch x := e.(type) {
+	case *Const:
+		return x.K == Int && x.I >= 0
+	case *Ref:
+		return l.nonneg[x.V] || len(l.below[x.V]) > 0
+	case *Load:
+		// a validated format's coordinates and positions
+		return x.A.Kind == Int && x.A.Level != nil
+	case *Len:
+		return true
+	case *Binary:
+		return (x.Op == Add || x.Op == Mul) && l.nonnegExpr(x.X) && l.nonnegExpr(x.Y)
+	case *Select:
+		return l.nonnegExpr(x.Then) && l.nonnegExpr(x.Else)
+	}
+	return false
+}
+
+// upperBound is an exclusive bound on an int expression made only of
+// parameters and constants (so it can size a tensor before any loop), or
+// nil.
+func (l *lowerer) upperBound(e Expr) Expr {
+	switch x := e.(type) {
+	case *Const:
+		if x.K == Int {
+			return intConst(x.I + 1)
+		}
+	case *Ref:
+		if bs := l.below[x.V]; len(bs) > 0 {
+			return &Ref{V: bs[0]}
+		}
+		if l.isParam(x.V) {
+			return nil
+		}
+	case *Binary:
+		if x.Op == Add {
+			if c, ok := x.Y.(*Const); ok && c.K == Int && c.I >= 0 {
+				if b := l.upperBound(x.X); b != nil {
+					return &Binary{Op: Add, X: b, Y: intConst(c.I)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// positionsFor returns the input level whose positions level lv of t can
+// reuse, setting each insert's At, or nil. Every insert into the level
+// must have as key the coordinate idx[p] read by a loop over one parent's
+// segment of a format level whose coordinates are unique (validated
+// ascending: LevelInfo.Search), and as parent the position, in t's level
+// above, that equals the segment's parent: the key of a dense or sparse
+// level 0 (whose child is its key) or the position of a positions level.
+// Then (parent, key) and the input position p determine each other, and
+// the child is p.
+func (l *lowerer) positionsFor(t *Tensor, lv int) *PositionsOf {
+	ins := l.inserts[t]
+	var of *PositionsOf
+	var ats []Expr
+	for _, in := range ins {
+		if in.Level != lv {
+			continue
+		}
+		j, ok := in.Key.(*Ref)
+		if !ok {
+			return nil
+		}
+		ld, ok := l.letOf[j.V].(*Load)
+		if !ok || ld.A.Level == nil || !ld.A.Level.Search || ld.A.Level.Idx != ld.A.Name {
+			return nil
+		}
+		p, ok := ld.Index.(*Ref)
+		if !ok {
+			return nil
+		}
+		seg, ok := l.segOf[p.V]
+		if !ok || seg.idx != ld.A {
+			return nil
+		}
+		q, ok := in.Parent.(*Ref)
+		if !ok {
+			return nil
+		}
+		up := l.insertOf[q.V]
+		if up == nil || up.T != t || up.Level != lv-1 {
+			return nil
+		}
+		var parentPos Expr
+		switch s := t.Levels[lv-1].Storage; {
+		case (s == Dense || s == Sparse) && lv-1 == 0:
+			parentPos = up.Key
+		case s == Positions:
+			parentPos = up.At
+		default:
+			return nil
+		}
+		if CanonString(parentPos) != CanonString(seg.parent) {
+			return nil
+		}
+		if of == nil {
+			of = &PositionsOf{Pos: seg.pos, Idx: seg.idx}
+		} else if of.Pos != seg.pos || of.Idx != seg.idx {
+			return nil
+		}
+		ats = append(ats, p)
+	}
+	if of == nil {
+		return nil
+	}
+	k := 0
+	for _, in := range ins {
+		if in.Level == lv {
+			in.At = ats[k]
+			k++
+		}
+	}
+	return of
+}
+
+// decideStorage chooses the storage of each level of a tensor the kernel
+// builds, from what is known of the keys inserted there: a level given an
+// extent by the caller (shape, for the result) is dense and full; an outer
+// level whose keys are all non-negative is dense (Sparse for a workspace
+// refilled in a loop), sized by their bounds when every key has one
+// (else it grows); the rest are hashed.
+func (l *lowerer) decideStorage(t *Tensor, shape []int) {
+	for lv, level := range t.Levels {
+		if lv < len(shape) && shape[lv] > 0 && lv == 0 {
+			level.Storage, level.Size, level.Full = Dense, intConst(shape[lv]), true
+			continue
+		}
+		if lv < len(shape) && shape[lv] > 0 && t.Levels[lv-1].Storage == Dense && t.Levels[lv-1].Full {
+			level.Storage, level.Size, level.Full = Dense, intConst(shape[lv]), true
+			continue
+		}
+		if l.opts.NoDense {
+			level.Storage = Hash
+			continue
+		}
+		if lv > 0 {
+			level.Storage = Hash
+			if of := l.positionsFor(t, lv); of != nil {
+				level.Storage, level.Of = Positions, of
+			}
+			continue
+		}
+		nonneg, seen := true, false
+		var size Expr
+		bounded := true
+		for _, k := range l.keys[t] {
+			if k.level != lv {
+				continue
+			}
+			seen = true
+			nonneg = nonneg && k.nonneg
+			if k.hi == nil {
+				bounded = false
+			} else if size == nil {
+				size = k.hi
+			} else if CanonString(size) != CanonString(k.hi) {
+				size = &Select{Cond: &Binary{Op: Lt, X: size, Y: k.hi}, Then: k.hi, Else: size}
+			}
+		}
+		if !seen || !nonneg {
+			level.Storage = Hash
+			continue
+		}
+		if !bounded {
+			size = nil
+		}
+		level.Storage, level.Size = Dense, size
+		if l.workspace[t] {
+			level.Storage = Sparse
+		}
+	}
+}
