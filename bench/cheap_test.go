@@ -194,7 +194,10 @@ func forwardAffordable(w workload, input string) bool {
 // iterations' ratios (the cheap-gradient bound is 4), with the medians of
 // both times. mode=auto is the mode the CLI chooses (named in the
 // sub-benchmark), reverse and forward are forced; forward is left out
-// where it takes minutes (forwardAffordable).
+// where it takes minutes (forwardAffordable). For the workloads, the
+// hand-written closed form of the gradient (WorkloadCase.Hand, checked
+// equal) runs after both, and grad/hand is the median ratio of the
+// gradient's time to it.
 func BenchmarkCheapGradient(b *testing.B) {
 	for _, input := range WorkloadInputs {
 		d := loadWorkloadData(b, input)
@@ -228,14 +231,22 @@ func BenchmarkCheapGradient(b *testing.B) {
 					if grad == nil {
 						grad = compileWorkload(b, w, w.wrt, mode, inputs)
 					}
-					var evals, grads, ratios []float64
+					hand := handGradient(b, w, d, grad)
+					var evals, grads, hands, ratios, handRatios []float64
 					i := 0
 					for b.Loop() {
-						var te, tg time.Duration
+						var te, tg, th time.Duration
 						if i%2 == 0 {
 							te, tg = eval.run(b), grad.run(b)
 						} else {
 							tg, te = grad.run(b), eval.run(b)
+						}
+						if hand != nil {
+							start := time.Now()
+							hand()
+							th = time.Since(start)
+							hands = append(hands, float64(th))
+							handRatios = append(handRatios, float64(tg)/float64(th))
 						}
 						i++
 						evals, grads = append(evals, float64(te)), append(grads, float64(tg))
@@ -244,10 +255,36 @@ func BenchmarkCheapGradient(b *testing.B) {
 					b.ReportMetric(median(ratios), "grad/eval")
 					b.ReportMetric(median(evals)/1e6, "eval-ms")
 					b.ReportMetric(median(grads)/1e6, "grad-ms")
+					if hand != nil {
+						b.ReportMetric(median(handRatios), "grad/hand")
+						b.ReportMetric(median(hands)/1e6, "hand-ms")
+					}
 				})
 			}
 		}
 	}
+}
+
+// handGradient returns the run of the hand-written closed form of a
+// workload's gradient over d (WorkloadCase.Hand), after checking that it
+// gives grad's result; nil for a program without one (the tanh stacks).
+func handGradient(b *testing.B, w workload, d *WorkloadData, grad *compiled) func() {
+	wl, ok := WorkloadByName(w.name)
+	if !ok {
+		return nil
+	}
+	cs, why, err := NewWorkloadCase(wl, "grad", d, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if why != "" {
+		return nil
+	}
+	cs.Hand()
+	if got, want := grad.res.Value(), cs.HandValue(); !sdql.Equal(got, want) {
+		b.Fatalf("%s: the compiled gradient (%s mode) differs from the hand-written closed form", w.name, grad.mode)
+	}
+	return cs.Hand
 }
 
 // BenchmarkCheapGradientWork reports the cheap-gradient ratio on operation
