@@ -34,6 +34,9 @@ type linearization struct {
 	inputs, tangentInputs map[string]sdql.Type
 	// result is the type of the program's result.
 	result sdql.Type
+	// aliased are the primal lets the tangent reads from the top-level
+	// dictionaries that hold them (aliasResiduals), not recomputed.
+	aliased map[string]alias
 }
 
 // linearize builds the linearization of e with respect to the wrt inputs.
@@ -101,11 +104,12 @@ func tangentProgram(a sdql.Expr, wrt []string, inputs map[string]sdql.Type) (*li
 			bs = append(bs, binding{binder(name), &sdql.ZeroExpr{T: tan.Types[v]}})
 		}
 	}
-	out, err := simplifyWith(splitLets(wrapLets(bs, tan.Expr)), lin.tangentInputs, pruneLets)
+	prog, aliased := aliasResiduals(reuseCalls(splitLets(wrapLets(bs, tan.Expr))), dictAliases(a))
+	out, err := simplifyWith(prog, lin.tangentInputs, pruneLets)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: ad: the tangent program does not check: %v", err)
 	}
-	lin.tangent = out
+	lin.tangent, lin.aliased = out, aliased
 	return lin, nil
 }
 
@@ -177,6 +181,10 @@ func residuals(a sdql.Expr, lin *linearization, value bool) (map[string]bool, er
 		name := work[len(work)-1]
 		work = work[:len(work)-1]
 		li, ok := lets[name]
+		if al, isAlias := lin.aliased[name]; isAlias {
+			work = append(work, al.top) // read from the dictionary, which must be live
+			continue
+		}
 		switch {
 		case !ok:
 			continue
