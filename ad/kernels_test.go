@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -250,7 +251,8 @@ func TestKernelsRandom(t *testing.T) {
 	}
 }
 
-const bcspwr10 = "/work/shared/datasets/suitesparse/bcspwr10.mtx.gz"
+// bcspwr10 is the matrix in ../shared (read in place).
+var bcspwr10 = filepath.Join("..", "..", "shared", "datasets", "suitesparse", "bcspwr10.mtx.gz")
 
 func TestKernelsBcspwr10(t *testing.T) {
 	a, err := readPatternMTX(bcspwr10)

@@ -45,7 +45,9 @@ var Kernels = []struct{ Name, Format string }{
 	{"vva", "dense"}, {"vvd", "dense"}, {"vsm", "dense"},
 }
 
-// SuiteSparseDir is where the real matrices are looked for.
+// SuiteSparseDir is where the real matrices are looked for after the
+// shared folders beside the working directory or the module
+// (datasets.SharedDirs, $NABLASD_SHARED).
 var SuiteSparseDir = "/work/shared/datasets/suitesparse"
 
 // Inputs are the benchmark inputs: two SuiteSparse matrices of Table 1
@@ -61,19 +63,24 @@ var SyntheticSpecs = map[string]string{
 }
 
 // LoadInput loads a named input matrix: a name of SyntheticSpecs, else a
-// SuiteSparse matrix in SuiteSparseDir; c is nil (with the reason) when
+// SuiteSparse matrix in datasets.SharedDirs or SuiteSparseDir; c is nil (with the reason) when
 // its file is absent.
 func LoadInput(name string) (c *datasets.Coords, why string, err error) {
 	if spec, ok := SyntheticSpecs[name]; ok {
 		c, err := datasets.ParseSynthetic(spec)
 		return c, "", err
 	}
-	path := filepath.Join(SuiteSparseDir, name+".mtx.gz")
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Sprintf("%s absent", path), nil
+	var looked []string
+	for _, dir := range append(datasets.SharedDirs(), SuiteSparseDir) {
+		path := filepath.Join(dir, name+".mtx.gz")
+		if _, err := os.Stat(path); err != nil {
+			looked = append(looked, path)
+			continue
+		}
+		c, _, err = datasets.LoadMatrixMarket(path)
+		return c, "", err
 	}
-	c, _, err = datasets.LoadMatrixMarket(path)
-	return c, "", err
+	return nil, fmt.Sprintf("%s absent (looked at %v)", name, looked), nil
 }
 
 // Case is one kernel over one input: the compiled program's bindings and
