@@ -121,6 +121,18 @@ func (s *SplitTable) Rows(split int) int64 {
 	return s.t.pq.MetaData().RowGroup(split).NumRows()
 }
 
+// Bytes returns the size in bytes of a split as stored: a Parquet row
+// group's column chunks (compressed), or an Arrow file's size.
+func (s *SplitTable) Bytes(split int) int64 {
+	if s.t.kind != Parquet {
+		return s.t.size
+	}
+	if split >= s.t.pq.NumRowGroups() {
+		return 0
+	}
+	return s.t.pq.MetaData().RowGroup(split).TotalCompressedSize()
+}
+
 // KeyField returns the key column's field (the zero Field without a key).
 func (s *SplitTable) KeyField() arrow.Field {
 	if s.cols.key < 0 {
@@ -242,12 +254,17 @@ func (s *SplitTable) convert(b batch, lo, hi int) (*entries, error) {
 // any order: the one Groups.Next builds for the group (an empty tensor
 // for no chunks). The chunks are sorted by their file row.
 func (s *SplitTable) Tensor(chunks []*Chunk) (*TableTensor, error) {
+	return s.TensorAs(chunks, s.format)
+}
+
+// TensorAs is Tensor in format f instead of the input's.
+func (s *SplitTable) TensorAs(chunks []*Chunk, f formats.Format) (*TableTensor, error) {
 	c := s.cols
 	if len(chunks) == 0 {
 		if c.order() == 0 {
 			return &TableTensor{Meta: s.t.meta}, nil
 		}
-		t, err := formats.FromSortedCoords(s.in.Shape, make([][]int, c.order()), nil, s.format)
+		t, err := formats.FromSortedCoords(s.in.Shape, make([][]int, c.order()), nil, f)
 		if err != nil {
 			return nil, tableErrorf(c.file, "", -1, "%v", strings.TrimPrefix(err.Error(), "formats: "))
 		}
@@ -279,7 +296,7 @@ func (s *SplitTable) Tensor(chunks []*Chunk) (*TableTensor, error) {
 	if c.order() == 0 && len(e.val) == 0 {
 		return &TableTensor{Meta: s.t.meta}, nil
 	}
-	return c.tensor(e, s.format, s.t.meta)
+	return c.tensor(e, f, s.t.meta)
 }
 
 func compareInt64(a, b int64) int {
