@@ -17,10 +17,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -50,11 +52,20 @@ var SuiteSparseDir = "/work/shared/datasets/suitesparse"
 // and a synthetic 100,000 x 100,000 matrix with 1,000,000 entries.
 var Inputs = []string{"bcspwr10", "nopoly", "synthetic"}
 
-// LoadInput loads a named input matrix; ok is false (with a reason) when
-// the file is absent.
+// SyntheticSpecs are the synthetic inputs by name (datasets.ParseSynthetic
+// specs): the kernels' 100,000 × 100,000 matrix with 1,000,000 entries and
+// the workloads' 200,000 × 200,000 one with 4,000,000.
+var SyntheticSpecs = map[string]string{
+	"synthetic":   "rows=100000,cols=100000,nnz=1000000,seed=1",
+	"synthetic4M": "rows=200000,cols=200000,density=0.0001,seed=1",
+}
+
+// LoadInput loads a named input matrix: a name of SyntheticSpecs, else a
+// SuiteSparse matrix in SuiteSparseDir; c is nil (with the reason) when
+// its file is absent.
 func LoadInput(name string) (c *datasets.Coords, why string, err error) {
-	if name == "synthetic" {
-		c, err := datasets.ParseSynthetic("rows=100000,cols=100000,nnz=1000000,seed=1")
+	if spec, ok := SyntheticSpecs[name]; ok {
+		c, err := datasets.ParseSynthetic(spec)
 		return c, "", err
 	}
 	path := filepath.Join(SuiteSparseDir, name+".mtx.gz")
@@ -69,8 +80,15 @@ func LoadInput(name string) (c *datasets.Coords, why string, err error) {
 // the hand-written loop over the same slices.
 type Case struct {
 	Kernel, Format, Input string
-	Prog                  sdql.Expr
-	Bindings              map[string]sdql.Value
+	// Variant is the spelled variant the case runs (nil: the original).
+	Variant *Variant
+	// Inputs are the kernel's inputs (tensors and scalars) as bound for
+	// the pipeline.
+	Inputs   nablasd.Inputs
+	Prog     sdql.Expr
+	Bindings map[string]sdql.Value
+	// formats are the storage of the tensor inputs (exec.Options.Formats)
+	formats map[string]lower.Format
 	// Shape is the result's known extents (exec.Options.ResultShape).
 	Shape []int
 	// Hand runs the hand-written loop (into buffers it reuses).
@@ -94,7 +112,16 @@ type Case struct {
 // the inputs bound in their formats. Matrices are bound in CSR; vectors in
 // format (dense, or coo for V2 of vvd).
 func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
-	cs := &Case{Kernel: kernel, Format: format, Input: input}
+	return NewVariantCase(kernel, format, input, m, nil)
+}
+
+// NewVariantCase is NewCase of a spelled variant of the kernel (v nil: the
+// original). A variant of the logical kernel (OfKernel) runs through the
+// pipeline like the original; a variant of a hand-written physical program
+// of kernels/ (OfPhysical, named KERNEL_FORMAT) is the program that runs,
+// over the same bindings (its original is OriginalCase's).
+func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant) (*Case, error) {
+	cs := &Case{Kernel: kernel, Format: format, Input: input, Variant: v}
 	csr, err := formats.FromCoords(m.Shape, m.Idx, m.Val, formats.CSR)
 	if err != nil {
 		return nil, err
@@ -230,18 +257,70 @@ func NewCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
 	default:
 		return nil, fmt.Errorf("bench: unknown kernel %q", kernel)
 	}
-	p, err := Pipeline(kernel, tensors, scalars)
+	src, name := Logical[kernel], kernel
+	if v != nil && v.Kind == OfKernel {
+		if v.Original != kernel {
+			return nil, fmt.Errorf("bench: %s is a variant of %s, not of %s", v.File, v.Original, kernel)
+		}
+		src, name = v.Src, v.File
+	}
+	cs.Inputs = nablasd.Inputs{}
+	for n, t := range tensors {
+		cs.Inputs[n] = t
+	}
+	for n, x := range scalars {
+		cs.Inputs[n] = x
+	}
+	p, err := PipelineOf(name, src, Wrt[kernel], tensors, scalars)
 	if err != nil {
 		return nil, err
 	}
 	cs.Prog, cs.Bindings, cs.Fuse = p.Program, p.Bindings, p.Fuse
+	cs.formats = map[string]lower.Format{}
+	for n, t := range tensors {
+		cs.formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
+	}
+	if v != nil && v.Kind == OfPhysical {
+		if v.Original != kernel+"_"+format {
+			return nil, fmt.Errorf("bench: %s is a variant of %s, not of %s_%s", v.File, v.Original, kernel, format)
+		}
+		if cs.Prog, err = sdql.Parse(v.File, v.Src); err != nil {
+			return nil, err
+		}
+	}
 	return cs, nil
 }
 
-// Compile compiles the case's program.
+// OriginalCase is NewCase with the hand-written physical program
+// kernels/KERNEL_FORMAT.sdql as the program that runs: the original of
+// its OfPhysical variants.
+func OriginalCase(kernel, format, input string, m *datasets.Coords) (*Case, error) {
+	cs, err := NewCase(kernel, format, input, m)
+	if err != nil {
+		return nil, err
+	}
+	if cs.Prog, err = Program(kernel + "_" + format); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// Compile compiles the case's program as the root package does: the
+// inputs were validated when they were built (formats' constructors), so
+// a run does not check them again (exec.Options.NoValidate).
+// CompileValidating keeps the per-run checks, for BenchmarkValidation.
 func (cs *Case) Compile(opts exec.Options) (*exec.Kernel, error) {
+	opts.NoValidate = true
+	return cs.CompileValidating(opts)
+}
+
+// CompileValidating compiles the case's program with opts as given.
+func (cs *Case) CompileValidating(opts exec.Options) (*exec.Kernel, error) {
 	if opts.ResultShape == nil {
 		opts.ResultShape = cs.Shape
+	}
+	if opts.Formats == nil {
+		opts.Formats = cs.formats
 	}
 	return exec.CompileFor(cs.Prog, cs.Bindings, opts)
 }

@@ -35,6 +35,12 @@ func Pipeline(kernel string, tensors map[string]*formats.Tensor, scalars map[str
 	if !ok {
 		return nil, fmt.Errorf("bench: unknown kernel %q", kernel)
 	}
+	return PipelineOf(kernel, src, Wrt[kernel], tensors, scalars)
+}
+
+// PipelineOf is Pipeline of the program src (named name in messages),
+// differentiated with respect to wrt: a spelled variant of a kernel.
+func PipelineOf(name, src, wrt string, tensors map[string]*formats.Tensor, scalars map[string]float64) (*nablasd.Plan, error) {
 	inputs := nablasd.Inputs{}
 	for n, t := range tensors {
 		inputs[n] = t
@@ -42,13 +48,13 @@ func Pipeline(kernel string, tensors map[string]*formats.Tensor, scalars map[str
 	for n, x := range scalars {
 		inputs[n] = x
 	}
-	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: kernel})
+	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: name})
 	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %v", kernel, err)
+		return nil, fmt.Errorf("bench: %s: %v", name, err)
 	}
-	p, err := q.Plan(Wrt[kernel])
+	p, err := q.Plan(wrt)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %v", kernel, err)
+		return nil, fmt.Errorf("bench: %s: %v", name, err)
 	}
 	return p, nil
 }

@@ -24,7 +24,10 @@ type Rule struct {
 // Rules is the table of primitives, in the order they are tried.
 var Rules = []*Rule{
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
+	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); T.val[q] += v }: an elementwise map into a dense vector, F's arrays read at i", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
+	{Name: "SegAccum", Doc: "for p in lo..hi { j := I[p]; [v := F]; q := insert(T.levelL[Q], j); T.val[q] += v }: adding a segment, scaled, into one parent of a result's last level (a Gustavson workspace row)", match: matchSegAccum},
+	{Name: "SegStoreAt", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.levelL[Q], j) at p; T.val[q] += v }: adding a segment, scaled, into a result stored on the same positions", match: matchSegStoreAt},
 }
 
 // Prim is what a primitive rule matched in a loop.
@@ -40,9 +43,13 @@ type Prim struct {
 	Gather  *Array
 	Bound   Expr
 	Factors []Expr
-	// SegDot adds F into Acc; SegScatter into the dense level 0 of Dst.
-	Acc *Var
-	Dst *Tensor
+	// SegDot adds F into Acc; SegScatter into the dense level 0 of Dst;
+	// SegAccum into the last level of Dst under the parent position
+	// Parent; SegStoreAt into the last level of Dst, a Positions level,
+	// at p.
+	Acc    *Var
+	Dst    *Tensor
+	Parent Expr
 }
 
 // MarkPrimitives marks every loop of the program a rule matches.
@@ -193,6 +200,7 @@ func GuardedLoad(s *Select) (Expr, *Load) {
 
 func matchSegDot(f *For) *Prim {
 	j, idx, rest := segment(f)
+	rest, fold := valueLets(rest)
 	if len(rest) != 1 {
 		return nil
 	}
@@ -200,8 +208,9 @@ func matchSegDot(f *For) *Prim {
 	if !ok || as.Op != AddTo || as.V.Kind != Real || as.V == f.V || as.V == j {
 		return nil
 	}
+	x, _ := fold(as.X, &Insert{Parent: intConst(0), Key: intConst(0)})
 	m := &Prim{Coord: j, Idx: idx, Acc: as.V}
-	if !product(as.X, f.V, j, m) {
+	if !product(x, f.V, j, m) {
 		return nil
 	}
 	return m
@@ -212,16 +221,7 @@ func matchSegScatter(f *For) *Prim {
 	if j == nil {
 		return nil
 	}
-	var v *Var
-	var vx Expr
-	if len(rest) == 3 {
-		let, ok := rest[0].(*Let)
-		if !ok {
-			return nil
-		}
-		v, vx = let.V, let.X
-		rest = rest[1:]
-	}
+	rest, fold := valueLets(rest)
 	if len(rest) != 2 {
 		return nil
 	}
@@ -232,16 +232,154 @@ func matchSegScatter(f *For) *Prim {
 		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
 		return nil
 	}
-	x := st.X
-	if v != nil {
-		if !isRefTo(x, v) {
-			return nil
-		}
-		x = vx
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
 	}
 	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
 	if !product(x, f.V, j, m) || m.Gather != nil {
 		return nil
 	}
 	return m
+}
+
+func matchSegStoreAt(f *For) *Prim {
+	j, idx, rest := segment(f)
+	rest, fold := valueLets(rest)
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.At == nil || !isRefTo(ins.At, f.V) || ins.Level != len(ins.T.Levels)-1 ||
+		reads(ins.Parent, f.V) || j != nil && reads(ins.Parent, j) ||
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchSegAccum(f *For) *Prim {
+	j, idx, rest := segment(f)
+	if j == nil {
+		return nil
+	}
+	rest, fold := valueLets(rest)
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.At != nil || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, j) ||
+		reads(ins.Parent, f.V, j) || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	if ins.Level == 0 && ins.T.Levels[0].Storage == Dense {
+		return nil // SegScatter's
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T, Parent: ins.Parent}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchMap(f *For) *Prim {
+	var list []Stmt
+	if b, ok := f.Body.(*Block); ok {
+		list = b.List
+	} else {
+		list = []Stmt{f.Body}
+	}
+	list, fold := valueLets(list)
+	if len(list) != 2 {
+		return nil
+	}
+	ins, ok1 := list[0].(*Insert)
+	st, ok2 := list[1].(*Store)
+	if !ok1 || !ok2 || ins.Level != 0 || !isRefTo(ins.Key, f.V) || !isConst(ins.Parent, 0) || ins.At != nil ||
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || len(ins.T.Levels) != 1 ||
+		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
+		return nil
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	// arrays read at i: the first as Vals, a second (or a guarded one)
+	// as Gather at i
+	m := &Prim{Dst: ins.T}
+	if !product(x, f.V, f.V, m) {
+		return nil
+	}
+	return m
+}
+
+// valueLets splits the lets leading a loop body's statements (the
+// values a store adds, bound step by step) from the rest, and returns a
+// function that folds them into an expression: fold(x, ins) is x with the
+// lets' variables replaced by their expressions, not ok when the insert
+// reads one of them (a let then is more than the stored value).
+func valueLets(list []Stmt) ([]Stmt, func(Expr, *Insert) (Expr, bool)) {
+	lets := map[*Var]Expr{}
+	var order []*Var
+	for len(list) > 0 {
+		let, ok := list[0].(*Let)
+		if !ok {
+			break
+		}
+		lets[let.V] = substLets(let.X, lets)
+		order = append(order, let.V)
+		list = list[1:]
+	}
+	return list, func(x Expr, ins *Insert) (Expr, bool) {
+		if len(order) > 0 && (reads(ins.Parent, order...) || reads(ins.Key, order...) || ins.At != nil && reads(ins.At, order...)) {
+			return nil, false
+		}
+		return substLets(x, lets), true
+	}
+}
+
+// substLets replaces the variables of lets in e by their expressions.
+func substLets(e Expr, lets map[*Var]Expr) Expr {
+	if len(lets) == 0 {
+		return e
+	}
+	if r, ok := e.(*Ref); ok {
+		if x, ok := lets[r.V]; ok {
+			return x
+		}
+		return e
+	}
+	switch x := e.(type) {
+	case *Load:
+		return &Load{A: x.A, Index: substLets(x.Index, lets)}
+	case *Unary:
+		return &Unary{Op: x.Op, X: substLets(x.X, lets)}
+	case *Binary:
+		return &Binary{Op: x.Op, X: substLets(x.X, lets), Y: substLets(x.Y, lets)}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = substLets(a, lets)
+		}
+		return &Call{Fn: x.Fn, Args: args}
+	case *Select:
+		return &Select{Cond: substLets(x.Cond, lets), Then: substLets(x.Then, lets), Else: substLets(x.Else, lets)}
+	case *ValAt:
+		return &ValAt{T: x.T, Pos: substLets(x.Pos, lets)}
+	}
+	return e
 }

@@ -2,9 +2,14 @@
 // generated Go (bench/gen) and the hand-written Go loops (bench/hand.go)
 // and prints two tables, one of time and one of memory. The compiled
 // programs are the pipeline's output (bench.Pipeline); -print shows them.
+// Then it prints the tables of the spelled variants, of two goroutines
+// against one, and of the workloads (section "Workloads, variants and
+// threads").
 //
 //	go run ./bench/cmd/report [-rounds 5] [-benchtime 200ms] [-mem=false]
-//	    [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...] [-dict intmap]
+//	    [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...|none] [-dict intmap]
+//	    [-workloads least_squares,...|none] [-winputs e40r0000,synthetic4M]
+//	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false]
 //
 // # Time
 //
@@ -20,6 +25,34 @@
 // shows as the range. allocs/run is testing.AllocsPerRun of the compiled
 // kernel and of the generated Go into a reused destination; compile is
 // one exec.Compile.
+//
+// # Workloads, variants and threads
+//
+// The workloads (../shared/workloads, bench.Workloads) are timed over
+// -winputs, each program's value (eval) and gradient (grad): the
+// hand-written closed form (bench/hand_workloads.go), nablasd's compiled
+// kernel run through the root package (Kernel.Run into a reused Result,
+// one goroutine) and the generated Go where bench.GeneratedWorkload gives
+// one, in interleaved rounds as the kernels' time table, the hand-written
+// closed form the reference. compile is Prepare, Compile and the first
+// run; allocs/run is the heap allocations of one later run.
+//
+// Spelled variants (bench/variants/*.sdql) are timed on the inputs of
+// -vinputs (the workloads' or the kernels'): each set is the original's
+// compiled kernel and its variants', in interleaved rounds with the
+// original as the reference; variant÷original is the median of the
+// per-round ratios, then their range. For the kernels, prog logical is the
+// pipeline's gradient of bench.Logical's program and of its variants,
+// prog physical the hand-written physical program of bench/kernels and its
+// variants (the index arithmetic 1 + i).
+//
+// On every input of at least a million entries, the compiled kernel of
+// each workload (eval and grad) and of each kernel runs on one goroutine
+// and on two (Options.Threads), in interleaved rounds: speedup is the
+// median of the per-round ratios of one goroutine's time to two's, and
+// "goroutines used" what the last run of the two-goroutine kernel used.
+// On a machine busy with other work two goroutines get no more CPU than
+// one; the speedup then says nothing of the kernel.
 //
 // # Memory
 //
@@ -77,7 +110,7 @@ import (
 
 func main() {
 	inputs := flag.String("inputs", strings.Join(bench.Inputs, ","), "inputs")
-	kernels := flag.String("kernels", "", "kernels (default all)")
+	kernels := flag.String("kernels", "", "kernels (default all; none: no kernel tables)")
 	rounds := flag.Int("rounds", 5, "interleaved timing rounds")
 	benchtime := flag.Duration("benchtime", 200*time.Millisecond, "minimum time of each variant in each round")
 	mem := flag.Bool("mem", true, "measure peak resident memory in child processes (Linux)")
@@ -85,6 +118,11 @@ func main() {
 	noDense := flag.Bool("nodense", false, "hashed dictionaries only (the paper's dictionary variant)")
 	opt := flag.String("opt", "", "optimization level: none, norm or dps")
 	noValidate := flag.Bool("novalidate", false, "skip the up-front validation of the inputs")
+	workloads := flag.String("workloads", "", "workloads (default all; none: no workload tables)")
+	winputs := flag.String("winputs", strings.Join(bench.WorkloadInputs, ","), "the workloads' inputs")
+	variants := flag.Bool("variants", true, "time the spelled variants against their originals")
+	vinputs := flag.String("vinputs", "e40r0000,nopoly", "inputs (of the workloads or the kernels) whose variants are timed")
+	threads := flag.Bool("threads", true, "time two goroutines against one on inputs of at least 1M entries")
 	printProg := flag.Bool("print", false, "print each kernel's program (the pipeline's output) to standard error")
 	child := flag.String("child", "", "internal: measure the peak memory of KERNEL,INPUT,VARIANT")
 	flag.Usage = func() {
@@ -120,7 +158,12 @@ func main() {
 	})
 	var rows []*row
 	memNote := ""
-	for _, in := range strings.Split(*inputs, ",") {
+	kernelList := list(*kernels)
+	kernelInputs := strings.Split(*inputs, ",")
+	if *kernels == "none" {
+		kernelInputs = nil
+	}
+	for _, in := range kernelInputs {
 		m, why, err := bench.LoadInput(in)
 		if err != nil {
 			fail(err)
@@ -130,7 +173,7 @@ func main() {
 			continue
 		}
 		for _, kf := range bench.Kernels {
-			if *kernels != "" && !slices.Contains(strings.Split(*kernels, ","), kf.Name) {
+			if kernelList != nil && !slices.Contains(kernelList, kf.Name) {
 				continue
 			}
 			cs, err := newCase(kf.Name, kf.Format, in, m, opts)
@@ -161,11 +204,19 @@ func main() {
 	}
 	fmt.Printf("# %d interleaved rounds, each variant >= %v a round; GOMAXPROCS=%d, %s %s/%s\n",
 		*rounds, *benchtime, runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	printTimes(rows)
-	fmt.Println()
-	printMemory(rows, *mem)
-	if memNote != "" {
-		fmt.Printf("peak+ not measured: %s\n", memNote)
+	if kernelInputs != nil {
+		printTimes(rows)
+		fmt.Println()
+		printMemory(rows, *mem)
+		if memNote != "" {
+			fmt.Printf("peak+ not measured: %s\n", memNote)
+		}
+		kernelVariantTables(kernelInputs, list(*vinputs), kernelList, *variants && opts.Opt == "", *threads, opts, *rounds, *benchtime)
+	}
+	if *workloads != "none" {
+		fmt.Println()
+		workloadTables(workloadFlags{workloads: list(*workloads), inputs: list(*winputs), variantInputs: list(*vinputs),
+			variants: *variants, threads: *threads, rounds: *rounds, benchtime: *benchtime})
 	}
 }
 

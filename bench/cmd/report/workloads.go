@@ -1,0 +1,331 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nablasd/nablasd/bench"
+	"github.com/nablasd/nablasd/datasets"
+	"github.com/nablasd/nablasd/exec"
+)
+
+// The workload tables (see the package comment): the workloads against
+// their hand-written closed forms, the spelled variants against their
+// originals, and two goroutines against one.
+
+// workloadFlags select what the workload tables measure.
+type workloadFlags struct {
+	workloads, inputs []string // nil workloads: all
+	variantInputs     []string // inputs whose variants are timed
+	variants, threads bool
+	rounds            int
+	benchtime         time.Duration
+}
+
+// manyEntries is the size from which an input gets the threads table.
+const manyEntries = 1_000_000
+
+// workloadRow is one workload's value or gradient over one input.
+type workloadRow struct {
+	cs              *bench.WorkloadCase
+	hand, comp, gen *variant // gen is nil without generated Go
+	allocs          float64
+	compile         time.Duration
+}
+
+// ratioRow is a set of variants timed against a reference (variant 0):
+// spelled variants against their original, or two goroutines against one.
+type ratioRow struct {
+	program, input, mode, prog string
+	vs                         []*variant
+	threads                    int // goroutines the last run of vs[1] used (threads table)
+}
+
+// workloadTables measures and prints the workload tables.
+func workloadTables(f workloadFlags) {
+	var rows []*workloadRow
+	var spell, threads []*ratioRow
+	for _, in := range f.inputs {
+		m, why, err := bench.LoadInput(in)
+		if err != nil {
+			fail(err)
+		}
+		if m == nil {
+			fmt.Fprintf(os.Stderr, "skipping %s: %s\n", in, why)
+			continue
+		}
+		d, err := bench.NewWorkloadData(in, m, bench.FactorizationK)
+		if err != nil {
+			fail(err)
+		}
+		m = nil
+		for _, w := range bench.Workloads {
+			if f.workloads != nil && !slices.Contains(f.workloads, w.Name) {
+				continue
+			}
+			for _, mode := range bench.Modes {
+				cs, why, err := bench.NewWorkloadCase(w, mode, d, nil)
+				if err != nil {
+					fail(err)
+				}
+				if why != "" {
+					fmt.Fprintf(os.Stderr, "no workload tables: %s\n", why)
+					return
+				}
+				fmt.Fprintf(os.Stderr, "%s %s %s: time", w.Name, mode, in)
+				c, err := cs.Compile(1)
+				if err != nil {
+					fail(err)
+				}
+				r := &workloadRow{cs: cs, compile: c.Time}
+				r.hand = &variant{name: "hand", run: cs.Hand}
+				r.comp = &variant{name: "compiled", run: func() { mustRun(c.Run()) }}
+				r.allocs = allocsOnce(r.comp.run)
+				vs := []*variant{r.hand, r.comp}
+				run, err := cs.Generated()
+				if err != nil {
+					fail(err)
+				}
+				if run != nil {
+					r.gen = &variant{name: "gen", run: run}
+					vs = append(vs, r.gen)
+				}
+				runtime.GC()
+				timeRounds(vs, f.rounds, f.benchtime)
+				rows = append(rows, r)
+				if f.variants && slices.Contains(f.variantInputs, in) {
+					fmt.Fprintf(os.Stderr, ", variants")
+					spell = append(spell, workloadVariants(w, mode, d, c, f))
+				}
+				if f.threads && d.A.NNZ() >= manyEntries {
+					fmt.Fprintf(os.Stderr, ", threads")
+					c2, err := cs.Compile(2)
+					if err != nil {
+						fail(err)
+					}
+					tr := &ratioRow{program: w.Name, input: in, mode: mode, vs: []*variant{
+						{name: "1", run: func() { mustRun(c.Run()) }},
+						{name: "2", run: func() { mustRun(c2.Run()) }}}}
+					runtime.GC()
+					timeRounds(tr.vs, f.rounds, f.benchtime)
+					tr.threads = c2.Kernel.Threads()
+					threads = append(threads, tr)
+				}
+				fmt.Fprintln(os.Stderr)
+			}
+		}
+	}
+	printWorkloads(rows)
+	if f.variants {
+		fmt.Println()
+		printRatios("spelled variants of the workloads, compiled: each ÷ its original", "variant", spell)
+	}
+	if f.threads {
+		fmt.Println()
+		printRatios(fmt.Sprintf("two goroutines against one (Options.Threads), inputs of ≥ %d entries: speedup = 1 thread ÷ 2", manyEntries), "threads", threads)
+	}
+}
+
+// workloadVariants times the compiled kernels of the workload's spelled
+// variants against its original's (cs).
+func workloadVariants(w bench.Workload, mode string, d *bench.WorkloadData, orig *bench.Compiled, f workloadFlags) *ratioRow {
+	vs, err := bench.VariantsOf(bench.OfWorkload, w.Name)
+	if err != nil {
+		fail(err)
+	}
+	r := &ratioRow{program: w.Name, input: d.Input, mode: mode,
+		vs: []*variant{{name: "original", run: func() { mustRun(orig.Run()) }}}}
+	for _, v := range vs {
+		cs, _, err := bench.NewWorkloadCase(w, mode, d, v)
+		if err != nil {
+			fail(err)
+		}
+		c, err := cs.Compile(1)
+		if err != nil {
+			fail(err)
+		}
+		r.vs = append(r.vs, &variant{name: v.Spelling, run: func() { mustRun(c.Run()) }})
+	}
+	runtime.GC()
+	timeRounds(r.vs, f.rounds, f.benchtime)
+	return r
+}
+
+// kernelVariantTables times the six kernels' spelled variants against
+// their originals (the compiled gradient, as the kernels' time table) and
+// the kernels on two goroutines against one, over the kernels' inputs.
+func kernelVariantTables(inputs, variantInputs, kernels []string, variants, threads bool, opts exec.Options, rounds int, d time.Duration) {
+	var spell, thr []*ratioRow
+	for _, in := range inputs {
+		doVariants := variants && slices.Contains(variantInputs, in)
+		if !doVariants && !threads {
+			continue
+		}
+		m, why, err := bench.LoadInput(in)
+		if err != nil {
+			fail(err)
+		}
+		if m == nil {
+			fmt.Fprintf(os.Stderr, "skipping %s: %s\n", in, why)
+			continue
+		}
+		doThreads := threads && m.NNZ() >= manyEntries
+		for _, kf := range bench.Kernels {
+			if kernels != nil && !slices.Contains(kernels, kf.Name) {
+				continue
+			}
+			if doVariants {
+				fmt.Fprintf(os.Stderr, "%s %s: variants\n", kf.Name, in)
+				spell = append(spell, kernelVariants(kf.Name, kf.Format, in, m, opts, rounds, d)...)
+			}
+			if doThreads {
+				fmt.Fprintf(os.Stderr, "%s %s: threads\n", kf.Name, in)
+				cs, err := bench.NewCase(kf.Name, kf.Format, in, m)
+				if err != nil {
+					fail(err)
+				}
+				r := &ratioRow{program: kf.Name, input: in, mode: "grad"}
+				var k2 *exec.Kernel
+				for _, t := range []int{1, 2} {
+					o := opts
+					o.Threads = t
+					k, err := cs.Compile(o)
+					if err != nil {
+						fail(err)
+					}
+					res := k.NewResult()
+					mustRun(k.RunInto(res, cs.Bindings))
+					r.vs = append(r.vs, &variant{name: fmt.Sprint(t), run: func() { mustRun(k.RunInto(res, cs.Bindings)) }})
+					k2 = k
+				}
+				runtime.GC()
+				timeRounds(r.vs, rounds, d)
+				r.threads = k2.Threads()
+				thr = append(thr, r)
+			}
+		}
+	}
+	if variants {
+		fmt.Println()
+		printRatios("spelled variants of the six kernels, compiled gradient: each ÷ its original (prog physical: the hand-written physical program of bench/kernels)", "variant", spell)
+	}
+	if threads {
+		fmt.Println()
+		printRatios(fmt.Sprintf("the six kernels on two goroutines against one, inputs of ≥ %d entries: speedup = 1 thread ÷ 2", manyEntries), "threads", thr)
+	}
+}
+
+// kernelVariants times one kernel's variants against their originals.
+func kernelVariants(kernel, format, input string, m *datasets.Coords, opts exec.Options, rounds int, d time.Duration) []*ratioRow {
+	vcs, err := bench.KernelVariantCases(kernel, format)
+	if err != nil {
+		fail(err)
+	}
+	var out []*ratioRow
+	for _, vc := range vcs {
+		r := &ratioRow{program: kernel, input: input, mode: "grad", prog: vc.Prog}
+		for _, v := range append([]*bench.Variant{nil}, vc.Variants...) {
+			cs, err := vc.Case(input, m, v)
+			if err != nil {
+				fail(err)
+			}
+			k, err := cs.Compile(opts)
+			if err != nil {
+				fail(err)
+			}
+			res := k.NewResult()
+			mustRun(k.RunInto(res, cs.Bindings))
+			name := "original"
+			if v != nil {
+				name = v.Spelling
+			}
+			r.vs = append(r.vs, &variant{name: name, run: func() { mustRun(k.RunInto(res, cs.Bindings)) }})
+		}
+		runtime.GC()
+		timeRounds(r.vs, rounds, d)
+		out = append(out, r)
+	}
+	return out
+}
+
+func printWorkloads(rows []*workloadRow) {
+	fmt.Println("# workloads (../shared/workloads) against their hand-written closed forms (bench/hand_workloads.go), one goroutine")
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "program\tinput\tmode\thand µs\tcompiled µs\tcompiled÷hand\tgen µs\tgen÷hand\tallocs/run\tcompile ms\t")
+	for _, r := range rows {
+		genUs, genRatio := "-", "-"
+		if r.gen != nil {
+			genUs, genRatio = usCell(median(r.gen.ns)), ratioCell(ratios(r.gen.ns, r.hand.ns))
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.1f\t\n",
+			r.cs.Program, r.cs.Input, r.cs.Mode,
+			usCell(median(r.hand.ns)), usCell(median(r.comp.ns)), ratioCell(ratios(r.comp.ns, r.hand.ns)),
+			genUs, genRatio, r.allocs, float64(r.compile.Microseconds())/1e3)
+	}
+	w.Flush()
+	fmt.Println("compiled: nablasd's kernel through the root package (Kernel.Run into a reused Result); gen: Go generated ahead of time (none yet: bench.GeneratedWorkload);")
+	fmt.Println("compile: Prepare, Compile and the first run; allocs/run: of one compiled run after the first")
+}
+
+// printRatios prints sets of variants against their reference: each
+// variant's median time and the median (min–max) of its per-round ratios.
+// For the threads table the ratio is reference ÷ variant (the speedup).
+func printRatios(title, col string, rows []*ratioRow) {
+	fmt.Println("# " + title)
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if len(rows) == 0 {
+		fmt.Println("(nothing measured)")
+		return
+	}
+	if col == "threads" {
+		fmt.Fprintln(w, "program\tinput\tmode\t1 thread µs\t2 threads µs\tspeedup\tgoroutines used\t")
+		for _, r := range rows {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.program, r.input, r.mode,
+				usCell(median(r.vs[0].ns)), usCell(median(r.vs[1].ns)), ratioCell(ratios(r.vs[0].ns, r.vs[1].ns)), r.threads)
+		}
+		w.Flush()
+		fmt.Println("speedup: median of the per-round ratios (1 thread ÷ 2), then min–max; a machine busy with other work gives two goroutines no more CPU than one")
+		return
+	}
+	fmt.Fprintln(w, "program\tinput\tmode\tprog\tvariant\toriginal µs\tvariant µs\tvariant÷original\t")
+	for _, r := range rows {
+		prog := r.prog
+		if prog == "" {
+			prog = "logical"
+		}
+		for _, v := range r.vs[1:] {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.program, r.input, r.mode, prog, v.name,
+				usCell(median(r.vs[0].ns)), usCell(median(v.ns)), ratioCell(ratios(v.ns, r.vs[0].ns)))
+		}
+	}
+	w.Flush()
+	fmt.Println("variant÷original: median of the per-round ratios, then min–max (bench/variants/*.sdql)")
+}
+
+// allocsOnce returns the heap allocations of one run of f.
+func allocsOnce(f func()) float64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs - before.Mallocs)
+}
+
+func mustRun(err error) {
+	if err != nil {
+		fail(err)
+	}
+}
+
+// list splits a comma-separated flag value ("" gives nil).
+func list(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
