@@ -48,6 +48,10 @@ func (f *readGroupsFn) ProcessElement(ctx context.Context, b []byte, emit func(s
 	return inputError(err)
 }
 
+func (f *readGroupsFn) StartBundle(ctx context.Context, _ func(string, []byte)) {
+	announce(ctx, cSplits, cBytesIn, cRowsIn, cShuffle)
+}
+
 func (f *readGroupsFn) Teardown() { f.r.close() }
 
 // groupStepFn runs the step on each group: its tables' tensors built
@@ -103,6 +107,10 @@ func (f *groupStepFn) step(ctx context.Context, k datasets.Key, chunks, side fun
 		}
 	}
 	return f.w.run(ctx, g)
+}
+
+func (f *groupStepFn) StartBundle(ctx context.Context, _ func(*[]byte) bool, _ func(int64, []byte)) {
+	announce(ctx, cGroups, cCompiles, cShuffle)
 }
 
 func (f *groupStepFn) Teardown() { f.w.close() }

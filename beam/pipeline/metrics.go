@@ -76,5 +76,20 @@ func FormatCounters(cs map[string]int64) string {
 	return strings.Join(parts, " ")
 }
 
+// Prism (v2.77.0) can lose a counter's counts: the runner learns a
+// counter's short id from the worker after a bundle first reports it,
+// and keeps only one report a short id until then (jobservices/metrics.go,
+// contributeMetrics), so two bundles of a stage that first report a
+// counter at the same time (a bundle and its split's residual) count
+// once. Each DoFn therefore announces its counters at zero when a bundle
+// starts (in StartBundle, which Beam wants to take the side inputs and
+// emitters ProcessElement takes): the runner learns their ids from the
+// bundle's first progress report, before it splits the bundle.
+func announce(ctx context.Context, cs ...beam.Counter) {
+	for _, c := range cs {
+		c.Inc(ctx, 0)
+	}
+}
+
 // shuffled counts an element sent to a grouping.
 func shuffled(ctx context.Context, b []byte) { cShuffle.Inc(ctx, int64(len(b))) }

@@ -85,6 +85,10 @@ func (f *readBlocksFn) ProcessElement(ctx context.Context, b []byte, emit func(i
 	return inputError(err)
 }
 
+func (f *readBlocksFn) StartBundle(ctx context.Context, _ func(int64, []byte)) {
+	announce(ctx, cSplits, cBytesIn, cRowsIn, cShuffle)
+}
+
 func (f *readBlocksFn) Teardown() { f.r.close() }
 
 // blockStepFn runs the program, or its gradient, on one row block: the
@@ -145,6 +149,10 @@ func (f *blockStepFn) step(ctx context.Context, block int64, chunks, side func(*
 	return newPartial(res)
 }
 
+func (f *blockStepFn) StartBundle(ctx context.Context, _ func(*[]byte) bool, _ func([]byte)) {
+	announce(ctx, cBlocks, cCompiles, cShuffle)
+}
+
 func (f *blockStepFn) Teardown() { f.w.close() }
 
 // addFn adds the blocks' results: the semiring's +, merging sorted
@@ -193,6 +201,8 @@ func (f *writeResultFn) ProcessElement(ctx context.Context, b []byte) error {
 	cRowsOut.Inc(ctx, rows)
 	return nil
 }
+
+func (f *writeResultFn) StartBundle(ctx context.Context) { announce(ctx, cRowsOut) }
 
 // partialType is the accumulator's type, whose coder is registered.
 var partialType = reflect.TypeOf((*partial)(nil))

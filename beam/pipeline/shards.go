@@ -132,6 +132,10 @@ func (f *writeShardFn) write(ctx context.Context, shard int, results func(*[]byt
 	return info, nil
 }
 
+func (f *writeShardFn) StartBundle(ctx context.Context, _ func([]byte)) {
+	announce(ctx, cShards, cRowsOut, cBytesOut)
+}
+
 func (f *writeShardFn) Teardown() {
 	if f.key != nil {
 		f.key.Close()
