@@ -237,7 +237,7 @@ func TestGroupedMatchesLocal(t *testing.T) {
 
 // readResult reads a result table as entries (one with no coordinates
 // for a scalar).
-func readResult(t *testing.T, path string) (shape []int, idx [][]int, val []float64) {
+func readResult(t testing.TB, path string) (shape []int, idx [][]int, val []float64) {
 	t.Helper()
 	tt, err := datasets.ReadTable(path, datasets.TableOptions{}, formats.CSF)
 	if err != nil {
@@ -261,7 +261,7 @@ const Tolerance = 1e-9
 
 // sameResult compares two result tables: the same shape and positions,
 // the values within Tolerance.
-func sameResult(t *testing.T, got, want string) {
+func sameResult(t testing.TB, got, want string) {
 	t.Helper()
 	gs, gi, gv := readResult(t, got)
 	ws, wi, wv := readResult(t, want)

@@ -7,8 +7,9 @@ import (
 )
 
 // TestPartitionedMatchesLocal runs the least-squares loss and gradients
-// over a 2M-entry matrix (400,000 × 50,000, CSR: some rows empty) split
-// into 8 blocks of 50,000 rows on Prism, and compares them with nablasd's
+// over a 2M-entry matrix (400,000 × 50,000, CSR: some rows empty; a
+// Parquet file of 8 row groups) split into 8 blocks of 50,000 rows on
+// Prism, and compares them with nablasd's
 // single-machine results (within Tolerance). b is read at the row only,
 // so it is split along with A; x is broadcast.
 func TestPartitionedMatchesLocal(t *testing.T) {
@@ -19,6 +20,11 @@ func TestPartitionedMatchesLocal(t *testing.T) {
 	mustRun(t, dir, localBin, "eval", "-e", "A", "--in", "A=synthetic:rows=400000,cols=50000,nnz=2000000,seed=3", "--out", "A.parquet")
 	mustRun(t, dir, localBin, "eval", "-e", "b", "--in", "b=synthetic:n=400000,density=0.5,seed=4", "--out", "b.parquet")
 	mustRun(t, dir, localBin, "eval", "-e", "x", "--in", "x=synthetic:n=50000,density=1,seed=5:dense", "--out", "x.parquet")
+	// A in 8 row groups, whose boundaries are not the blocks': a block's
+	// entries come from two splits
+	if err := regroup(filepath.Join(dir, "A.parquet"), 1<<18); err != nil {
+		t.Fatal(err)
+	}
 	lsq := "sum(<i, r> in A) let d = (sum(<j, a> in r) a * x(j)) - b(i) in 0.5 * d * d"
 	for _, c := range []struct {
 		name string
@@ -49,6 +55,9 @@ func TestPartitionedMatchesLocal(t *testing.T) {
 			}
 			if n := counter(errs, "entries_in"); n != want {
 				t.Errorf("entries_in=%d, want %d\n%s", n, want, errs)
+			}
+			if n := counter(errs, "splits"); n < 8 {
+				t.Errorf("splits=%d: A was not read in its 8 row groups\n%s", n, errs)
 			}
 			if !strings.Contains(errs, "shuffle_bytes=") {
 				t.Errorf("no shuffle_bytes counter: %s", errs)
