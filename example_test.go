@@ -67,7 +67,9 @@ func Example_gonum() {
 }
 
 // The logistic loss Σ softplus(zᵢ) − yᵢzᵢ, z = Ax, and its gradient
-// Aᵀ(sigmoid(Ax) − y) in one call, next to both computed by hand.
+// Aᵀ(sigmoid(Ax) − y) from one kernel and one run (reverse mode: the
+// gradient's primal sweep computes the loss), next to both computed by
+// hand.
 func ExampleQuery_ValueAndGrad() {
 	A, err := nablasd.CSR(3, 2, []int{0, 2, 3, 4}, []int{0, 1, 1, 0}, []float64{1, -1, 2, 0.5})
 	if err != nil {
@@ -149,14 +151,14 @@ func ExampleQuery_GenerateGo() {
 		panic(err)
 	}
 	for _, line := range strings.Split(string(k.Source), "\n") {
-		if strings.HasPrefix(line, "func ") || strings.Contains(line, "formats.Tensor") {
+		if strings.HasPrefix(line, "func "+k.Func+"(") || strings.Contains(line, "formats.Tensor") {
 			fmt.Println(line)
 		}
 	}
 	// Output:
-	// // From A, a formats.Tensor t in csr (2×3): A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val.
-	// // From x, a formats.Tensor t in dense (3): x_len = t.Shape[0], x_val = t.Val.
-	// func GradX(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst []float64) {
+	// //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
+	// //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
+	// func GradX(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst *GradXResult) (err error) {
 }
 
 // A lookup whose key ranges over another input's dimension is checked
@@ -167,4 +169,27 @@ func ExamplePrepare_shapeMismatch() {
 		nablasd.Inputs{"A": A, "x": []float64{1, 1}}, &nablasd.Options{File: "smvm.sdql"})
 	fmt.Println(err)
 	// Output: smvm.sdql:1:43: x has 2 entries but is indexed by A's columns (3)
+}
+
+// The Hessian–vector product of ½‖Ax − b‖² is AᵀA v whatever x and b:
+// forward mode over the reverse-mode gradient.
+func ExampleQuery_HVP() {
+	A, err := nablasd.CSR(3, 2, []int{0, 2, 3, 4}, []int{0, 1, 1, 0}, []float64{1, -1, 2, 0.5})
+	if err != nil {
+		panic(err)
+	}
+	q, err := nablasd.Prepare(`
+		let d = (sum(<i, row> in A) { i -> sum(<j, a> in row) a * x(j) }) - b in
+		0.5 * sum(<i, v> in d) v * v`,
+		nablasd.Inputs{"A": A, "x": []float64{0.5, -0.25}, "b": []float64{1, 0, 1}}, nil)
+	if err != nil {
+		panic(err)
+	}
+	h, err := q.HVP("x", []float64{1, 0})
+	if err != nil {
+		panic(err)
+	}
+	// AᵀA = [[1.25, -1], [-1, 5]], its first column
+	fmt.Println(h)
+	// Output: {0 -> 1.25, 1 -> -1}
 }

@@ -109,16 +109,29 @@ type inputFlags []string
 func (f *inputFlags) String() string     { return strings.Join(*f, " ") }
 func (f *inputFlags) Set(s string) error { *f = append(*f, s); return nil }
 
-// wrtFlag is --wrt NAME, given at most once: a gradient with respect to
-// several inputs at once needs reverse mode.
-type wrtFlag struct{ name string }
+// wrtFlag is --wrt NAME[,NAME...], repeatable: the inputs to
+// differentiate with respect to (several: one reverse sweep). name joins
+// them with commas.
+type wrtFlag struct {
+	name  string
+	names []string
+}
 
 func (f *wrtFlag) String() string { return f.name }
 func (f *wrtFlag) Set(s string) error {
-	if f.name != "" {
-		return fmt.Errorf("given twice (%s and %s): one gradient at a time until reverse mode; run grad once for each", f.name, s)
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return fmt.Errorf("%q: want NAME[,NAME...]", s)
+		}
+		for _, m := range f.names {
+			if m == n {
+				return fmt.Errorf("%s is given twice", n)
+			}
+		}
+		f.names = append(f.names, n)
 	}
-	f.name = s
+	f.name = strings.Join(f.names, ",")
 	return nil
 }
 
@@ -127,6 +140,7 @@ type commonArgs struct {
 	file, text   string
 	inputs       inputFlags
 	wrt          wrtFlag
+	diff         diffFlags // with wrt: --mode, --value, --vjp, --jvp, --hvp (derive.go)
 	opt          string
 	noShapeCheck bool
 	memoryLimit  string
@@ -137,7 +151,8 @@ func (c *commonArgs) register(fs *flagSet, withWrt bool) {
 	fs.String(&c.text, "e", "", "the program `TEXT`")
 	fs.Value(&c.inputs, "in", "bind an input: `NAME=VALUE` (repeatable; see 'nablasd help')")
 	if withWrt {
-		fs.Value(&c.wrt, "wrt", "differentiate with respect to the input `NAME` (once)")
+		fs.Value(&c.wrt, "wrt", "differentiate with respect to the inputs `NAME[,NAME...]` (repeatable; several from one reverse sweep)")
+		c.diff.register(fs)
 	}
 	fs.String(&c.opt, "opt", "full", "optimizations, a `LEVEL`: full, rules (no equality saturation) or none (the logical program)")
 	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns): keys x lacks read as zero")
@@ -178,7 +193,7 @@ type evalArgs struct {
 
 func (a *evalArgs) register(fs *flagSet) {
 	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market; .parquet, .arrow, .arrows: a table)")
-	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler) or interp (the reference interpreter)")
+	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler), jit (the generated Go built into native code with the Go toolchain, cached; about a second per new kernel) or interp (the reference interpreter)")
 	fs.String(&a.dict, "dict", "intmap", "the hash `INDEX` of hashed dictionaries: intmap, map (Go's map) or swiss")
 	fs.Int(&a.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
 	fs.Bool(&a.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")
@@ -213,6 +228,7 @@ func planFlags(c *commonArgs) *flagSet {
 type genArgs struct {
 	commonArgs
 	out, fn, pkg string
+	workspace    bool
 }
 
 func genFlags(a *genArgs) *flagSet {
@@ -223,26 +239,40 @@ func genFlags(a *genArgs) *flagSet {
 	fs.add("o")
 	fs.String(&a.fn, "func", "", "the kernel function's `NAME` (default Kernel, or Grad_X for --wrt X)")
 	fs.String(&a.pkg, "package", "kernels", "the generated file's package `NAME`")
+	fs.Bool(&a.workspace, "workspace", false, "keep the kernel's intermediate tensors in a workspace the caller passes (ws *FUNCWork), reused across calls")
 	return fs
 }
 
 const gradHelp = `The derivative of a result of type tensor n with respect to an input of type
 tensor m is a tensor of order n+m, the result's indices first, given on the
 input's stored positions (every position for an input bound :dense).
+
+--mode forward is the paper's tensorized forward mode; --mode reverse
+linearizes, unzips and transposes (a gradient costs a small constant times
+the program at any depth); --mode auto proposes reverse for a result of
+lower order than the inputs (a loss) and keeps the mode whose optimized
+program the cost model estimates cheaper. Several --wrt and --value come
+from one run and print one per line: value: ..., grad x: .... --vjp's NAME
+labels the cotangent; --jvp x=VALUE gives x's tangent; --hvp x=VALUE the
+direction of a Hessian-vector product (forward over reverse).
 `
 
-const planHelp = `Each stage prints after a line "-- stage: NAME": logical, differentiated (with
---wrt), sparsity, saturated (or simplified with --opt rules), composed (with
-the inputs' storage formats), normalized; the last is the program that runs.
+const planHelp = `Each stage prints after a line "-- stage: NAME": logical, in reverse mode anf,
+linearized, unzipped and transposed, differentiated (with --wrt), sparsity,
+saturated (or simplified with --opt rules), composed (with the inputs'
+storage formats), normalized; the last is the program that runs. A
+derivative's plan ends with "-- mode: ...", how --mode auto chose.
 Without --in the inputs' types are inferred from their use.
 `
 
-const genHelp = `The source is self-contained (standard library only) and gofmt-clean. The
-function takes the inputs' storage arrays and scalars, sorted by name, and
-writes the result into a destination dst; its doc comment says how each
-parameter comes from an input's formats.Tensor t (A_pos = t.Pos[1], A_idx =
-t.Idx[1], A_val = t.Val, A_len = t.Shape[0], ...). Programs of the benchmark
-kernels' shapes become loops into dst; any other a function returning its
-result as Go values (nested map[int]V for dictionaries). With --opt none it
-is the logical program's, over Go maps.
+const genHelp = `The source is self-contained (standard library only, no maps over storage
+formats) and gofmt-clean: the kernel's loops, lowered as for eval and grad.
+Its function takes the program's inputs sorted by name: scalars, and each
+tensor's storage arrays and extents, whose doc comment line says which field
+of a formats.Tensor t each is (A_pos = t.Pos[1], A_idx = t.Idx[1], A_val =
+t.Val, A_len = t.Shape[0], ...); with --opt none, dictionaries as nested Go
+maps. A scalar result is returned; a dictionary result is written into a
+destination dst *FUNCResult (a zero one is empty; the kernel refills it,
+reusing its memory), read through its Entries and String methods or its
+fields. Bad input and a failed program are returned errors, not panics.
 `

@@ -19,15 +19,19 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	return a.run("", stdout, stderr)
 }
 
-// cmdGrad: nablasd grad (-f FILE | -e TEXT) --wrt NAME [--in NAME=VALUE]...
-// [--out FILE] [--repeat N] [--stats]
+// cmdGrad: nablasd grad (-f FILE | -e TEXT) (--wrt NAME[,NAME...] | --jvp
+// NAME=VALUE... | --hvp NAME=VALUE) [--mode MODE] [--value] [--vjp
+// NAME=VALUE] [--in NAME=VALUE]... [--out FILE] [--repeat N] [--stats]
 func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	var a evalArgs
 	if err := gradFlags(&a).parse(args); err != nil {
 		return err
 	}
-	if a.wrt.name == "" {
-		return usagef("grad needs --wrt NAME: the input to differentiate with respect to")
+	if a.wrt.name == "" && len(a.diff.jvp) == 0 && len(a.diff.hvp) == 0 {
+		return usagef("grad needs --wrt NAME[,NAME...] (or --jvp or --hvp): the inputs to differentiate with respect to")
+	}
+	if !a.simple() {
+		return a.runDerivative(stdout, stderr)
 	}
 	return a.run(a.wrt.name, stdout, stderr)
 }
@@ -39,9 +43,9 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 		return nil, err
 	}
 	switch a.exec {
-	case "compiled", "interp":
+	case "compiled", "jit", "interp":
 	default:
-		return nil, usagef("--exec %q: want compiled or interp", a.exec)
+		return nil, usagef("--exec %q: want compiled, jit or interp", a.exec)
 	}
 	switch a.dict {
 	case "intmap", "map", "swiss":
@@ -90,9 +94,14 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	if wrt != "" {
 		ws = []string{wrt}
 	}
+	before := len(q.Warnings())
 	k, err := q.Compile(ws...)
 	if err != nil {
 		return err
+	}
+	// what Compile found (the JIT's fallback)
+	for _, w := range q.Warnings()[before:] {
+		fmt.Fprintf(stderr, "nablasd: warning: %s\n", w)
 	}
 	res := k.NewResult()
 	rs := runStats{repeat: a.repeat, stats: a.stats}

@@ -63,7 +63,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		}
 	}
 	_, out, _ = runCLI("gen", "-h")
-	for _, f := range []string{"--func NAME", "--package NAME", "--out FILE", "-o", "t.Pos[1]"} {
+	for _, f := range []string{"--func NAME", "--package NAME", "--out FILE", "-o", "--workspace", "t.Pos[1]"} {
 		if !strings.Contains(out, f) {
 			t.Errorf("gen -h lacks %s:\n%s", f, out)
 		}
@@ -83,8 +83,8 @@ func TestMistakes(t *testing.T) {
 		{[]string{"evl", "-e", "1"}, 2, "nablasd: unknown command \"evl\" (did you mean eval?)\nRun 'nablasd help' for usage.\n"},
 		{[]string{"frobnicate"}, 2, "unknown command \"frobnicate\" (want eval, grad, plan, gen, demo or help)"},
 		{[]string{"help", "grd"}, 2, "help: unknown command \"grd\" (did you mean grad?)"},
-		{[]string{"grad", "-e", "x * y", "--wrt", "x", "--wrt", "y", "--in", "x=1", "--in", "y=2"}, 2,
-			"invalid value \"y\" for flag -wrt: given twice (x and y): one gradient at a time until reverse mode; run grad once for each"},
+		{[]string{"grad", "-e", "x * y", "--wrt", "x", "--wrt", "x", "--in", "x=1", "--in", "y=2"}, 2,
+			"invalid value \"x\" for flag -wrt: x is given twice"},
 		{[]string{"eval", "-e", "x * 2.0", "--in", "x=1", "--in", "y=2"}, 0, "nablasd: warning: input y is not used by the program\n"},
 		{[]string{"eval", "-e", "sum(<i, a> in x) a - 1.0", "--in", "x=synthetic:n=3,density=1,seed=1"}, 0,
 			"nablasd: warning: 1:20: the body of the sum at 1:1 extends over '- 1.0', which uses none of the variables it binds: did you mean (sum …) - 1.0? (parenthesize the body if not)\n"},
