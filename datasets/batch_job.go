@@ -231,26 +231,36 @@ func (j *Job) record(jr *journal, r jobResult) (int64, error) {
 	if r.res == nil {
 		return 0, fmt.Errorf("internal error: datasets: no result for group %s", r.key)
 	}
-	rec, err := groupRecord(jr.schema, r.key, r.res)
+	n, err := jr.writeGroup(r.key, r.res)
 	if err != nil {
-		return 0, err
-	}
-	defer rec.Release()
-	var shape []int
-	if t := r.res.Tensor; t != nil {
-		shape = t.Shape
-		if jr.format == "" {
-			jr.format = t.Format.Name()
-		}
-	}
-	if err := jr.write(r.key, rec, shape); err != nil {
 		return 0, err
 	}
 	if err := jr.sync(); err != nil {
 		return 0, err
 	}
+	return n, nil
+}
+
+// writeGroup appends a group's result to the journal and returns its
+// rows (0 for an empty group's marker row).
+func (jr *journal) writeGroup(key Key, res *TableTensor) (int64, error) {
+	rec, err := groupRecord(jr.schema, key, res)
+	if err != nil {
+		return 0, err
+	}
+	defer rec.Release()
+	var shape []int
+	if t := res.Tensor; t != nil {
+		shape = t.Shape
+		if jr.format == "" {
+			jr.format = t.Format.Name()
+		}
+	}
+	if err := jr.write(key, rec, shape); err != nil {
+		return 0, err
+	}
 	n := rec.NumRows()
-	if r.res.Tensor != nil && r.res.Tensor.NNZ() == 0 {
+	if res.Tensor != nil && res.Tensor.NNZ() == 0 {
 		n = 0 // the marker row
 	}
 	return n, nil

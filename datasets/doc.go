@@ -14,6 +14,9 @@
 // .arrow, .arrows; see ReadTable, WriteTable and doc/formats.md), straight
 // into the storage formats of package formats, and runs grouped batch jobs
 // over tables keyed by a column (see OpenGroups and Job), streaming them
-// with memory bounded by the largest group. Of the project it imports only
-// formats.
+// with memory bounded by the largest group. For distributed runners it
+// reads tables in splits (a Parquet row group, an Arrow file) and builds a
+// group's tensor from chunks gathered from any splits (see OpenSplits),
+// and writes groups' results in a Job's layout (see CreateGroupTable). Of
+// the project it imports only formats.
 package datasets

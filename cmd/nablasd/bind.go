@@ -5,56 +5,11 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strconv"
-	"strings"
 
 	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/batch"
 	"github.com/nablasd/nablasd/sdql"
 )
-
-// parseInputs parses the --in NAME=VALUE flags and loads the values: a
-// number, or tensor data (nablasd.Load).
-func parseInputs(flags []string, progress io.Writer) (nablasd.Inputs, error) {
-	in := nablasd.Inputs{}
-	for _, s := range flags {
-		name, val, ok := strings.Cut(s, "=")
-		if !ok || name == "" || val == "" {
-			return nil, usagef("--in %q: want NAME=VALUE", s)
-		}
-		if !validName(name) {
-			return nil, usagef("--in %q: %q is not a variable name", s, name)
-		}
-		if _, dup := in[name]; dup {
-			return nil, usagef("--in %s is bound twice", name)
-		}
-		if x, err := strconv.ParseFloat(val, 64); err == nil {
-			in[name] = x
-			continue
-		}
-		if v, ok, err := tableInput(name, val); ok {
-			if err != nil {
-				return nil, err
-			}
-			in[name] = v
-			continue
-		}
-		t, err := nablasd.Load(val, &nablasd.LoadOptions{Progress: progress})
-		if err != nil {
-			return nil, fmt.Errorf("--in %s: %v", name, err)
-		}
-		in[name] = t
-	}
-	return in, nil
-}
-
-func validName(s string) bool {
-	e, err := sdql.Parse("", s)
-	if err != nil {
-		return false
-	}
-	id, ok := e.(*sdql.Ident)
-	return ok && id.Name == s && s != "_"
-}
 
 // options turns the common flags into the API's options, and sets the Go
 // runtime's soft memory limit to the budget.
@@ -93,7 +48,7 @@ func (c *commonArgs) prepare(o *nablasd.Options, stderr io.Writer) (*nablasd.Que
 	if _, err := sdql.Parse(name, text); err != nil {
 		return nil, err
 	}
-	inputs, err := parseInputs(c.inputs, stderr)
+	inputs, err := batch.ParseInputs(c.inputs, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -110,23 +65,9 @@ func (c *commonArgs) prepare(o *nablasd.Options, stderr io.Writer) (*nablasd.Que
 		fmt.Fprintf(stderr, "nablasd: warning: %s\n", w)
 	}
 	for _, w := range c.wrt.names {
-		if err := checkWrt(q, w); err != nil {
+		if err := batch.CheckWrt(q, w); err != nil {
 			return nil, err
 		}
 	}
 	return q, nil
-}
-
-// checkWrt reports a --wrt that names no input of the program.
-func checkWrt(q *nablasd.Query, wrt string) error {
-	for _, n := range q.InputNames() {
-		if n == wrt {
-			return nil
-		}
-	}
-	list := strings.Join(q.InputNames(), ", ")
-	if list == "" {
-		list = "none bound"
-	}
-	return fmt.Errorf("--wrt %s: %s is not an input of the program (its inputs: %s)", wrt, wrt, list)
 }

@@ -17,17 +17,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nablasd/nablasd/batch"
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// usageError is bad usage of the command line: exit status 2.
-type usageError struct{ msg string }
+// usageError is bad usage of the command line: exit status 2 (the batch
+// package's, which binds the inputs, is the same type).
+type usageError = batch.UsageError
 
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Sprintf(format, args...)}
-}
+func usagef(format string, args ...any) error { return batch.Usagef(format, args...) }
 
 // helpShown is returned when -h printed a command's help: exit status 0.
 var helpShown = errors.New("help shown")

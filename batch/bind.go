@@ -1,0 +1,133 @@
+package batch
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/datasets"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// ParseInputs parses --in NAME=VALUE flags and loads the values: a
+// number, a table file (ReadTableInput), or tensor data (nablasd.Load,
+// which reports its progress to progress).
+func ParseInputs(flags []string, progress io.Writer) (nablasd.Inputs, error) {
+	in := nablasd.Inputs{}
+	for _, s := range flags {
+		name, val, ok := strings.Cut(s, "=")
+		if !ok || name == "" || val == "" {
+			return nil, Usagef("--in %q: want NAME=VALUE", s)
+		}
+		if !ValidName(name) {
+			return nil, Usagef("--in %q: %q is not a variable name", s, name)
+		}
+		if _, dup := in[name]; dup {
+			return nil, Usagef("--in %s is bound twice", name)
+		}
+		if x, err := strconv.ParseFloat(val, 64); err == nil {
+			in[name] = x
+			continue
+		}
+		if v, ok, err := ReadTableInput(name, val); ok {
+			if err != nil {
+				return nil, err
+			}
+			in[name] = v
+			continue
+		}
+		t, err := nablasd.Load(val, &nablasd.LoadOptions{Progress: progress})
+		if err != nil {
+			return nil, fmt.Errorf("--in %s: %v", name, err)
+		}
+		in[name] = t
+	}
+	return in, nil
+}
+
+// ValidName reports whether s is a variable name of the language.
+func ValidName(s string) bool {
+	e, err := sdql.Parse("", s)
+	if err != nil {
+		return false
+	}
+	id, ok := e.(*sdql.Ident)
+	return ok && id.Name == s && s != "_"
+}
+
+// TableSpec is a table binding's value: FILE[:FORMAT][?OPTIONS], FILE a
+// .parquet, .arrow or .arrows file.
+type TableSpec struct {
+	Path   string
+	Format formats.Format // zero: the table's default
+	Opts   datasets.TableOptions
+}
+
+// ParseTableSpec parses the value of the binding of name as a table; ok
+// is false when it does not name a table file.
+func ParseTableSpec(name, val string) (ts TableSpec, ok bool, err error) {
+	left, opts := val, ""
+	if i := strings.LastIndexByte(val, '?'); i >= 0 {
+		left, opts = val[:i], val[i+1:]
+	}
+	src, fmtName := SplitFormat(left)
+	if _, isTable := datasets.TableKindOf(src); !isTable {
+		if i := strings.LastIndexByte(left, ':'); i >= 0 {
+			if _, isTable := datasets.TableKindOf(left[:i]); isTable {
+				_, err := formats.ByName(left[i+1:])
+				return ts, true, Usagef("--in %s: %v", name, err)
+			}
+		}
+		return ts, false, nil
+	}
+	ts.Path = src
+	if fmtName != "" {
+		if ts.Format, err = formats.ByName(fmtName); err != nil {
+			return ts, true, Usagef("--in %s: %v", name, err)
+		}
+	}
+	if ts.Opts, err = datasets.ParseTableOptions(opts); err != nil {
+		return ts, true, Usagef("--in %s: %v", name, err)
+	}
+	return ts, true, nil
+}
+
+// ReadTableInput reads a table file whole for a binding: a tensor, or a
+// number for a scalar table. ok is false when val does not name a table
+// file.
+func ReadTableInput(name, val string) (v any, ok bool, err error) {
+	ts, ok, err := ParseTableSpec(name, val)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	tt, err := datasets.ReadTable(ts.Path, ts.Opts, ts.Format)
+	if err != nil {
+		return nil, true, fmt.Errorf("--in %s: %v", name, err)
+	}
+	return TableValue(tt), true, nil
+}
+
+// TableValue is a table's tensor, or its number for a scalar table, as an
+// input of the API.
+func TableValue(tt *datasets.TableTensor) any {
+	if tt.Tensor == nil {
+		return tt.Scalar
+	}
+	return tt.Tensor
+}
+
+// SplitFormat splits VALUE[:FORMAT] when the part after the last colon is
+// a format name.
+func SplitFormat(v string) (string, string) {
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 {
+		return v, ""
+	}
+	if _, err := formats.ByName(v[i+1:]); err == nil {
+		return v[:i], v[i+1:]
+	}
+	return v, ""
+}
