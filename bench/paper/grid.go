@@ -80,7 +80,7 @@ func FullSettings() Settings {
 		VectorDims: sizes(10, 20, 2), VectorDimDensities: []float64{1.0 / 4, 1.0 / 256},
 		AblationSize: 1024, AblationDensities: densities(-1, -10),
 		WorkloadInputs: []string{"e40r0000", "synthetic4M"},
-		Reps:           5, MaxSeconds: 3, Budget: 40 * time.Second, MemLimit: 8 << 30, Seed: 1}
+		Reps:           5, MaxSeconds: 2, Budget: 20 * time.Second, MemLimit: 8 << 30, Seed: 1}
 }
 
 // QuickSettings are `make paper QUICK=1`'s: every figure on fewer and

@@ -200,6 +200,9 @@ func (st *runState) learnFrom(c *Cell, r *Row) {
 	if r.OK() {
 		st.rates.learn(c, r.Time)
 	}
+	if strings.HasPrefix(r.Status, "timeout") {
+		st.rates.learn(c, 2*st.s.Budget.Seconds()/float64(1+min(st.s.Reps, 2)))
+	}
 	if c.Monotone && !r.OK() && (strings.HasPrefix(r.Status, "skipped") || strings.HasPrefix(r.Status, "timeout") || strings.HasPrefix(r.Status, "out of memory")) {
 		st.cut[c.Series()] = r.Status
 	}
@@ -281,6 +284,10 @@ func (st *runState) runCell(c *Cell) *Row {
 	case killed != "":
 		row.Status = killed
 		st.cut[c.Series()] = killed
+		if strings.HasPrefix(killed, "timeout") {
+			// at least this slow: later estimates start from here
+			st.rates.learn(c, timeout.Seconds()/float64(1+min(s.Reps, 2)))
+		}
 		return row
 	case err != nil && strings.Contains(err.Error(), "signal: killed"):
 		row.Status, row.Detail = "out of memory (killed by the system)", firstLine(err.Error())
