@@ -21,6 +21,9 @@ type Settings struct {
 	// Download lets Table 1's matrices be downloaded.
 	Table1Scale float64
 	Download    bool
+	// Table1Surrogates uses surrogates even for the matrices found
+	// locally (test-sized runs).
+	Table1Surrogates bool
 	// Fig. 12: the matrix kernels at MatrixSizes (two) by MatrixDensities.
 	MatrixSizes     []int
 	MatrixDensities []float64
@@ -95,6 +98,19 @@ func QuickSettings() Settings {
 		AblationSize: 256, AblationDensities: []float64{1.0 / 2, 1.0 / 16, 1.0 / 256},
 		WorkloadInputs: []string{"e40r0000"},
 		Reps:           2, MaxSeconds: 0.5, Budget: 2 * time.Second, MemLimit: 4 << 30, Seed: 1}
+}
+
+// TestSettings are a run of every figure and system on tiny inputs, in
+// seconds: what the tests run.
+func TestSettings() Settings {
+	return Settings{Name: "test", Table1Scale: 0.004, Table1Surrogates: true,
+		MatrixSizes: []int{16}, MatrixDensities: []float64{1.0 / 2},
+		MatrixDims: []int{16}, MatrixDimDensities: []float64{1.0 / 4},
+		VectorSizes: []int{64}, VectorDensities: []float64{1.0 / 2},
+		VectorDims: []int{64}, VectorDimDensities: []float64{1.0 / 4},
+		AblationSize: 32, AblationDensities: []float64{1.0 / 2},
+		WorkloadInputs: []string{"synthetic-test"},
+		Reps:           1, MaxSeconds: 0.05, Budget: 3 * time.Second, MemLimit: 1 << 30, Seed: 1}
 }
 
 // Figure IDs, in order. "memory" has no cells of its own: it draws the

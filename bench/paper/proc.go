@@ -12,10 +12,9 @@ import (
 	"time"
 )
 
-// A proc is a runner process that answers one JSON line with one JSON
-// line: a Go child (one cell each), the generated Go's runner (one cell
-// each) or the Python peer (every Python cell of a run, restarted after a
-// cell it had to be killed for).
+// A proc is a runner process that answers each JSON line with one JSON
+// line: a Go child of this program, the generated Go's runner or the
+// Python peer, each serving every cell of its kind of a run.
 type proc struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
@@ -41,7 +40,6 @@ func startProc(name string, args []string, env []string) (*proc, error) {
 		return nil, err
 	}
 	go func() {
-		defer close(p.lines)
 		br := bufio.NewReaderSize(out, 1<<16)
 		for {
 			line, err := br.ReadBytes('\n')
@@ -49,12 +47,64 @@ func startProc(name string, args []string, env []string) (*proc, error) {
 				p.lines <- line
 			}
 			if err != nil {
-				return
+				break
 			}
 		}
+		close(p.lines)
+		// Wait closes the pipe: only once everything is read
+		cmd.Wait()
+		close(p.done)
 	}()
-	go func() { cmd.Wait(); close(p.done) }()
 	return p, nil
+}
+
+// A runner is a persistent runner process, started when first asked and
+// again after a cell it had to be killed for (or died in).
+type runner struct {
+	path      string
+	args, env []string
+	p         *proc
+	onStart   func(p *proc) error
+}
+
+// ask runs one cell (see proc.ask).
+func (r *runner) ask(v any, ans any, timeout time.Duration, memLimit int64) (string, error) {
+	if err := r.ensure(); err != nil {
+		return "", err
+	}
+	killed, err := r.p.ask(v, ans, timeout, memLimit)
+	if killed != "" || err != nil {
+		r.p.kill()
+		r.p = nil
+	}
+	return killed, err
+}
+
+// ensure starts the process if it is not running.
+func (r *runner) ensure() error {
+	if r.p != nil {
+		return nil
+	}
+	p, err := startProc(r.path, r.args, r.env)
+	if err != nil {
+		return err
+	}
+	if r.onStart != nil {
+		if err := r.onStart(p); err != nil {
+			p.kill()
+			return err
+		}
+	}
+	r.p = p
+	return nil
+}
+
+// stop ends the process.
+func (r *runner) stop() {
+	if r.p != nil {
+		r.p.close()
+		r.p = nil
+	}
 }
 
 // limitedBuffer keeps the first max bytes written to it.

@@ -20,7 +20,7 @@ type pythonPeer struct {
 	python, script string
 	versions       map[string]any
 	why            string // why there is no peer at all
-	p              *proc
+	r              *runner
 	log            io.Writer
 }
 
@@ -41,6 +41,8 @@ func startPython(python, workDir string, log io.Writer) *pythonPeer {
 			cands = append(cands, p)
 		}
 	}
+	// the first with PyTorch, SciPy and NumPy is kept running; else the
+	// one with the most of them is started again
 	best, bestScore := "", -1
 	for _, c := range cands {
 		pp.python = c
@@ -48,14 +50,19 @@ func startPython(python, workDir string, log io.Writer) *pythonPeer {
 			pp.why = err.Error()
 			continue
 		}
-		if sc := score(pp.versions); sc > bestScore {
+		sc := score(pp.versions)
+		if sc == 3 {
+			best, bestScore = c, sc
+			break
+		}
+		if sc > bestScore {
 			best, bestScore = c, sc
 		}
-		pp.p.close()
-		pp.p = nil
+		pp.r.stop()
+		pp.r = nil
 	}
 	pp.python = best
-	if best != "" {
+	if best != "" && pp.r == nil {
 		if err := pp.start(); err != nil {
 			pp.python, pp.why = "", err.Error()
 		}
@@ -84,20 +91,21 @@ func score(v map[string]any) int {
 
 // start starts the peer and asks its versions.
 func (pp *pythonPeer) start() error {
-	p, err := startProc(pp.python, []string{pp.script}, []string{"OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1"})
-	if err != nil {
-		return err
-	}
+	pp.r = &runner{path: pp.python, args: []string{pp.script},
+		env: []string{"OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1"}}
 	v := map[string]any{}
-	killed, err := p.ask(map[string]string{"op": "versions"}, &v, time.Minute, 0)
-	if killed != "" {
-		return fmt.Errorf("%s %s: %s", pp.python, pp.script, killed)
+	pp.r.onStart = func(p *proc) error {
+		killed, err := p.ask(map[string]string{"op": "versions"}, &v, time.Minute, 0)
+		if killed != "" {
+			return fmt.Errorf("%s %s: %s", pp.python, pp.script, killed)
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s: %v", pp.python, pp.script, err)
+		}
+		pp.versions = v
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("%s %s: %v", pp.python, pp.script, err)
-	}
-	pp.p, pp.versions = p, v
-	return nil
+	return pp.r.ensure()
 }
 
 // describe names the interpreter and the packages' versions.
@@ -136,22 +144,11 @@ func (pp *pythonPeer) missing(system string) string {
 // ask runs one cell, restarting the peer when it had to be killed or
 // died.
 func (pp *pythonPeer) ask(req Request, ans *Answer, timeout time.Duration, memLimit int64) (string, error) {
-	if pp.p == nil {
-		if err := pp.start(); err != nil {
-			return "", err
-		}
-	}
-	killed, err := pp.p.ask(req, ans, timeout, memLimit)
-	if killed != "" || err != nil {
-		pp.p.kill()
-		pp.p = nil
-	}
-	return killed, err
+	return pp.r.ask(req, ans, timeout, memLimit)
 }
 
 func (pp *pythonPeer) stop() {
-	if pp.p != nil {
-		pp.p.close()
-		pp.p = nil
+	if pp.r != nil {
+		pp.r.stop()
 	}
 }

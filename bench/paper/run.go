@@ -42,26 +42,31 @@ const childEnv = "NABLASD_PAPER_CHILD"
 // Run: its main must then call ChildMain and nothing else.
 func IsChild() bool { return os.Getenv(childEnv) == "1" }
 
-// ChildMain answers one Request read from standard input (RunGo) on
-// standard output.
+// ChildMain answers the Requests read from standard input (RunGo) on
+// standard output, one line each.
 func ChildMain() { serve(RunGo) }
 
-// serve answers one Request read from standard input with h.
+// serve answers each Request read from standard input with h, one JSON
+// line each, until the input ends.
 func serve(h func(Request) Answer) {
-	var req Request
-	line, err := bufio.NewReaderSize(os.Stdin, 1<<16).ReadBytes('\n')
-	ans := Answer{Status: "error"}
-	if err == nil || err == io.EOF {
-		if err := json.Unmarshal(line, &req); err != nil {
-			ans.Detail = fmt.Sprintf("bad request: %v", err)
-		} else {
-			ans = h(req)
+	br := bufio.NewReaderSize(os.Stdin, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var req Request
+			ans := Answer{Status: "error"}
+			if err := json.Unmarshal(line, &req); err != nil {
+				ans.Detail = fmt.Sprintf("bad request: %v", err)
+			} else {
+				ans = h(req)
+			}
+			b, _ := json.Marshal(ans)
+			os.Stdout.Write(append(b, '\n'))
 		}
-	} else {
-		ans.Detail = err.Error()
+		if err != nil {
+			return
+		}
 	}
-	b, _ := json.Marshal(ans)
-	os.Stdout.Write(append(b, '\n'))
 }
 
 // describe is the settings line of the CSV: a resumed CSV must have the
@@ -81,6 +86,8 @@ type runState struct {
 	cut     map[string]string // series -> why its later cells are not run
 	python  *pythonPeer
 	gen     *genRunner
+	goChild *runner
+	genProc *runner
 	out     *csvWriter
 	uses    map[*Input]int
 	self    string
@@ -121,7 +128,7 @@ func Run(s Settings, o RunOptions) error {
 	var table1 []*Input
 	if s.wants("fig11") || s.wants("memory") {
 		var notes []string
-		table1, notes = Table1(s.Table1Scale, s.Download, s.Seed)
+		table1, notes = Table1(s.Table1Scale, s.Download, s.Table1Surrogates, s.Seed)
 		for _, n := range notes {
 			fmt.Fprintf(log, "paper: table 1: %s\n", n)
 		}
@@ -147,6 +154,8 @@ func Run(s Settings, o RunOptions) error {
 		}
 	}
 	st.self = self
+	st.goChild = &runner{path: self, env: []string{childEnv + "=1"}}
+	defer st.goChild.stop()
 	meta := []string{"settings: " + s.describe(), "machine: " + machine(), "started: " + time.Now().UTC().Format(time.RFC3339),
 		"versions: " + goVersions()}
 	if needs["python"] {
@@ -155,6 +164,8 @@ func Run(s Settings, o RunOptions) error {
 	}
 	if needs["gen"] {
 		st.gen = buildGenRunner(o.WorkDir, log)
+		st.genProc = &runner{path: st.gen.path}
+		defer st.genProc.stop()
 		meta = append(meta, "generated Go: "+st.gen.describe())
 	}
 	out, err := openResults(o.CSV, meta)
@@ -276,9 +287,9 @@ func (st *runState) runCell(c *Cell) *Row {
 	case "python":
 		killed, err = st.python.ask(req, &ans, timeout, s.MemLimit)
 	case "gen":
-		killed, err = askOnce(st.gen.path, nil, req, &ans, timeout, s.MemLimit)
+		killed, err = st.genProc.ask(req, &ans, timeout, s.MemLimit)
 	default:
-		killed, err = askOnce(st.self, []string{childEnv + "=1"}, req, &ans, timeout, s.MemLimit)
+		killed, err = st.goChild.ask(req, &ans, timeout, s.MemLimit)
 	}
 	switch {
 	case killed != "":
@@ -339,19 +350,6 @@ func (st *runState) check(c *Cell, row *Row) {
 		row.Detail = fmt.Sprintf("sum %.12g, sum of squares %.12g; the hand-written Go's %.12g, %.12g", row.Sum, row.SumSq, r.Sum, r.SumSq)
 		return
 	}
-}
-
-// askOnce runs one cell in a new process of the program at path.
-func askOnce(path string, env []string, req Request, ans *Answer, timeout time.Duration, memLimit int64) (string, error) {
-	p, err := startProc(path, nil, env)
-	if err != nil {
-		return "", err
-	}
-	killed, err := p.ask(req, ans, timeout, memLimit)
-	if killed == "" && err == nil {
-		p.close()
-	}
-	return killed, err
 }
 
 func median(sorted []float64) float64 {

@@ -16,9 +16,16 @@ import (
 // their source in datasets.Matrix.Source). A scale below 1 shrinks the
 // surrogates (rows and entries scaled, so the mean row length stays) for
 // quick and test runs; it is part of their Source ("surrogate (scaled
-// 1/10)"). notes says, per matrix, where it came from.
-func Table1(scale float64, download bool, seed uint64) (inputs []*Input, notes []string) {
+// 1/10)"). surrogatesOnly uses surrogates even where the real matrix is
+// found (test-sized runs). notes says, per matrix, where it came from.
+func Table1(scale float64, download, surrogatesOnly bool, seed uint64) (inputs []*Input, notes []string) {
 	for _, m := range datasets.TableOne() {
+		if surrogatesOnly {
+			in := surrogate(m, scale, seed)
+			inputs = append(inputs, in)
+			notes = append(notes, fmt.Sprintf("%s: %s", m.Name, in.Source))
+			continue
+		}
 		opts := []datasets.LoadOption{datasets.WithExtraDirs(datasets.SharedDirs()...)}
 		if !download {
 			opts = append(opts, datasets.Offline())

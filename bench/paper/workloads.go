@@ -36,10 +36,15 @@ func isWorkload(k string) bool {
 }
 
 // workloadInput is the Input of a workload matrix: a SuiteSparse matrix
-// found locally, or one of bench.SyntheticSpecs.
+// found locally, one of bench.SyntheticSpecs, or "synthetic-test" (50 ×
+// 50, for tests).
 func workloadInput(name string) *Input {
 	in := &Input{Name: name}
-	if spec, ok := bench.SyntheticSpecs[name]; ok {
+	spec, ok := bench.SyntheticSpecs[name]
+	if name == "synthetic-test" {
+		spec, ok = "rows=50,cols=50,density=0.1,seed=1", true
+	}
+	if ok {
 		in.Source = "synthetic"
 		in.gen = func() (*datasets.Coords, error) { return datasets.ParseSynthetic(spec) }
 		in.file = "workload_" + name + ".mtx"
