@@ -171,7 +171,10 @@ func (r rates) estimate(c *Cell, s *Settings) (run, wall float64) {
 		rate = defaultRate(c.System)
 	}
 	run = rate*work(c.System, c.Kernel, c.Input) + 1e-5
-	timed := math.Min(float64(s.Reps)*run, math.Max(s.MaxSeconds, run))
+	timed := 0.0 // a run of MaxSeconds or more is the only one
+	if run < s.MaxSeconds {
+		timed = math.Min(float64(s.Reps)*run, s.MaxSeconds+run)
+	}
 	return run, setupTime(c.System, c.Kernel, c.Input) + run + timed
 }
 

@@ -24,12 +24,14 @@ type progress struct {
 	lastDraw    time.Time
 	current     string
 	estimates   map[*Cell]float64
+	log         io.Writer
+	lastLog     time.Time
 }
 
-// newProgress returns the progress of the cells; it draws nothing unless w
-// is a terminal.
+// newProgress returns the progress of the cells: a bar on w when it is a
+// terminal, else a line on log every two minutes.
 func newProgress(w io.Writer, cells []*Cell, st *runState) *progress {
-	p := &progress{total: len(cells), began: time.Now(), st: st, estimates: map[*Cell]float64{}}
+	p := &progress{total: len(cells), began: time.Now(), st: st, estimates: map[*Cell]float64{}, log: st.log, lastLog: time.Now()}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.w = w
@@ -37,7 +39,7 @@ func newProgress(w io.Writer, cells []*Cell, st *runState) *progress {
 	}
 	for _, c := range cells {
 		_, wall := st.rates.estimate(c, st.s)
-		wall = min(wall, 2*st.s.Budget.Seconds())
+		wall = min(wall, 2*st.s.budgetOf(c).Seconds())
 		p.estimates[c] = wall
 		p.left += wall
 	}
@@ -70,6 +72,10 @@ func (p *progress) remaining() time.Duration {
 }
 
 func (p *progress) draw() {
+	if p.w == nil && time.Since(p.lastLog) > 2*time.Minute {
+		p.lastLog = time.Now()
+		fmt.Fprintf(p.log, "paper: %d/%d cells, %s left (%s)\n", p.done, p.total, p.remaining(), time.Since(p.began).Round(time.Second))
+	}
 	if p.w == nil || time.Since(p.lastDraw) < 200*time.Millisecond && p.done < p.total {
 		return
 	}

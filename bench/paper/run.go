@@ -72,8 +72,8 @@ func serve(h func(Request) Answer) {
 // describe is the settings line of the CSV: a resumed CSV must have the
 // same.
 func (s *Settings) describe() string {
-	return fmt.Sprintf("%s table1_scale=%g reps=%d max_seconds=%g budget=%s mem_limit=%d seed=%d",
-		s.Name, s.Table1Scale, s.Reps, s.MaxSeconds, s.Budget, s.MemLimit, s.Seed)
+	return fmt.Sprintf("%s table1_scale=%g reps=%d max_seconds=%g budget=%s table1_budget=%s mem_limit=%d seed=%d",
+		s.Name, s.Table1Scale, s.Reps, s.MaxSeconds, s.Budget, s.Table1Budget, s.MemLimit, s.Seed)
 }
 
 // runner state of one Run
@@ -212,7 +212,7 @@ func (st *runState) learnFrom(c *Cell, r *Row) {
 		st.rates.learn(c, r.Time)
 	}
 	if strings.HasPrefix(r.Status, "timeout") {
-		st.rates.learn(c, 2*st.s.Budget.Seconds()/float64(1+min(st.s.Reps, 2)))
+		st.rates.learn(c, 2*st.s.budgetOf(c).Seconds()/float64(1+min(st.s.Reps, 2)))
 	}
 	if c.Monotone && !r.OK() && (strings.HasPrefix(r.Status, "skipped") || strings.HasPrefix(r.Status, "timeout") || strings.HasPrefix(r.Status, "out of memory")) {
 		st.cut[c.Series()] = r.Status
@@ -254,9 +254,10 @@ func (st *runState) runCell(c *Cell) *Row {
 		st.cut[c.Series()] = row.Status
 		return row
 	}
-	if wall > s.Budget.Seconds() {
+	budget := s.budgetOf(c)
+	if wall > budget.Seconds() {
 		row.Status = fmt.Sprintf("skipped (estimated %.0f s)", wall)
-		row.Detail = fmt.Sprintf("a run estimated at %.3g s, over the cell budget of %s", run, s.Budget)
+		row.Detail = fmt.Sprintf("a run estimated at %.3g s, over the cell budget of %s", run, budget)
 		st.cut[c.Series()] = row.Status
 		return row
 	}
@@ -279,7 +280,7 @@ func (st *runState) runCell(c *Cell) *Row {
 	default:
 		req.Files["A"] = c.Input.Path
 	}
-	timeout := time.Duration(float64(2*s.Budget) + 4*setupTime(c.System, c.Kernel, c.Input)*float64(time.Second))
+	timeout := time.Duration(float64(2*budget) + 4*setupTime(c.System, c.Kernel, c.Input)*float64(time.Second))
 	var ans Answer
 	var killed string
 	var err error
