@@ -3,6 +3,7 @@ package paper
 import (
 	"bufio"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -117,6 +118,10 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
