@@ -158,14 +158,19 @@ func Run(s Settings, o RunOptions) error {
 	defer st.goChild.stop()
 	meta := []string{"settings: " + s.describe(), "machine: " + machine(), "started: " + time.Now().UTC().Format(time.RFC3339),
 		"versions: " + goVersions()}
+	t0 := time.Now()
 	if needs["python"] {
 		st.python = startPython(o.Python, o.WorkDir, log)
+		fmt.Fprintf(log, "paper: Python peer ready in %s\n", time.Since(t0).Round(time.Millisecond))
+		t0 = time.Now()
 		meta = append(meta, "python: "+st.python.describe())
 	}
 	if needs["gen"] {
 		st.gen = buildGenRunner(o.WorkDir, log)
 		st.genProc = &runner{path: st.gen.path}
 		defer st.genProc.stop()
+		fmt.Fprintf(log, "paper: generated Go built in %s\n", time.Since(t0).Round(time.Millisecond))
+		t0 = time.Now()
 		meta = append(meta, "generated Go: "+st.gen.describe())
 	}
 	out, err := openResults(o.CSV, meta)
@@ -189,6 +194,7 @@ func Run(s Settings, o RunOptions) error {
 	}
 	st.progres.stop()
 	out.Close()
+	fmt.Fprintf(log, "paper: %d cells in %s\n", len(todo), time.Since(t0).Round(time.Millisecond))
 	if st.python != nil {
 		st.python.stop()
 	}

@@ -45,6 +45,7 @@ func tinyRun(t *testing.T) *Results {
 		tiny.err = Run(TestSettings(), RunOptions{CSV: filepath.Join(dir, "results.csv"), FigDir: filepath.Join(dir, "figures"),
 			WorkDir: filepath.Join(dir, "work"), Log: &log})
 		tiny.log = log.String()
+		t.Log(tiny.log)
 		if tiny.err == nil {
 			tiny.res, tiny.err = ReadResultsFile(filepath.Join(dir, "results.csv"))
 		}

@@ -509,6 +509,10 @@ def run(req):
 
 
 def main():
+    # the modules' objects live as long as the process: out of the
+    # collector's way, so that collecting before each cell is quick
+    gc.collect()
+    gc.freeze()
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -529,7 +533,6 @@ def main():
                 ans[k] = None
         sys.stdout.write(json.dumps(ans) + "\n")
         sys.stdout.flush()
-        _trim()
 
 
 if __name__ == "__main__":
