@@ -70,10 +70,28 @@ func serve(h func(Request) Answer) {
 }
 
 // describe is the settings line of the CSV: a resumed CSV must have the
-// same.
+// same identity (the preset, Table 1's scale and the seed: what the
+// inputs are); a resumed run with another budget, limit or number of runs
+// adds its rows to the others, and its own settings line.
 func (s *Settings) describe() string {
 	return fmt.Sprintf("%s table1_scale=%g reps=%d max_seconds=%g budget=%s table1_budget=%s mem_limit=%d seed=%d",
 		s.Name, s.Table1Scale, s.Reps, s.MaxSeconds, s.Budget, s.Table1Budget, s.MemLimit, s.Seed)
+}
+
+// identity is the part of a settings line a resumed run must share: the
+// preset's name, table1_scale and seed.
+func identity(settings string) string {
+	f := strings.Fields(settings)
+	if len(f) == 0 {
+		return ""
+	}
+	id := []string{f[0]}
+	for _, kv := range f[1:] {
+		if k, _, _ := strings.Cut(kv, "="); k == "table1_scale" || k == "seed" {
+			id = append(id, kv)
+		}
+	}
+	return strings.Join(id, " ")
 }
 
 // runner state of one Run
@@ -113,7 +131,7 @@ func Run(s Settings, o RunOptions) error {
 	if o.Fresh {
 		os.Remove(o.CSV)
 	} else if prev, err := ReadResultsFile(o.CSV); err == nil {
-		if got, want := prev.Setting("settings"), s.describe(); got != want {
+		if got, want := identity(prev.Setting("settings")), identity(s.describe()); got != want {
 			return fmt.Errorf("%s was written with the settings %q, not %q: run with -fresh to start over, or write another file", o.CSV, got, want)
 		}
 		for _, r := range prev.Rows {

@@ -22,7 +22,7 @@
 //	-draw             only draw the figures from the CSV
 //	-only LIST        figures to run (fig11,...,fig16,workloads,memory)
 //	-systems LIST     systems to run (arr,dict,gen,hand,hand-reuse,torch-dense,torch-sparse,scipy,...)
-//	-budget D         a cell's time budget (default 20s, quick 2s)
+//	-budget D         a cell's time budget (default 10s, quick 2s)
 //	-mem-limit BYTES  a cell's memory limit (default 8GiB, quick 4GiB)
 //	-reps N           timed runs of a cell after its first
 //	-scale X          Table 1 surrogates' size factor
