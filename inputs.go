@@ -46,8 +46,10 @@ type input struct {
 	logical sdql.Value // a logical value (sdql.Value or a Go map) or a resolved scalar
 }
 
-// convertInput turns a Go value into an input.
-func convertInput(name string, v any) (*input, error) {
+// convertInput turns a Go value into an input; a *formats.Tensor is
+// validated unless validate is false (Options.NoValidate): the compiled
+// kernels rely on it and do not check again.
+func convertInput(name string, v any, validate bool) (*input, error) {
 	in := &input{name: name}
 	var err error
 	switch x := v.(type) {
@@ -70,8 +72,10 @@ func convertInput(name string, v any) (*input, error) {
 		if x == nil {
 			return nil, fmt.Errorf("input %s: nil tensor", name)
 		}
-		if err := x.Validate(); err != nil {
-			return nil, fmt.Errorf("input %s: %v", name, err)
+		if validate {
+			if err := x.Validate(); err != nil {
+				return nil, fmt.Errorf("input %s: %v", name, err)
+			}
 		}
 		in.tensor = x
 	case mat.Vector:

@@ -100,7 +100,9 @@ func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*e
 
 // execOptions are the executor's options for a dense result shape.
 func (q *Query) execOptions(shape []int) exec.Options {
-	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: q.opts.NoValidate,
+	// the tensors were validated when bound (convertInput): the kernel
+	// need not check them again on every run
+	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: true,
 		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats()}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
@@ -244,7 +246,7 @@ func (k *Kernel) onStoredPositions(g sdql.Value, bindings map[string]sdql.Value,
 	w := k.plan.Wrt
 	var x sdql.Value
 	if v, rebound := inputs[w]; rebound {
-		in, err := convertInput(w, v)
+		in, err := convertInput(w, v, !k.q.opts.NoValidate)
 		if err != nil {
 			return g
 		}
@@ -301,7 +303,7 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 		if !ok {
 			return nil, nil, fmt.Errorf("input %s: not an input of the program (its inputs: %s)", n, q.inputList())
 		}
-		in, err := convertInput(n, v)
+		in, err := convertInput(n, v, !q.opts.NoValidate)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -28,8 +28,12 @@ type Options struct {
 	// NoDPS makes compiled kernels build intermediate dictionaries, as
 	// before destination passing (the paper's Fig. 16 ablation).
 	NoDPS bool
-	// NoValidate skips the checks of the storage formats' invariants
-	// before a compiled kernel runs (trusted inputs).
+	// NoValidate skips the checks of the tensors' format invariants
+	// (formats.Tensor.Validate) when they are bound: by Prepare, and by
+	// Kernel.Run given inputs (trusted inputs). Compiled kernels rely on
+	// them and do not check again on each run, so a tensor whose
+	// structure (pos or idx arrays) is changed in place after it is bound
+	// must be bound again; changing values is always fine.
 	NoValidate bool
 	// NoShapeCheck turns off the shape check: a lookup x(j) with j over
 	// another input's dimension (A's columns) is then not compared with

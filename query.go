@@ -67,7 +67,7 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	sort.Strings(names)
 	given := map[string]sdql.Type{}
 	for _, n := range names {
-		in, err := convertInput(n, inputs[n])
+		in, err := convertInput(n, inputs[n], !o.NoValidate)
 		if err != nil {
 			return nil, err
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -86,6 +87,8 @@ type Case struct {
 	Inputs   nablasd.Inputs
 	Prog     sdql.Expr
 	Bindings map[string]sdql.Value
+	// formats are the storage of the tensor inputs (exec.Options.Formats)
+	formats map[string]lower.Format
 	// Shape is the result's known extents (exec.Options.ResultShape).
 	Shape []int
 	// Hand runs the hand-written loop (into buffers it reuses).
@@ -273,6 +276,10 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 		return nil, err
 	}
 	cs.Prog, cs.Bindings, cs.Fuse = p.Program, p.Bindings, p.Fuse
+	cs.formats = map[string]lower.Format{}
+	for n, t := range tensors {
+		cs.formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
+	}
 	if v != nil && v.Kind == OfPhysical {
 		if v.Original != kernel+"_"+format {
 			return nil, fmt.Errorf("bench: %s is a variant of %s, not of %s_%s", v.File, v.Original, kernel, format)
@@ -298,10 +305,22 @@ func OriginalCase(kernel, format, input string, m *datasets.Coords) (*Case, erro
 	return cs, nil
 }
 
-// Compile compiles the case's program.
+// Compile compiles the case's program as the root package does: the
+// inputs were validated when they were built (formats' constructors), so
+// a run does not check them again (exec.Options.NoValidate).
+// CompileValidating keeps the per-run checks, for BenchmarkValidation.
 func (cs *Case) Compile(opts exec.Options) (*exec.Kernel, error) {
+	opts.NoValidate = true
+	return cs.CompileValidating(opts)
+}
+
+// CompileValidating compiles the case's program with opts as given.
+func (cs *Case) CompileValidating(opts exec.Options) (*exec.Kernel, error) {
 	if opts.ResultShape == nil {
 		opts.ResultShape = cs.Shape
+	}
+	if opts.Formats == nil {
+		opts.Formats = cs.formats
 	}
 	return exec.CompileFor(cs.Prog, cs.Bindings, opts)
 }

@@ -6,17 +6,18 @@ import (
 	"github.com/nablasd/nablasd/exec"
 )
 
-// BenchmarkValidation runs each compiled kernel with the up-front checks of
-// its inputs' format invariants (the default) and without them
-// (exec.Options.NoValidate, `nablasd --no-validate`), back to back: the
-// ratio validate=on ÷ validate=off is what validation costs.
+// BenchmarkValidation runs each compiled kernel with exec's up-front
+// checks of its inputs' format invariants (exec's default, for arrays
+// bound raw) and without them (what the root package runs: it validates
+// tensors once when they are bound), back to back: the ratio
+// validate=on ÷ validate=off is what checking on every run would cost.
 func BenchmarkValidation(b *testing.B) {
 	eachCase(b, func(cs *Case) {
 		for _, v := range []struct {
 			name string
 			off  bool
 		}{{"on", false}, {"off", true}} {
-			k, err := cs.Compile(exec.Options{NoValidate: v.off})
+			k, err := cs.CompileValidating(exec.Options{NoValidate: v.off})
 			if err != nil {
 				b.Fatal(err)
 			}

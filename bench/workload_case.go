@@ -3,31 +3,27 @@ package bench
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/sdql"
 )
 
 // A WorkloadCase is one workload's value (mode eval) or gradient (mode
-// grad) over one input, in one spelling: the kernel nablasd compiles for
-// it, run through the root package as Go users and cmd/nablasd run it
-// (Prepare, Compile, Run into a reused Result), next to the hand-written
-// closed form over the same arrays.
+// grad) over one input, in one spelling: the hand-written closed form over
+// the input's arrays, and the program nablasd compiles (Compile) for it,
+// run through the root package as Go users and cmd/nablasd run it
+// (Prepare, Compile, Run into a reused Result).
 type WorkloadCase struct {
 	Program, Mode, Input string
 	// Variant is the spelled variant (nil: the workload's own file).
 	Variant *Variant
-	// Src is the program's text; Wrt the input of the gradient ("" for
-	// eval); Threads the kernel's Options.Threads.
-	Src, Wrt string
-	Threads  int
-	Data     *WorkloadData
+	// Src is the program's text and File its name in messages; Wrt the
+	// input of the gradient ("" for eval).
+	Src, File, Wrt string
+	Data           *WorkloadData
 	// Names are the program's inputs.
-	Names  []string
-	Query  *nablasd.Query
-	Kernel *nablasd.Kernel
-	// Result is the kernel's destination, reused by Run.
-	Result *nablasd.Result
+	Names []string
 	// Hand runs the hand-written closed form into buffers it reuses;
 	// HandValue returns its last result as an sdql value (a scalar, or
 	// the gradient on every position of the wrt input, as nablasd gives
@@ -35,20 +31,20 @@ type WorkloadCase struct {
 	Hand      func()
 	HandValue func() sdql.Value
 	// NewHand allocates a fresh set of the closed form's buffers
-	// (destination and workspace) and returns a run over them.
-	NewHand func() (run func())
+	// (destination and workspace) and returns a run over them and the
+	// value of its last run.
+	NewHand func() (run func(), value func() sdql.Value)
 	// InputBytes sizes the program's inputs, HandOutBytes the closed
 	// form's result.
 	InputBytes, HandOutBytes int64
 }
 
-// NewWorkloadCase prepares and compiles the workload's value or gradient
-// (mode "eval" or "grad") over the data, in the spelling v (nil: the
-// workload's file), with up to threads goroutines, runs it once (sizing
-// the destination) and binds the hand-written closed form. why is
+// NewWorkloadCase reads the workload's value or gradient (mode "eval" or
+// "grad") over the data, in the spelling v (nil: the workload's file),
+// and binds the hand-written closed form; Compile compiles it. why is
 // non-empty, and the case nil, when the workloads folder is absent.
-func NewWorkloadCase(w Workload, mode string, d *WorkloadData, v *Variant, threads int) (cs *WorkloadCase, why string, err error) {
-	cs = &WorkloadCase{Program: w.Name, Mode: mode, Input: d.Input, Variant: v, Threads: threads, Data: d}
+func NewWorkloadCase(w Workload, mode string, d *WorkloadData, v *Variant) (cs *WorkloadCase, why string, err error) {
+	cs = &WorkloadCase{Program: w.Name, Mode: mode, Input: d.Input, Variant: v, Data: d}
 	switch mode {
 	case "eval":
 	case "grad":
@@ -56,7 +52,7 @@ func NewWorkloadCase(w Workload, mode string, d *WorkloadData, v *Variant, threa
 	default:
 		return nil, "", fmt.Errorf("bench: unknown mode %q (want eval or grad)", mode)
 	}
-	file := w.Name + ".sdql"
+	cs.File = w.Name + ".sdql"
 	if v == nil {
 		if cs.Src, _, why, err = WorkloadSource(w.Name); why != "" || err != nil {
 			return nil, why, err
@@ -65,40 +61,63 @@ func NewWorkloadCase(w Workload, mode string, d *WorkloadData, v *Variant, threa
 		if v.Kind != OfWorkload || v.Original != w.Name {
 			return nil, "", fmt.Errorf("bench: %s is not a variant of the workload %s", v.File, w.Name)
 		}
-		cs.Src, file = v.Src, v.File
+		cs.Src, cs.File = v.Src, v.File
 	}
-	prog, err := sdql.Parse(file, cs.Src)
+	prog, err := sdql.Parse(cs.File, cs.Src)
 	if err != nil {
 		return nil, "", err
 	}
 	cs.Names = sdql.FreeVars(prog)
-	inputs, err := d.Inputs(cs.Names)
-	if err != nil {
-		return nil, "", err
-	}
 	cs.InputBytes = d.Bytes(cs.Names)
-	if cs.Query, err = nablasd.Prepare(cs.Src, inputs, &nablasd.Options{File: file, Threads: threads}); err != nil {
-		return nil, "", err
-	}
-	if cs.Kernel, err = cs.compile(); err != nil {
-		return nil, "", err
-	}
-	cs.Result = cs.Kernel.NewResult()
-	if err := cs.Run(); err != nil {
-		return nil, "", fmt.Errorf("bench: %s: %v", cs.Name(), err)
-	}
 	if err := cs.bindHand(); err != nil {
 		return nil, "", err
 	}
 	return cs, "", nil
 }
 
-func (cs *WorkloadCase) compile() (*nablasd.Kernel, error) {
-	if cs.Wrt == "" {
-		return cs.Query.Compile()
-	}
-	return cs.Query.Compile(cs.Wrt)
+// Compiled is nablasd's kernel of a workload case on up to Threads
+// goroutines, with its destination.
+type Compiled struct {
+	Threads int
+	Query   *nablasd.Query
+	Kernel  *nablasd.Kernel
+	// Result is the kernel's destination, reused by Run.
+	Result *nablasd.Result
+	// Time is how long Prepare, Compile and the first run took.
+	Time time.Duration
 }
+
+// Compile prepares the case's program over its inputs with
+// Options.Threads threads, compiles its value or gradient, and runs it
+// once (sizing the destination).
+func (cs *WorkloadCase) Compile(threads int) (*Compiled, error) {
+	t0 := time.Now()
+	inputs, err := cs.Data.Inputs(cs.Names)
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiled{Threads: threads}
+	if c.Query, err = nablasd.Prepare(cs.Src, inputs, &nablasd.Options{File: cs.File, Threads: threads}); err != nil {
+		return nil, err
+	}
+	if cs.Wrt == "" {
+		c.Kernel, err = c.Query.Compile()
+	} else {
+		c.Kernel, err = c.Query.Compile(cs.Wrt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Result = c.Kernel.NewResult()
+	if err := c.Run(); err != nil {
+		return nil, fmt.Errorf("bench: %s: %v", cs.Name(), err)
+	}
+	c.Time = time.Since(t0)
+	return c, nil
+}
+
+// Run runs the compiled kernel into its Result.
+func (c *Compiled) Run() error { return c.Kernel.Run(c.Result, nil) }
 
 // bindHand binds the hand-written closed form of the case.
 func (cs *WorkloadCase) bindHand() error {
@@ -110,12 +129,13 @@ func (cs *WorkloadCase) bindHand() error {
 		var f float64
 		cs.Hand = func() { f = hf.value() }
 		cs.HandValue = func() sdql.Value { return sdql.Real(f) }
-		cs.NewHand = func() func() {
+		cs.NewHand = func() (func(), func() sdql.Value) {
 			h, err := handFormOf(cs.Program, cs.Data)
 			if err != nil {
 				panic("internal error: " + err.Error())
 			}
-			return func() { f = h.value() }
+			var f float64
+			return func() { f = h.value() }, func() sdql.Value { return sdql.Real(f) }
 		}
 		cs.HandOutBytes = 8
 		return nil
@@ -124,24 +144,22 @@ func (cs *WorkloadCase) bindHand() error {
 	for _, n := range hf.gradShape {
 		size *= n
 	}
-	g, grad := make([]float64, size), hf.newGrad()
-	cs.Hand = func() { grad(g) }
-	cs.HandValue = func() sdql.Value {
+	value := func(g []float64) sdql.Value {
 		if len(hf.gradShape) == 2 {
 			return matrixValue(g, hf.gradShape[0], hf.gradShape[1])
 		}
 		return vecValue(g)
 	}
-	cs.NewHand = func() func() {
+	g, grad := make([]float64, size), hf.newGrad()
+	cs.Hand = func() { grad(g) }
+	cs.HandValue = func() sdql.Value { return value(g) }
+	cs.NewHand = func() (func(), func() sdql.Value) {
 		g, grad := make([]float64, size), hf.newGrad()
-		return func() { grad(g) }
+		return func() { grad(g) }, func() sdql.Value { return value(g) }
 	}
 	cs.HandOutBytes = int64(8 * size)
 	return nil
 }
-
-// Run runs the compiled kernel into the case's Result.
-func (cs *WorkloadCase) Run() error { return cs.Kernel.Run(cs.Result, nil) }
 
 // VariantName is the spelling of the case's variant, or "original".
 func (cs *WorkloadCase) VariantName() string {

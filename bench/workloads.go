@@ -80,7 +80,7 @@ func WorkloadDir() (dir, looked string) {
 }
 
 // WorkloadSource returns the text of a workload's program and its path.
-// ok is false (with the reason) when the workloads folder is absent.
+// why is non-empty (the reason, src "") when the workloads folder is absent.
 func WorkloadSource(name string) (src, path, why string, err error) {
 	dir, looked := WorkloadDir()
 	if dir == "" {
@@ -151,7 +151,7 @@ func uniformVector(n int, seed uint64) []float64 {
 	return v
 }
 
-// Rows and Cols are A's extents.
+// Rows is A's number of rows.
 func (d *WorkloadData) Rows() int { return d.A.Shape[0] }
 
 // Cols is A's number of columns.
@@ -162,9 +162,8 @@ func (d *WorkloadData) Cols() int { return d.A.Shape[1] }
 // unknown names. Tensors share the data's slices.
 func (d *WorkloadData) tensor(name string) *formats.Tensor {
 	dense := func(val []float64, shape ...int) *formats.Tensor {
-		t := &formats.Tensor{Format: formats.Dense, Shape: shape, Val: val,
+		return &formats.Tensor{Format: formats.Dense, Shape: shape, Val: val,
 			Pos: make([][]int, len(shape)), Idx: make([][]int, len(shape))}
-		return t
 	}
 	switch name {
 	case "A", "R":

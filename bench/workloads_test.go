@@ -3,6 +3,9 @@ package bench
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nablasd/nablasd"
@@ -150,37 +153,48 @@ func TestWorkloadHand(t *testing.T) {
 			if w.Wrt == "U" {
 				cols = d.K
 			}
+			ev, _, err := NewWorkloadCase(w, "eval", d, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev.Hand()
+			if got := float64(ev.HandValue().(sdql.Real)); !closeTo(got, want, 1e-12) {
+				t.Errorf("hand-written value %v, the interpreter's %v", got, want)
+			}
+			gr, _, err := NewWorkloadCase(w, "grad", d, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gr.Hand()
+			hand := flat(gr.HandValue(), len(fd), cols)
+			for i := range fd {
+				if !closeTo(hand[i], fd[i], 1e-5) {
+					t.Errorf("hand-written gradient [%d] = %v, finite differences %v", i, hand[i], fd[i])
+				}
+			}
 			for _, threads := range []int{1, 2} {
-				ev, _, err := NewWorkloadCase(w, "eval", d, nil, threads)
+				c, err := ev.Compile(threads)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ev.Hand()
-				if got := float64(ev.HandValue().(sdql.Real)); !closeTo(got, want, 1e-12) {
-					t.Errorf("hand-written value %v, the interpreter's %v", got, want)
-				}
-				if got := ev.Result.Scalar(); !closeTo(got, want, 1e-9) {
+				if got := c.Result.Scalar(); !closeTo(got, want, 1e-9) {
 					t.Errorf("threads=%d: compiled value %v, the interpreter's %v", threads, got, want)
 				}
-				gr, _, err := NewWorkloadCase(w, "grad", d, nil, threads)
-				if err != nil {
+				if c, err = gr.Compile(threads); err != nil {
 					t.Fatal(err)
 				}
-				gr.Hand()
-				hand := flat(gr.HandValue(), len(fd), cols)
-				comp := flat(gr.Result.Value(), len(fd), cols)
-				for i := range fd {
-					if !closeTo(hand[i], fd[i], 1e-5) {
-						t.Errorf("hand-written gradient [%d] = %v, finite differences %v", i, hand[i], fd[i])
-					}
-					if !closeTo(comp[i], hand[i], 1e-9) {
-						t.Errorf("threads=%d: compiled gradient [%d] = %v, hand-written %v", threads, i, comp[i], hand[i])
+				for i, x := range flat(c.Result.Value(), len(fd), cols) {
+					if !closeTo(x, hand[i], 1e-9) {
+						t.Errorf("threads=%d: compiled gradient [%d] = %v, hand-written %v", threads, i, x, hand[i])
 					}
 				}
-				// A fresh set of buffers gives the same result.
-				gr.NewHand()()
-				if !sdql.Equal(gr.HandValue(), gr.Result.Value()) {
-					t.Errorf("the hand-written gradient over new buffers differs")
+			}
+			// A fresh set of buffers gives the same results.
+			for _, cs := range []*WorkloadCase{ev, gr} {
+				run, value := cs.NewHand()
+				run()
+				if !sdql.Equal(value(), cs.HandValue()) || sdql.IsZero(value()) {
+					t.Errorf("%s: the hand-written closed form over new buffers gives %s, over the case's %s", cs.Mode, short(value()), short(cs.HandValue()))
 				}
 			}
 			inputs, err := d.Inputs(sdql.FreeVars(mustParse(t, file, src)))
@@ -238,7 +252,31 @@ func TestWorkloadHandErrors(t *testing.T) {
 	if _, err := d.Inputs([]string{"z"}); err == nil {
 		t.Error("an unknown input name: no error")
 	}
-	if _, _, err := NewWorkloadCase(Workloads[0], "hessian", d, nil, 1); err == nil {
+	if _, _, err := NewWorkloadCase(Workloads[0], "hessian", d, nil); err == nil {
 		t.Error("an unknown mode: no error")
+	}
+}
+
+// TestWorkloadDir: $NABLASD_SHARED/workloads comes first, and a workload
+// is read from the folder found.
+func TestWorkloadDir(t *testing.T) {
+	shared := t.TempDir()
+	dir := filepath.Join(shared, "workloads")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "least_squares.sdql"), []byte("x + 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NABLASD_SHARED", shared)
+	if got, why := WorkloadDir(); got != dir {
+		t.Fatalf("WorkloadDir() = %q (%s), want %q", got, why, dir)
+	}
+	src, path, why, err := WorkloadSource("least_squares")
+	if err != nil || why != "" || src != "x + 1" || path != filepath.Join(dir, "least_squares.sdql") {
+		t.Errorf("WorkloadSource = %q, %q, %q, %v", src, path, why, err)
+	}
+	if _, _, _, err := WorkloadSource("ridge"); err == nil || !strings.Contains(err.Error(), "bench: workload ridge: ") {
+		t.Errorf("a workload missing from the folder: %v", err)
 	}
 }

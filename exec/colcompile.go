@@ -665,6 +665,9 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 
 // insert inserts each lane's key, in lane order.
 func (rg *region) insert(s *lower.Insert, l int) vstmt {
+	if s.At != nil {
+		return rg.insertAt(s, l)
+	}
 	up, cp := rg.int(s.Parent, l, false)
 	uk, ck := rg.int(s.Key, l, false)
 	rg.define(s.Pos, l)
@@ -701,6 +704,28 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 		}
 		for k := range keys {
 			poss[k] = rt.insert(lv, parents[k], keys[k])
+		}
+	}
+}
+
+// insertAt marks each lane's position of a Positions level (Insert.At).
+func (rg *region) insertAt(s *lower.Insert, l int) vstmt {
+	ua, ca := rg.int(s.At, l, false)
+	rg.define(s.Pos, l)
+	pslot := rg.icol[s.Pos]
+	t, lv := s.T.ID, s.Level
+	ab := rg.newI()
+	return func(fr *frame, cx *vctx) {
+		var ats []int
+		if ca != nil {
+			ats = ca(fr, cx)
+		} else {
+			ats = fill(rg.ibuf(fr, ab, cx.n), ua(fr))
+		}
+		rt := fr.t[t]
+		poss := rg.ibuf(fr, pslot, cx.n)
+		for k, c := range ats {
+			poss[k] = rt.insertAt(lv, c)
 		}
 	}
 }

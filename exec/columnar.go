@@ -136,6 +136,9 @@ func (c *compiler) eligibleNest(s lower.Stmt) bool {
 			inner[s.Pos] = true
 			exprs(s.Parent)
 			exprs(s.Key)
+			if s.At != nil {
+				exprs(s.At)
+			}
 		case *lower.Locate:
 			r[s.T] = true
 			inner[s.Pos] = true

@@ -34,6 +34,12 @@ func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
 		return rg.segDot(s, l, m)
 	case "SegScatter":
 		return rg.segScatter(s, l, m)
+	case "SegStoreAt":
+		return rg.segStoreAt(s, l, m)
+	case "SegAccum":
+		return rg.segAccum(s, l, m)
+	case "Map":
+		return rg.mapLoop(s, l, m)
 	}
 	return nil
 }
@@ -56,9 +62,9 @@ func (b *segBounds) eval(fr *frame, cx *vctx, rg *region) ([]int, []int) {
 	return bounds(fr, cx, b.ulo, b.clo, b.uhi, b.chi, rg, b.lob, b.hib)
 }
 
-// scale compiles the other factors of F: a function giving each lane's
-// product of them.
-func (rg *region) scale(factors []lower.Expr, l int) func(fr *frame, cx *vctx) func(k int) float64 {
+// scale compiles the other factors of F: a function giving the lanes'
+// products of them (scaler.at), without allocating.
+func (rg *region) scale(factors []lower.Expr, l int) func(fr *frame, cx *vctx) scaler {
 	var us []fexpr
 	var cs []fcol
 	for _, f := range factors {
@@ -69,30 +75,46 @@ func (rg *region) scale(factors []lower.Expr, l int) func(fr *frame, cx *vctx) f
 			cs = append(cs, c)
 		}
 	}
-	return func(fr *frame, cx *vctx) func(k int) float64 {
-		u := 1.0
+	buf := -1
+	if len(cs) > 1 {
+		buf = rg.newF()
+	}
+	return func(fr *frame, cx *vctx) scaler {
+		sc := scaler{u: 1}
 		for _, g := range us {
-			u *= g(fr)
+			sc.u *= g(fr)
 		}
 		switch len(cs) {
 		case 0:
-			return func(int) float64 { return u }
 		case 1:
-			col := cs[0](fr, cx)
-			return func(k int) float64 { return u * col[k] }
-		}
-		cols := make([][]float64, len(cs))
-		for i, c := range cs {
-			cols[i] = c(fr, cx)
-		}
-		return func(k int) float64 {
-			c := u
-			for _, col := range cols {
-				c *= col[k]
+			sc.col = cs[0](fr, cx)
+		default:
+			// the product of the columns, into the region's buffer
+			prod := rg.fbuf(fr, buf, cx.n)
+			copy(prod, cs[0](fr, cx))
+			for _, c := range cs[1:] {
+				for k, x := range c(fr, cx)[:len(prod)] {
+					prod[k] *= x
+				}
 			}
-			return c
+			sc.col = prod
 		}
+		return sc
 	}
+}
+
+// scaler is the lanes' product of a fused loop's other factors: u times
+// col[k] (col nil: u for every lane).
+type scaler struct {
+	u   float64
+	col []float64
+}
+
+func (sc scaler) at(k int) float64 {
+	if sc.col == nil {
+		return sc.u
+	}
+	return sc.u * sc.col[k]
 }
 
 func arrayID(a *lower.Array) int {
@@ -163,7 +185,7 @@ func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
 			default:
 				sum = float64(max(hi-lo, 0))
 			}
-			v := sum * sc(k)
+			v := sum * sc.at(k)
 			if accSlot >= 0 {
 				col[k] += v
 			} else {
@@ -190,24 +212,321 @@ func (rg *region) segScatter(s *lower.For, l int, m *lower.Prim) vstmt {
 		}
 		rt := fr.t[t]
 		for k := 0; k < cx.n; k++ {
-			c := sc(k)
+			c := sc.at(k)
 			lo, hi := los[k], his[k]
-			lev := rt.levels[0]
-			present, vals, size := lev.present, rt.vals, lev.size
-			for p := lo; p < hi; p++ {
-				j := I[p]
-				if uint(j) >= uint(size) {
-					// a key past the dense level: let it grow (or fail)
-					j = rt.insert(0, 0, j)
-					lev = rt.levels[0]
-					present, vals, size = lev.present, rt.vals, lev.size
-				} else if present != nil {
-					present[j] = true
+			if lo >= hi {
+				continue
+			}
+			for lo < hi {
+				// the longest run of keys inside the dense level, as one
+				// tight loop; a key past it grows the level (or fails)
+				lev := rt.levels[0]
+				p := scatterRun(I[lo:hi], A, lo, c, lev.present, rt.vals[:lev.size])
+				lo += p
+				if lo < hi {
+					rt.insert(0, 0, I[lo])
 				}
+			}
+		}
+	}
+}
+
+// scatterRun adds c·A[off+p] (c where A is nil) at vals[I[p]] for the
+// leading keys of I inside vals, marking them present (present nil: the
+// level is full), and returns how many it took.
+func scatterRun(I []int, A []float64, off int, c float64, present []bool, vals []float64) int {
+	n := uint(len(vals))
+	switch {
+	case present == nil && A != nil:
+		A := A[off : off+len(I)]
+		for p, j := range I {
+			if uint(j) >= n {
+				return p
+			}
+			vals[j] += A[p] * c
+		}
+	case present == nil:
+		for p, j := range I {
+			if uint(j) >= n {
+				return p
+			}
+			vals[j] += c
+		}
+	default:
+		present = present[:n]
+		for p, j := range I {
+			if uint(j) >= n {
+				return p
+			}
+			present[j] = true
+			if A != nil {
+				vals[j] += A[off+p] * c
+			} else {
+				vals[j] += c
+			}
+		}
+	}
+	return len(I)
+}
+
+func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	var guard iexpr
+	if m.Bound != nil {
+		guard = rg.c.int(m.Bound)
+	}
+	ai, xi, ii, t := arrayID(m.Vals), arrayID(m.Gather), arrayID(m.Idx), m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		var A, X []float64
+		var I []int
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		if xi >= 0 {
+			X, I = fr.fa[xi], fr.ia[ii]
+		}
+		bound := uint(len(X))
+		if guard != nil {
+			bound = uint(min(max(guard(fr), 0), len(X)))
+		}
+		rt := fr.t[t]
+		present, vals := rt.levels[lv].present, rt.vals
+		for k := 0; k < cx.n; k++ {
+			c := sc.at(k)
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if lo < 0 || hi > len(present) {
+				panic(rtErrorf("positions %d..%d out of range 0..%d of a positions level", lo, hi-1, len(present)-1))
+			}
+			pr, vs := present[lo:hi], vals[lo:hi]
+			switch {
+			case A == nil && X == nil:
+				for p := range pr {
+					if !pr[p] {
+						pr[p], vs[p] = true, c
+					} else {
+						vs[p] += c
+					}
+				}
+			case X == nil:
+				as := A[lo:hi]
+				for p := range pr {
+					if !pr[p] {
+						pr[p], vs[p] = true, c*as[p]
+					} else {
+						vs[p] += c * as[p]
+					}
+				}
+			default:
+				for p := lo; p < hi; p++ {
+					v := c
+					if A != nil {
+						v *= A[p]
+					}
+					if j := uint(I[p]); j >= bound {
+						v = 0
+					} else {
+						v *= X[j]
+					}
+					if !present[p] {
+						present[p] = true
+						vals[p] = 0
+					}
+					vals[p] += v
+				}
+			}
+		}
+	}
+}
+
+func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	var guard iexpr
+	if m.Bound != nil {
+		guard = rg.c.int(m.Bound)
+	}
+	up, cp := rg.int(m.Parent, l, false)
+	ai, xi, ii, t := arrayID(m.Vals), arrayID(m.Gather), m.Idx.ID, m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		var A, X []float64
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		if xi >= 0 {
+			X = fr.fa[xi]
+		}
+		I := fr.ia[ii]
+		bound := uint(len(X))
+		if guard != nil {
+			bound = uint(min(max(guard(fr), 0), len(X)))
+		}
+		var parents []int
+		parent := 0
+		if cp != nil {
+			parents = cp(fr, cx)
+		} else {
+			parent = up(fr)
+		}
+		rt := fr.t[t]
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			c := sc.at(k)
+			if parents != nil {
+				parent = parents[k]
+			}
+			lev := rt.levels[lv]
+			if lev.kind == lower.Appended && A != nil && X == nil && hi-lo > 1 {
+				// Gustavson's inner loop: the parent's workspace marks
+				// find the keys it has, a new key is appended
+				accumAppended(rt, lev, lv, parent, I[lo:hi], A[lo:hi], c)
+				continue
+			}
+			for p := lo; p < hi; p++ {
+				v := c
 				if A != nil {
-					vals[j] += A[p] * c
-				} else {
-					vals[j] += c
+					v *= A[p]
+				}
+				j := I[p]
+				if X != nil {
+					if uint(j) >= bound {
+						v = 0
+					} else {
+						v *= X[j]
+					}
+				}
+				q := rt.insert(lv, parent, j)
+				rt.vals[q] += v
+			}
+		}
+	}
+}
+
+// accumAppended adds c·A[p] under parent at key I[p] of the Appended last
+// level lv, for every p.
+func accumAppended(rt *tensor, lev *level, lv, parent int, I []int, A []float64, c float64) {
+	q := rt.insert(lv, parent, I[0]) // starts (or goes on with) the parent's burst
+	rt.vals[q] += A[0] * c
+	A = A[:len(I)]
+	keys, vals, mark := lev.keys, rt.vals, lev.mark
+	last := lv == len(rt.levels)-1
+	for p := 1; p < len(I); p++ {
+		j := I[p]
+		if uint(j) < uint(len(mark)) && last {
+			if m := mark[j]; m != 0 {
+				vals[m-1] += A[p] * c
+				continue
+			}
+			if len(keys) < cap(keys) && len(vals) < cap(vals) {
+				// a new key of the burst: appended in place
+				n := len(keys)
+				keys = append(keys, j)
+				vals = append(vals, A[p]*c)
+				mark[j] = int32(n + 1)
+				continue
+			}
+		}
+		lev.keys, rt.vals = keys, vals
+		lev.tail[parent] = int32(len(keys))
+		q := rt.insert(lv, parent, j)
+		rt.vals[q] += A[p] * c
+		keys, vals, mark = lev.keys, rt.vals, lev.mark
+	}
+	lev.keys, rt.vals = keys, vals
+	lev.tail[parent] = int32(len(keys))
+}
+
+// mapLoop runs a Map: vals[i] += c·A[i]·X[i] over each lane's range.
+func (rg *region) mapLoop(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	var guard iexpr
+	if m.Bound != nil {
+		guard = rg.c.int(m.Bound)
+	}
+	ai, xi, t := arrayID(m.Vals), arrayID(m.Gather), m.Dst.ID
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		var A, X []float64
+		if ai >= 0 {
+			A = fr.fa[ai]
+		}
+		xn := 0
+		if xi >= 0 {
+			X = fr.fa[xi]
+			xn = len(X)
+			if guard != nil {
+				xn = min(max(guard(fr), 0), len(X))
+			}
+		}
+		rt := fr.t[t]
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if lo < 0 {
+				rt.insert(0, 0, lo) // fails: a negative key
+			}
+			if hi > rt.levels[0].size {
+				rt.insert(0, 0, hi-1) // grows the level (or fails)
+			}
+			if A != nil && hi > len(A) || X != nil && m.Bound == nil && hi > len(X) {
+				panic(rtErrorf("index %d out of range of an array of %d", hi-1, min(len(A), len(X))))
+			}
+			c := sc.at(k)
+			lev := rt.levels[0]
+			vals := rt.vals[lo:hi]
+			if lev.present != nil {
+				pr := lev.present[lo:hi]
+				for i := range pr {
+					pr[i] = true
+				}
+			}
+			switch {
+			case A != nil && X == nil:
+				as := A[lo:hi]
+				for i := range vals {
+					vals[i] += as[i] * c
+				}
+			case A == nil && X == nil:
+				for i := range vals {
+					vals[i] += c
+				}
+			case A == nil:
+				// the lanes inside X's bound; past it X reads as 0
+				if in := min(xn-lo, len(vals)); in > 0 {
+					for i, x := range X[lo : lo+in] {
+						vals[i] += x * c
+					}
+				}
+			default:
+				for i := lo; i < hi; i++ {
+					v := c
+					if A != nil {
+						v *= A[i]
+					}
+					if X != nil {
+						if i < xn {
+							v *= X[i]
+						} else {
+							v = 0
+						}
+					}
+					vals[i-lo] += v
 				}
 			}
 		}

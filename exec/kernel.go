@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/lower"
@@ -191,6 +192,7 @@ func (k *Kernel) RunInto(r *Result, bindings map[string]sdql.Value) (err error) 
 	if err := k.bind(fr, bindings); err != nil {
 		return err
 	}
+	fr.validated = fr.validated[:0]
 	for _, ch := range k.checks {
 		if err := ch(fr); err != nil {
 			return err
@@ -301,12 +303,18 @@ type check func(fr *frame) error
 
 // checksFor validates the format invariants lowering relies on for each
 // input described by Formats: compressed levels' pos arrays start at 0,
-// grow monotonically and end at their idx array's length, and coordinates
-// lie in range and ascend within a parent where Search may look them up.
+// grow monotonically and end at their idx array's length, and the
+// coordinates of the levels the program relies on the order of
+// (lower.Program.Ordered) ascend strictly within a parent. An array bound
+// under two names (a matrix multiplied by itself) is checked once a run.
 func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
 	arrays := map[string]*lower.Array{}
 	for _, a := range p.Arrays {
 		arrays[a.Name] = a
+	}
+	ordered := map[*lower.Array]bool{}
+	for _, a := range p.Ordered {
+		ordered[a] = true
 	}
 	vars := map[string]*lower.Var{}
 	for _, pa := range p.Params {
@@ -342,9 +350,12 @@ func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
 			if pos == nil || idx == nil {
 				continue
 			}
-			l := l
+			l, asc := l, ordered[idx]
 			out = append(out, func(fr *frame) error {
 				ps, is := fr.ia[pos.ID], fr.ia[idx.ID]
+				if fr.checked(ps, is, asc) {
+					return nil
+				}
 				if len(ps) == 0 || ps[0] != 0 || ps[len(ps)-1] != len(is) {
 					return fmt.Errorf("exec: input %s: %s does not run from 0 to len(%s) = %d", l.Tensor, l.Pos, l.Idx, len(is))
 				}
@@ -353,21 +364,44 @@ func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
 						return fmt.Errorf("exec: input %s: %s[%d] = %d < %s[%d] = %d: not monotone", l.Tensor, l.Pos, q, ps[q], l.Pos, q-1, ps[q-1])
 					}
 				}
-				if !l.Search {
-					return nil
-				}
-				for q := 0; q+1 < len(ps); q++ {
-					for i := ps[q] + 1; i < ps[q+1]; i++ {
-						if is[i] <= is[i-1] {
-							return fmt.Errorf("exec: input %s: %s is not strictly ascending in parent %d", l.Tensor, l.Idx, q)
+				if asc {
+					for q := 0; q+1 < len(ps); q++ {
+						seg := is[ps[q]:ps[q+1]]
+						for i := 1; i < len(seg); i++ {
+							if seg[i] <= seg[i-1] {
+								return fmt.Errorf("exec: input %s: %s is not strictly ascending in parent %d", l.Tensor, l.Idx, q)
+							}
 						}
 					}
 				}
+				fr.noteChecked(ps, is, asc)
 				return nil
 			})
 		}
 	}
 	return out
+}
+
+// checkedPair is a (pos, idx) pair validated in this run.
+type checkedPair struct {
+	pos, idx *int
+	np, ni   int
+	asc      bool
+}
+
+// checked reports whether this pair of arrays was validated already in
+// this run (as strictly as asc asks).
+func (fr *frame) checked(ps, is []int, asc bool) bool {
+	for _, c := range fr.validated {
+		if c.pos == unsafe.SliceData(ps) && c.np == len(ps) && c.idx == unsafe.SliceData(is) && c.ni == len(is) && (c.asc || !asc) {
+			return true
+		}
+	}
+	return false
+}
+
+func (fr *frame) noteChecked(ps, is []int, asc bool) {
+	fr.validated = append(fr.validated, checkedPair{unsafe.SliceData(ps), unsafe.SliceData(is), len(ps), len(is), asc})
 }
 
 func sortedNames[T any](m map[string]T) []string {

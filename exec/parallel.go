@@ -218,6 +218,9 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
 			}
 		}
 		own.limit = main.limit
+		for i, l := range main.levels {
+			own.levels[i].pos, own.levels[i].idx = l.pos, l.idx
+		}
 		own.reset(sizes)
 		wf.t[t.ID] = own
 	}
@@ -275,7 +278,12 @@ func (rt *tensor) add(src *tensor) {
 	var walk func(lv, sp, dp int)
 	walk = func(lv, sp, dp int) {
 		src.children(lv, sp, func(key, c int) bool {
-			d := rt.insert(lv, dp, key)
+			var d int
+			if rt.levels[lv].kind == lower.Positions {
+				d = rt.insertAt(lv, c) // the same input positions
+			} else {
+				d = rt.insert(lv, dp, key)
+			}
 			if lv == len(src.levels)-1 {
 				rt.addLeaf(d, src.vals[c])
 			} else {

@@ -130,6 +130,7 @@ func (r *Result) Size() int64 {
 		if l.ix != nil {
 			n += l.ix.bytes()
 		}
+		n += 4 * int64(cap(l.mark))
 	}
 	return n
 }

@@ -12,7 +12,7 @@ type tensor struct {
 	t      *lower.Tensor
 	levels []*level
 	vals   []float64
-	limit  int64 // Options.MemoryLimit (memory.go)
+	limit  int64  // Options.MemoryLimit (memory.go)
 	dict   string // Options.Dict: the index of hashed levels
 }
 
@@ -23,9 +23,17 @@ type tensor struct {
 //     beyond size arrives; deeper dense levels are full with a fixed size.
 //   - sparse: one parent; child = key; mark and list are the keys present,
 //     in insertion order; reset clears only those.
+//   - positions: the positions of an input's level (pos and idx, bound
+//     at Init): the children of parent q are pos[q]..pos[q+1]-1 (0..
+//     len(idx)-1 without pos), keys idx[p]; present marks those inserted
+//     (Insert gives the position itself, lower.Insert.At).
 //   - hash: children numbered in insertion order; keys[c] and parent[c]
 //     describe child c; table maps (parent, key) to c + 1; head and next
 //     chain each parent's children for iteration.
+//   - appended: children numbered in insertion order, each parent's in
+//     one burst, so consecutive: head..tail (+1) per parent, keys[c];
+//     mark[key] is c + 1 for the children of the parent being filled
+//     (cur), cleared when the next parent starts.
 type level struct {
 	kind    lower.Storage
 	size    int
@@ -36,9 +44,12 @@ type level struct {
 	keys, parent []int
 	table        []int32
 	shift        uint
-	head, tail   []int32 // per parent: first and last child + 1
-	next         []int32 // per child: the next sibling + 1
+	head, tail   []int32   // per parent: first and last child + 1
+	next         []int32   // per child: the next sibling + 1
 	ix           hashIndex // Options.Dict other than intmap: replaces table
+	// appended
+	mark []int32
+	cur  int
 	// positions: the input level's arrays
 	pos, idx []int
 }
@@ -46,7 +57,7 @@ type level struct {
 func newTensor(t *lower.Tensor, dict string) *tensor {
 	rt := &tensor{t: t, levels: make([]*level, len(t.Levels)), dict: dict}
 	for i, l := range t.Levels {
-		rt.levels[i] = &level{kind: l.Storage, full: l.Full}
+		rt.levels[i] = &level{kind: l.Storage, full: l.Full, cur: -1}
 		if l.Storage == lower.Hash {
 			rt.levels[i].ix = newHashIndex(dict)
 		}
@@ -84,6 +95,20 @@ func (rt *tensor) reset(sizes []int) {
 			l.size = max(n, len(l.present))
 			l.list = l.list[:0]
 			parents = l.size
+		case lower.Positions:
+			if cap(l.present) < len(l.idx) {
+				rt.reserve(9 * float64(len(l.idx)))
+			}
+			l.present = resize(l.present, len(l.idx))
+			clear(l.present)
+			parents = len(l.idx)
+		case lower.Appended:
+			l.endBurst()
+			l.keys = l.keys[:0]
+			clear(l.head)
+			clear(l.tail)
+			l.head, l.tail = l.head[:0], l.tail[:0]
+			parents = 0
 		case lower.Hash:
 			l.keys, l.parent, l.next = l.keys[:0], l.parent[:0], l.next[:0]
 			clear(l.head)
@@ -107,6 +132,8 @@ func (rt *tensor) reset(sizes []int) {
 			rt.vals = make([]float64, last.size)
 		}
 		// the sparse level cleared its marks; values are zeroed on insert
+	case lower.Positions:
+		rt.vals = resize(rt.vals, parents) // zeroed on insert (insertAt)
 	default:
 		rt.vals = rt.vals[:0]
 	}
@@ -131,8 +158,56 @@ func (rt *tensor) positions(i int) int {
 		return rt.positions(i-1) * l.size
 	case lower.Sparse:
 		return l.size
+	case lower.Positions:
+		return len(l.idx)
 	}
 	return len(l.keys)
+}
+
+// bindPositions gives the Positions levels the arrays of the input levels
+// they reuse (ia: the frame's int arrays), before reset.
+func (rt *tensor) bindPositions(ia [][]int) {
+	for i, l := range rt.levels {
+		if l.kind != lower.Positions {
+			continue
+		}
+		of := rt.t.Levels[i].Of
+		l.pos = nil
+		if of.Pos != nil {
+			l.pos = ia[of.Pos.ID]
+		}
+		l.idx = ia[of.Idx.ID]
+	}
+}
+
+// insertAt marks position c of Positions level i present (the child of
+// its parent at key idx[c]), zeroing its value the first time.
+func (rt *tensor) insertAt(i, c int) int {
+	l := rt.levels[i]
+	if c < 0 || c >= len(l.present) {
+		panic(rtErrorf("position %d out of range 0..%d of a positions level", c, len(l.present)-1))
+	}
+	if !l.present[c] {
+		l.present[c] = true
+		if i == len(rt.levels)-1 {
+			rt.vals[c] = 0
+		}
+	}
+	return c
+}
+
+// segment is the range of positions of parent q in a Positions level.
+func (l *level) segment(q int) (lo, hi int) {
+	if l.pos == nil {
+		if q == 0 {
+			return 0, len(l.idx)
+		}
+		return 0, 0
+	}
+	if q < 0 || q+1 >= len(l.pos) {
+		return 0, 0
+	}
+	return l.pos[q], l.pos[q+1]
 }
 
 // insert returns the child of parent at key in level i, creating it.
@@ -173,6 +248,25 @@ func (rt *tensor) insert(i, parent, key int) int {
 			}
 		}
 		return key
+	case lower.Appended:
+		c, found := l.burst(parent, key)
+		if found {
+			return c
+		}
+		if len(l.keys) == cap(l.keys) && len(l.keys) >= 1<<16 {
+			rt.reserve(16 * float64(len(l.keys)))
+		}
+		c = len(l.keys)
+		l.keys = append(l.keys, key)
+		l.mark[key] = int32(c + 1)
+		if l.head[parent] == 0 {
+			l.head[parent] = int32(c + 1)
+		}
+		l.tail[parent] = int32(c + 1)
+		if last {
+			rt.vals = append(rt.vals, 0)
+		}
+		return c
 	case lower.Hash:
 		c, found := l.find(parent, key)
 		if found {
@@ -187,7 +281,13 @@ func (rt *tensor) insert(i, parent, key int) int {
 		}
 		return c
 	}
-	panic("internal error: insert into a positions level")
+	// a positions level: the key's position in the parent's segment (the
+	// lowering gives it as Insert.At; merging workers and loading inputs
+	// find it)
+	if c, _ := rt.locate(i, parent, key); c >= 0 {
+		return rt.insertAt(i, c)
+	}
+	panic(rtErrorf("key %d is not a stored coordinate of the positions level's parent %d", key, parent))
 }
 
 // locate finds the child of parent at key in level i.
@@ -204,6 +304,28 @@ func (rt *tensor) locate(i, parent, key int) (int, bool) {
 		return key, key >= 0 && key < len(l.present) && l.present[key]
 	case lower.Hash:
 		return l.find(parent, key)
+	case lower.Appended:
+		if parent == l.cur {
+			if key >= 0 && key < len(l.mark) && l.mark[key] != 0 {
+				return int(l.mark[key] - 1), true
+			}
+			return 0, false
+		}
+		if parent >= 0 && parent < len(l.head) && l.head[parent] != 0 {
+			for c := l.head[parent] - 1; c < l.tail[parent]; c++ {
+				if l.keys[c] == key {
+					return int(c), true
+				}
+			}
+		}
+		return 0, false
+	case lower.Positions:
+		lo, hi := l.segment(parent)
+		p := lo + sort.SearchInts(l.idx[lo:hi], key)
+		if p < hi && l.idx[p] == key {
+			return p, l.present[p]
+		}
+		return -1, false
 	}
 	return 0, false
 }
@@ -240,6 +362,22 @@ func (rt *tensor) children(i, parent int, f func(key, c int) bool) {
 				return
 			}
 		}
+	case lower.Positions:
+		lo, hi := l.segment(parent)
+		for p := lo; p < hi; p++ {
+			if l.present[p] && !f(l.idx[p], p) {
+				return
+			}
+		}
+	case lower.Appended:
+		if parent < 0 || parent >= len(l.head) || l.head[parent] == 0 {
+			return
+		}
+		for c := int(l.head[parent] - 1); c < int(l.tail[parent]); c++ {
+			if !f(l.keys[c], c) {
+				return
+			}
+		}
 	case lower.Hash:
 		if parent >= len(l.head) {
 			return
@@ -260,13 +398,56 @@ func (rt *tensor) sortedKeys(i, parent int) []kc {
 		out = append(out, kc{k, c})
 		return true
 	})
-	if rt.levels[i].kind != lower.Dense {
+	if k := rt.levels[i].kind; k != lower.Dense && k != lower.Positions {
 		sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
 	}
 	return out
 }
 
 type kc struct{ key, c int }
+
+// ---- appended levels
+
+// burst finds key among the children of parent, the parent being filled:
+// when parent is another, the previous parent's burst ends (its marks are
+// cleared) and parent's begins; a parent that had its burst already is an
+// internal error (the lowering proves it cannot happen).
+func (l *level) burst(parent, key int) (int, bool) {
+	if parent != l.cur {
+		l.endBurst()
+		if parent < 0 {
+			panic(rtErrorf("internal error: appended level: negative parent %d", parent))
+		}
+		for parent >= len(l.head) {
+			l.head = append(l.head, 0)
+			l.tail = append(l.tail, 0)
+		}
+		if l.head[parent] != 0 {
+			panic(rtErrorf("internal error: appended level: parent %d filled twice", parent))
+		}
+		l.cur = parent
+	}
+	if key < 0 {
+		panic(rtErrorf("key %d of an appended level is negative", key))
+	}
+	if key >= len(l.mark) {
+		l.mark = append(l.mark, make([]int32, max(key+1, 2*len(l.mark), 64)-len(l.mark))...)
+	}
+	if m := l.mark[key]; m != 0 {
+		return int(m - 1), true
+	}
+	return 0, false
+}
+
+// endBurst clears the marks of the parent being filled.
+func (l *level) endBurst() {
+	if l.cur >= 0 && l.cur < len(l.head) && l.head[l.cur] != 0 {
+		for _, k := range l.keys[l.head[l.cur]-1 : l.tail[l.cur]] {
+			l.mark[k] = 0
+		}
+	}
+	l.cur = -1
+}
 
 // ---- hash levels
 

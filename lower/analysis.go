@@ -179,3 +179,80 @@ func usesOf(let *sdql.LetExpr, i int, name string) (uses int, inLoop bool) {
 	walk(let.Body, false)
 	return
 }
+
+// loopsPerEntry reports whether lowering e once, for one entry of a
+// sum's source whose value is named v, runs a loop over something other
+// than that value: a sum over another source, or a dictionary other than
+// v read whole (added, scaled, multiplied). Fusing a source whose keys
+// repeat into such a consumer repeats the loop once per duplicate, so
+// iterate then builds the source first. Names let-bound to expressions
+// of v count as v. Conservative: true when unsure.
+func (l *lowerer) loopsPerEntry(e sdql.Expr, v string) bool {
+	own := map[string]bool{v: true}
+	ofV := func(x sdql.Expr) bool {
+		for _, f := range sdql.FreeVars(x) {
+			if own[f] {
+				return true
+			}
+		}
+		return false
+	}
+	var walk func(x sdql.Expr) bool
+	walk = func(x sdql.Expr) bool {
+		switch x := x.(type) {
+		case *sdql.SumExpr:
+			if !ofV(x.Src) {
+				return true
+			}
+			return walk(x.Src) || walk(x.Body)
+		case *sdql.LetExpr:
+			for i, n := range x.Names {
+				if walk(x.Values[i]) {
+					return true
+				}
+				if ofV(x.Values[i]) {
+					own[n.Name] = true
+				}
+			}
+			return walk(x.Body)
+		case *sdql.Ident:
+			return l.vkindOf(x) == kDict && !own[x.Name]
+		case *sdql.LookupExpr:
+			if l.vkindOf(x) == kDict {
+				return !ofV(x)
+			}
+			// a scalar read: locating the key, no loop, unless the
+			// dictionary looked up is itself computed
+			root := x.X
+			for {
+				lk, ok := root.(*sdql.LookupExpr)
+				if !ok {
+					break
+				}
+				if walk(lk.Key) {
+					return true
+				}
+				root = lk.X
+			}
+			if _, ok := root.(*sdql.Ident); !ok && walk(root) {
+				return true
+			}
+			return walk(x.Key)
+		}
+		for _, c := range sdql.Children(x) {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(e)
+}
+
+// piecewise reports whether a sum with this body may take its source's
+// entries piece by piece, duplicate keys and all: the body is additive in
+// the value (linearIn) and runs no loop of its own per entry
+// (loopsPerEntry), so visiting a key twice costs no more than merging.
+func (l *lowerer) piecewise(body sdql.Expr, val string) bool {
+	return linearIn(body, val) && !l.loopsPerEntry(body, val)
+}

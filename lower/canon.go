@@ -52,6 +52,9 @@ func canonStmt(s Stmt) Stmt {
 		s.Body = canonStmt(s.Body)
 	case *Insert:
 		s.Parent, s.Key = Canon(s.Parent), Canon(s.Key)
+		if s.At != nil {
+			s.At = Canon(s.At)
+		}
 	case *Locate:
 		s.Parent, s.Key = Canon(s.Parent), Canon(s.Key)
 		s.Body = canonStmt(s.Body)
@@ -61,6 +64,8 @@ func canonStmt(s Stmt) Stmt {
 		for i, a := range s.Args {
 			s.Args[i] = Canon(a)
 		}
+	case *Transpose:
+		s.Lo, s.Hi = Canon(s.Lo), Canon(s.Hi)
 	}
 	return s
 }

@@ -138,6 +138,7 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 			ex(s.Hi)
 			if s.Prim != nil {
 				ex(s.Prim.Bound)
+				ex(s.Prim.Parent)
 				for _, o := range s.Prim.Factors {
 					ex(o)
 				}
@@ -154,6 +155,9 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 		case *Insert:
 			ex(s.Parent)
 			ex(s.Key)
+			if s.At != nil {
+				ex(s.At)
+			}
 		case *Locate:
 			ex(s.Parent)
 			ex(s.Key)
@@ -165,6 +169,9 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 			for _, a := range s.Args {
 				ex(a)
 			}
+		case *Transpose:
+			ex(s.Lo)
+			ex(s.Hi)
 		}
 	}
 	st(s)

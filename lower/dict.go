@@ -207,6 +207,9 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		p := l.newVar("p", Int)
 		l.loopVar(p, lo, hi)
 		l.inRange[p] = append(l.inRange[p], ab.a)
+		if pos, q := l.segmentOf(ab.a, lo, hi); q != nil {
+			l.segOf[p] = segLoop{idx: ab.a, pos: pos, parent: q}
+		}
 		body := l.loopBody(func() {
 			val := l.load(ab.a, &Ref{V: p})
 			if ab.a.Kind == Int {
@@ -232,8 +235,8 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		// a sum of singletons: its loops, each entry handed on (fusion);
 		// keys may repeat unless unique, so only an additive consumer
 		// takes them piecewise
-		if k, v, ok := singleton(s.Body); ok && (lin || l.uniqueKey(s, k)) {
-			l.iterate(s.Src, env, lin && linearIn(v, s.Val.Name), func(key Expr, val binding) {
+		if k, v, ok := singleton(s.Body); ok && (lin || l.uniqueKey(s, k, env)) {
+			l.iterate(s.Src, env, lin && l.piecewise(v, s.Val.Name), func(key Expr, val binding) {
 				inner := env.bind(s.Key.Name, scalarB{key}).bind(s.Val.Name, val)
 				f(l.keyVar(l.scalar(stripUnique(k), inner)), l.valueOf(v, inner))
 			})
@@ -243,7 +246,7 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 			// every body's entries handed on: the consumer adds them up
 			// as the sum would; the source itself visited piecewise only
 			// where the body is additive in its value
-			l.iterate(s.Src, env, linearIn(s.Body, s.Val.Name), func(key Expr, val binding) {
+			l.iterate(s.Src, env, l.piecewise(s.Body, s.Val.Name), func(key Expr, val binding) {
 				inner := env.bind(s.Key.Name, scalarB{key}).bind(s.Val.Name, val)
 				l.iterate(s.Body, inner, true, f)
 			})
@@ -353,10 +356,11 @@ func stripUnique(k sdql.Expr) sdql.Expr {
 }
 
 // uniqueKey reports whether the key k of the singleton body of s is
-// distinct in every iteration of s: marked unique(...), or the sum's own
-// key over a source with unique keys (a range, an array's indices, a
-// tensor).
-func (l *lowerer) uniqueKey(s *sdql.SumExpr, k sdql.Expr) bool {
+// distinct in every iteration of s: marked unique(...), the sum's own key
+// over a source with unique keys (a range, an array's indices, a tensor),
+// a range's value, or the coordinate read from one parent's segment of a
+// format level whose coordinates are unique and validated ascending.
+func (l *lowerer) uniqueKey(s *sdql.SumExpr, k sdql.Expr, env *scope) bool {
 	if _, ok := k.(*sdql.UniqueExpr); ok {
 		return true
 	}
@@ -369,6 +373,59 @@ func (l *lowerer) uniqueKey(s *sdql.SumExpr, k sdql.Expr) bool {
 	}
 	if _, isRange := s.Src.(*sdql.RangeExpr); isRange && id.Name == s.Val.Name {
 		return true // a range's values are its keys
+	}
+	if sl, ok := s.Src.(*sdql.SliceExpr); ok && id.Name == s.Val.Name {
+		return l.uniqueSegment(sl, env)
+	}
+	return false
+}
+
+// uniqueSegment reports whether a slice is idx(pos(e):pos(e + 1)) of a
+// format level whose coordinates are unique within a parent and validated
+// strictly ascending before a run (LevelInfo.Search): its values are
+// distinct. e must be index arithmetic (lowering it emits nothing).
+func (l *lowerer) uniqueSegment(sl *sdql.SliceExpr, env *scope) bool {
+	id, ok := sl.X.(*sdql.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := env.lookup(id.Name)
+	ab, isArr := b.(arrayB)
+	if !ok || !isArr || ab.a.Level == nil || !ab.a.Level.Search || ab.a.Level.Idx != ab.a.Name {
+		return false
+	}
+	lo, ok1 := sl.Lo.(*sdql.LookupExpr)
+	hi, ok2 := sl.Hi.(*sdql.LookupExpr)
+	if !ok1 || !ok2 || !indexArith(lo.Key) || !indexArith(hi.Key) {
+		return false
+	}
+	for _, x := range []sdql.Expr{lo.X, hi.X} {
+		pid, ok := x.(*sdql.Ident)
+		if !ok {
+			return false
+		}
+		pb, ok := env.lookup(pid.Name)
+		pa, isArr := pb.(arrayB)
+		if !ok || !isArr || pa.a.Name != ab.a.Level.Pos {
+			return false
+		}
+	}
+	q := l.scalar(lo.Key, env)
+	if CanonString(l.scalar(hi.Key, env)) != CanonString(&Binary{Op: Add, X: q, Y: intConst(1)}) {
+		return false
+	}
+	l.ordered[ab.a] = true
+	return true
+}
+
+// indexArith reports whether e is integer arithmetic on names and
+// literals.
+func indexArith(e sdql.Expr) bool {
+	switch x := e.(type) {
+	case *sdql.Ident, *sdql.IntLit:
+		return true
+	case *sdql.BinaryExpr:
+		return (x.Op == sdql.ADD || x.Op == sdql.SUB || x.Op == sdql.MUL) && indexArith(x.X) && indexArith(x.Y)
 	}
 	return false
 }

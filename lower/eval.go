@@ -66,6 +66,69 @@ func Eval(p *Program, bindings map[string]sdql.Value) (v sdql.Value, err error) 
 
 type evalError struct{ err error }
 
+// transpose runs a Transpose, by its definition.
+func (in *interp) transpose(s *Transpose) {
+	pos, _ := in.arrays[s.Pos.ID].(sdql.IntArray)
+	idx, _ := in.arrays[s.Idx.ID].(sdql.IntArray)
+	lo, hi := in.int(s.Lo), in.int(s.Hi)
+	type occ struct{ q, p int }
+	byKey := map[int][]occ{}
+	n := 0
+	for q := lo; q < hi; q++ {
+		if q < 0 || q+1 >= len(pos) {
+			panic(evalError{fmt.Errorf("transpose: parent %d out of range 0..%d of %s", q, len(pos)-2, s.Pos.Name)})
+		}
+		for p := pos[q]; p < pos[q+1]; p++ {
+			j := idx[p]
+			if j < 0 {
+				panic(evalError{fmt.Errorf("transpose: coordinate %s[%d] = %d is negative", s.Idx.Name, p, j)})
+			}
+			byKey[j] = append(byKey[j], occ{q, p})
+			n = max(n, j+1)
+		}
+	}
+	tpos := make(sdql.IntArray, n+1)
+	var parent, at sdql.IntArray
+	for j := 0; j < n; j++ {
+		for _, o := range byKey[j] {
+			parent = append(parent, o.q)
+			at = append(at, o.p)
+		}
+		tpos[j+1] = len(parent)
+	}
+	in.arrays[s.TPos.ID], in.arrays[s.Parent.ID], in.arrays[s.At.ID] = tpos, parent, at
+	in.ints[s.N.ID] = n
+}
+
+// checkAt checks the position an Insert gives for a Positions level: the
+// input level's coordinate there is the key, and one position stands for
+// one child (parent and key) throughout the tensor's life. The
+// interpreter numbers children its own way; this is what lets it check
+// the lowering's claim.
+func (in *interp) checkAt(s *Insert, parent, key, at int) {
+	of := s.T.Levels[s.Level].Of
+	if of == nil {
+		panic(evalError{fmt.Errorf("lower: insert at %d into %s level %d, which is not a positions level", at, s.T.Name, s.Level)})
+	}
+	idx, _ := in.arrays[of.Idx.ID].(sdql.IntArray)
+	if at < 0 || at >= len(idx) || idx[at] != key {
+		panic(evalError{fmt.Errorf("lower: insert at %d into %s level %d: %s there is not the key %d", at, s.T.Name, s.Level, of.Idx.Name, key)})
+	}
+	rt := in.tensors[s.T.ID]
+	if rt.at == nil {
+		rt.at, rt.atOf = map[[2]int][2]int{}, map[[3]int]int{}
+	}
+	child := [2]int{parent, key}
+	if prev, ok := rt.at[[2]int{s.Level, at}]; ok && prev != child {
+		panic(evalError{fmt.Errorf("lower: position %d of %s level %d stands for two children", at, s.T.Name, s.Level)})
+	}
+	rt.at[[2]int{s.Level, at}] = child
+	if prev, ok := rt.atOf[[3]int{s.Level, parent, key}]; ok && prev != at {
+		panic(evalError{fmt.Errorf("lower: child %d of parent %d in %s level %d at two positions, %d and %d", key, parent, s.T.Name, s.Level, prev, at)})
+	}
+	rt.atOf[[3]int{s.Level, parent, key}] = at
+}
+
 type interp struct {
 	p       *Program
 	ints    []int
@@ -133,7 +196,11 @@ func (in *interp) stmt(s Stmt) {
 			in.stmt(s.Body)
 		}
 	case *Insert:
-		in.ints[s.Pos.ID] = in.tensors[s.T.ID].insert(s.Level, in.int(s.Parent), in.int(s.Key))
+		parent, key := in.int(s.Parent), in.int(s.Key)
+		if s.At != nil {
+			in.checkAt(s, parent, key, in.int(s.At))
+		}
+		in.ints[s.Pos.ID] = in.tensors[s.T.ID].insert(s.Level, parent, key)
 	case *Locate:
 		if c, ok := in.tensors[s.T.ID].locate(s.Level, in.int(s.Parent), in.int(s.Key)); ok {
 			in.ints[s.Pos.ID] = c
@@ -155,6 +222,8 @@ func (in *interp) stmt(s Stmt) {
 	case *Init:
 		in.tensors[s.T.ID] = newRT(s.T)
 		in.tensors[s.T.ID].init(in)
+	case *Transpose:
+		in.transpose(s)
 	case *Fail:
 		args := make([]any, len(s.Args))
 		for i, a := range s.Args {
@@ -357,6 +426,10 @@ type rtTensor struct {
 	t      *Tensor
 	levels []*rtLevel
 	vals   []float64
+	// Positions levels (checkAt): (level, position) -> (parent, key) and
+	// back
+	at   map[[2]int][2]int
+	atOf map[[3]int]int
 }
 
 type rtLevel struct {

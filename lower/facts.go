@@ -303,18 +303,27 @@ func (l *lowerer) checkSlice(s *sdql.SliceExpr, a *Array, lo, hi Expr) {
 // array of a's level (its children of parent position q), read directly
 // or through variables bound to those loads.
 func (l *lowerer) isSegment(a *Array, lo, hi Expr) bool {
+	_, q := l.segmentOf(a, lo, hi)
+	return q != nil
+}
+
+// segmentOf returns the pos array and the parent position q when lo and
+// hi are pos[q] and pos[q+1] of a's level (isSegment), else nils.
+func (l *lowerer) segmentOf(a *Array, lo, hi Expr) (pos *Array, q Expr) {
 	if a.Level == nil || a.Level.Idx != a.Name || a.Level.Pos == "" {
-		return false
+		return nil, nil
 	}
 	lo, hi = l.deref(lo), l.deref(hi)
 	ll, ok1 := lo.(*Load)
 	hl, ok2 := hi.(*Load)
 	if !ok1 || !ok2 || ll.A != hl.A || ll.A.Name != a.Level.Pos {
-		return false
+		return nil, nil
 	}
-	q := CanonString(ll.Index)
 	q1 := CanonString(&Binary{Op: Add, X: ll.Index, Y: intConst(1)})
-	return CanonString(hl.Index) == q1 && q != ""
+	if CanonString(hl.Index) != q1 || CanonString(ll.Index) == "" {
+		return nil, nil
+	}
+	return ll.A, ll.Index
 }
 
 // deref follows a variable bound by Let to its expression (lo and hi of a

@@ -17,7 +17,7 @@ func (l *lowerer) into(e sdql.Expr, env *scope, dst target, scale Expr) {
 			l.store(dst, key, l.valueOf(en.Val, env), scale)
 		}
 	case *sdql.SumExpr:
-		l.iterate(x.Src, env, linearIn(x.Body, x.Val.Name), func(key Expr, val binding) {
+		l.iterate(x.Src, env, l.piecewise(x.Body, x.Val.Name), func(key Expr, val binding) {
 			l.into(x.Body, env.bind(x.Key.Name, scalarB{key}).bind(x.Val.Name, val), dst, scale)
 		})
 	case *sdql.BinaryExpr:
@@ -92,7 +92,10 @@ func (l *lowerer) insert(dst target, key Expr) Expr {
 	pos := l.newVar("q", Int)
 	l.nonneg[pos] = true
 	l.recordKey(dst.t, dst.level, key)
-	l.emit(&Insert{Pos: pos, T: dst.t, Level: dst.level, Parent: dst.parent, Key: key})
+	ins := &Insert{Pos: pos, T: dst.t, Level: dst.level, Parent: dst.parent, Key: key}
+	l.inserts[dst.t] = append(l.inserts[dst.t], ins)
+	l.insertOf[pos] = ins
+	l.emit(ins)
 	return &Ref{V: pos}
 }
 
@@ -114,7 +117,11 @@ func (l *lowerer) intoD(d dval, dst target, scale Expr) {
 // outer lowers the outer product x * y of two dictionaries: every entry
 // k -> v of x adds v * y under k.
 func (l *lowerer) outer(e *sdql.BinaryExpr, env *scope, dst target, scale Expr) {
-	l.iterate(e.X, env, true, func(key Expr, val binding) {
+	// every entry of x reads y whole: x's entries piecewise only when
+	// reading y costs nothing per entry (a literal), else x is built
+	// first if its keys may repeat
+	_, lit := e.Y.(*sdql.DictExpr)
+	l.iterate(e.X, env, lit && !hasSum(e.Y), func(key Expr, val binding) {
 		pos := l.insert(dst, key)
 		sub := target{t: dst.t, level: dst.level + 1, parent: pos}
 		switch v := val.(type) {

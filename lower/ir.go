@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"strconv"
+
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -36,7 +38,8 @@ type Var struct {
 }
 
 // Array is an array parameter: a storage format's pos, idx or val array,
-// or a dense vector's values, bound without copying.
+// or a dense vector's values, bound without copying; or, with Temp, an
+// int array the program fills itself (Transpose), kept between runs.
 type Array struct {
 	Name string
 	Kind Kind // Int or Real
@@ -45,6 +48,7 @@ type Array struct {
 	// to, as formats.Levels describes it; nil when unknown (an array
 	// bound by name only).
 	Level *formats.LevelInfo
+	Temp  bool
 }
 
 // Storage is how a Tensor stores one level.
@@ -68,6 +72,14 @@ const (
 	// input position p is p, its key the input's coordinate there. A
 	// gradient given on a sparse input's stored positions is stored so.
 	Positions
+	// Appended: children numbered in insertion order, and each parent's
+	// children inserted in one burst, no other parent's in between (the
+	// lowering proves it: a loop over distinct parents inserts under one
+	// parent per iteration). A parent's children are then consecutive,
+	// and a dense marker per key finds the current parent's: Gustavson's
+	// workspace, its rows appended to a compressed result. Last level
+	// only.
+	Appended
 )
 
 func (s Storage) String() string {
@@ -80,6 +92,8 @@ func (s Storage) String() string {
 		return "hash"
 	case Positions:
 		return "positions"
+	case Appended:
+		return "appended"
 	}
 	return "?"
 }
@@ -141,6 +155,12 @@ type Program struct {
 	ResultVar    *Var
 	ResultTensor *Tensor
 	Type         sdql.Type
+	// Ordered are the coordinate arrays of format levels whose order the
+	// lowering relied on (strictly ascending within each parent: a
+	// Search, a segment's coordinates taken as distinct keys, a result
+	// stored on the level's positions), by ID. A back end validates them
+	// before a run; other arrays' order does not change the result.
+	Ordered []*Array
 }
 
 // Expr is a scalar expression.
@@ -333,12 +353,15 @@ type (
 
 	// Insert binds Pos to the child of position Parent at key Key in level
 	// Level of T, creating it (with a zero value or empty children) when
-	// it does not exist.
+	// it does not exist. At is set for a Positions level: the position of
+	// the input level it reuses whose coordinate is Key under Parent, which
+	// is the child.
 	Insert struct {
 		Pos         *Var
 		T           *Tensor
 		Level       int
 		Parent, Key Expr
+		At          Expr
 	}
 
 	// Locate binds Pos to the child of position Parent at key Key in level
@@ -365,6 +388,20 @@ type (
 	// loop; a Sparse level empties in time proportional to its keys).
 	Init struct{ T *Tensor }
 
+	// Transpose lists, for every coordinate j of the format level (Pos,
+	// Idx) under the parents Lo..Hi-1, where it occurs: for t in
+	// TPos[j]..TPos[j+1]-1, Parent[t] is a parent q and At[t] a position p
+	// of q's segment with Idx[p] = j, ascending in q. N is set to one past
+	// the largest coordinate (0 when there is none). TPos, Parent and At
+	// are Temp arrays. A loop over a level's coordinates in an inner loop
+	// can so become the outer one (interchange.go).
+	Transpose struct {
+		Pos, Idx         *Array
+		Lo, Hi           Expr
+		N                *Var
+		TPos, Parent, At *Array
+	}
+
 	// Fail stops the run with an error: the message, formatted with Args
 	// (fmt verbs), prefixed by the program position Pos.
 	Fail struct {
@@ -384,18 +421,19 @@ const (
 	AddTo
 )
 
-func (*Block) stmtNode()    {}
-func (*Let) stmtNode()      {}
-func (*Assign) stmtNode()   {}
-func (*If) stmtNode()       {}
-func (*For) stmtNode()      {}
-func (*ForLevel) stmtNode() {}
-func (*Search) stmtNode()   {}
-func (*Insert) stmtNode()   {}
-func (*Locate) stmtNode()   {}
-func (*Store) stmtNode()    {}
-func (*Init) stmtNode()     {}
-func (*Fail) stmtNode()     {}
+func (*Block) stmtNode()     {}
+func (*Let) stmtNode()       {}
+func (*Assign) stmtNode()    {}
+func (*If) stmtNode()        {}
+func (*For) stmtNode()       {}
+func (*ForLevel) stmtNode()  {}
+func (*Search) stmtNode()    {}
+func (*Insert) stmtNode()    {}
+func (*Locate) stmtNode()    {}
+func (*Store) stmtNode()     {}
+func (*Init) stmtNode()      {}
+func (*Fail) stmtNode()      {}
+func (*Transpose) stmtNode() {}
 
 // Par marks a loop whose iterations may run on several workers, and says
 // how their results merge.
@@ -419,3 +457,43 @@ const (
 	Disjoint Merge = iota
 	Sum
 )
+
+// NewVar adds a variable to the program, its name base made unique.
+func (p *Program) NewVar(base string, k Kind) *Var {
+	v := &Var{Name: p.freshName(base), Kind: k, ID: len(p.Vars)}
+	p.Vars = append(p.Vars, v)
+	return v
+}
+
+// NewTemp adds a Temp int array to the program.
+func (p *Program) NewTemp(base string) *Array {
+	a := &Array{Name: p.freshName(base), Kind: Int, ID: len(p.Arrays), Temp: true}
+	p.Arrays = append(p.Arrays, a)
+	return a
+}
+
+// freshName is base, or base with a number, unused by the program's
+// variables, arrays, tensors and parameters.
+func (p *Program) freshName(base string) string {
+	used := map[string]bool{}
+	for _, v := range p.Vars {
+		used[v.Name] = true
+	}
+	for _, a := range p.Arrays {
+		used[a.Name] = true
+	}
+	for _, t := range p.Tensors {
+		used[t.Name] = true
+	}
+	for _, pa := range p.Params {
+		used[pa.Name] = true
+	}
+	if !used[base] {
+		return base
+	}
+	for n := 1; ; n++ {
+		if name := base + strconv.Itoa(n); !used[name] {
+			return name
+		}
+	}
+}

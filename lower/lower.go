@@ -41,7 +41,8 @@ type Format struct {
 func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error) {
 	l := &lowerer{info: info, opts: opts, prog: &Program{Type: info.Result}, used: map[string]int{},
 		roles: map[string]*formats.LevelInfo{}, keys: map[*Tensor][]keyFact{}, workspace: map[*Tensor]bool{},
-		letOf: map[*Var]Expr{}, facts: facts{nonneg: map[*Var]bool{}, below: map[*Var][]*Var{},
+		letOf: map[*Var]Expr{}, segOf: map[*Var]segLoop{}, ordered: map[*Array]bool{}, inserts: map[*Tensor][]*Insert{}, insertOf: map[*Var]*Insert{},
+		facts: facts{nonneg: map[*Var]bool{}, below: map[*Var][]*Var{},
 			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}, grid: map[*Array][2]*Var{}}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -81,12 +82,44 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	l.prog.Body = root
 	Canonicalize(l.prog)
 	eliminateDead(l.prog)
+	Coalesce(l.prog)
+	if !l.opts.NoDense {
+		Interchange(l.prog)
+		eliminateDead(l.prog)
+	}
+	HoistInvariants(l.prog)
+	if !l.opts.NoDense {
+		ChooseAppended(l.prog)
+	}
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}
 	MarkPrimitives(l.prog)
 	MarkParallel(l.prog)
+	l.collectOrdered()
 	return l.prog, nil
+}
+
+// collectOrdered sets Program.Ordered: what lowering noted (unique
+// segments) and the arrays the final program searches or stores on.
+func (l *lowerer) collectOrdered() {
+	WalkStmts(l.prog.Body, func(s Stmt) {
+		if x, ok := s.(*Search); ok {
+			l.ordered[x.A] = true
+		}
+	})
+	for _, t := range l.prog.Tensors {
+		for _, lv := range t.Levels {
+			if lv.Storage == Positions {
+				l.ordered[lv.Of.Idx] = true
+			}
+		}
+	}
+	for _, a := range l.prog.Arrays {
+		if l.ordered[a] {
+			l.prog.Ordered = append(l.prog.Ordered, a)
+		}
+	}
 }
 
 // lowerError is raised (panicked) inside lowering and returned by Lower.
@@ -118,6 +151,18 @@ type lowerer struct {
 	facts
 	undo  []*Var        // assumed facts to drop at the end of a block
 	letOf map[*Var]Expr // the expression a hoisted variable holds
+	// what decideStorage needs to store a level on an input's positions
+	segOf    map[*Var]segLoop // a loop variable over one parent's segment of a level
+	ordered  map[*Array]bool  // Program.Ordered
+	inserts  map[*Tensor][]*Insert
+	insertOf map[*Var]*Insert // the insert that bound a position variable
+}
+
+// segLoop is what is known of a loop over idx[pos[parent]:pos[parent+1]],
+// one parent's positions of a format level.
+type segLoop struct {
+	idx, pos *Array
+	parent   Expr
 }
 
 func (l *lowerer) emit(s Stmt) { l.out.List = append(l.out.List, s) }

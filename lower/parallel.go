@@ -113,6 +113,8 @@ func parallel(f *For) *Par {
 		case *Init:
 			inited[s.T] = true
 		case *Fail:
+		case *Transpose:
+			ok = false // fills arrays the iterations would share
 		}
 	}
 	walk(f.Body)

@@ -133,6 +133,10 @@ func (pr *printer) stmt(s Stmt) {
 		pr.body(s.Body)
 		pr.line("}")
 	case *Insert:
+		if s.At != nil {
+			pr.line("%s := insert(%s.level%d[%s], %s) at %s", s.Pos.Name, s.T.Name, s.Level, ExprString(s.Parent), ExprString(s.Key), ExprString(s.At))
+			break
+		}
 		pr.line("%s := insert(%s.level%d[%s], %s)", s.Pos.Name, s.T.Name, s.Level, ExprString(s.Parent), ExprString(s.Key))
 	case *Locate:
 		pr.line("if %s := locate(%s.level%d[%s], %s); found {", s.Pos.Name, s.T.Name, s.Level, ExprString(s.Parent), ExprString(s.Key))
@@ -146,6 +150,9 @@ func (pr *printer) stmt(s Stmt) {
 		pr.line("%s.val[%s] %s %s", s.T.Name, ExprString(s.Pos), op, ExprString(s.X))
 	case *Init:
 		pr.line("init %s", s.T.Name)
+	case *Transpose:
+		pr.line("%s, %s, %s, %s := transpose(%s, %s, %s..%s)", s.TPos.Name, s.Parent.Name, s.At.Name, s.N.Name,
+			s.Pos.Name, s.Idx.Name, ExprString(s.Lo), ExprString(s.Hi))
 	case *Fail:
 		args := make([]string, len(s.Args))
 		for i, a := range s.Args {

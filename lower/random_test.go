@@ -52,7 +52,7 @@ func lowerAndRun(prog sdql.Expr, b map[string]sdql.Value, types map[string]sdql.
 func TestLowerRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n := randomCount(1500)
-	checked := 0
+	checked, positions, hoists, appended, transposes := 0, 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		g := &sdqltest.Gen{R: r}
 		typ := []string{"real", "vec", "mat"}[r.IntN(3)]
@@ -108,9 +108,34 @@ func TestLowerRandom(t *testing.T) {
 				sdql.FormatValue(want), src, sdql.Print(res.Program), Print(p))
 		}
 		checked++
+		for _, x := range p.Tensors {
+			for _, lv := range x.Levels {
+				switch lv.Storage {
+				case Positions:
+					positions++
+				case Appended:
+					appended++
+				}
+			}
+		}
+		if hoisted(p) {
+			hoists++
+		}
+		WalkStmts(p.Body, func(s Stmt) {
+			if _, ok := s.(*Transpose); ok {
+				transposes++
+			}
+		})
 	}
 	if checked < n {
 		t.Fatalf("only %d runs checked", checked)
+	}
+	// the storages and passes this test is meant to exercise do occur
+	t.Logf("%d levels on an input's positions, %d appended levels, %d transpositions, %d programs with hoisted code",
+		positions, appended, transposes, hoists)
+	if positions == 0 || hoists == 0 || appended == 0 || transposes == 0 {
+		t.Fatalf("a storage or pass not exercised by the random programs: %d positions levels, %d appended, %d transpositions, %d hoists",
+			positions, appended, transposes, hoists)
 	}
 }
 
@@ -181,4 +206,22 @@ func bindFormats(t *testing.T, ts map[string]*formats.Tensor, s sdql.Value) (phy
 	}
 	cfg.Defs, cfg.PhysInputs, cfg.PhysStats = defs, types, fuse.StatsOf(phys)
 	return phys, logical, cfg
+}
+
+// hoisted reports whether HoistInvariants moved code out of a loop: a
+// loop guarded by its own bounds.
+func hoisted(p *Program) bool {
+	found := false
+	WalkStmts(p.Body, func(s Stmt) {
+		if x, ok := s.(*If); ok {
+			if b, ok := x.Then.(*Block); ok && len(b.List) > 0 {
+				if f, ok := b.List[len(b.List)-1].(*For); ok {
+					if c, ok := x.Cond.(*Binary); ok && c.Op == Lt && c.X == f.Lo && c.Y == f.Hi {
+						found = true
+					}
+				}
+			}
+		}
+	})
+	return found
 }

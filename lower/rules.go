@@ -24,7 +24,10 @@ type Rule struct {
 // Rules is the table of primitives, in the order they are tried.
 var Rules = []*Rule{
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
+	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); T.val[q] += v }: an elementwise map into a dense vector, F's arrays read at i", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
+	{Name: "SegAccum", Doc: "for p in lo..hi { j := I[p]; [v := F]; q := insert(T.levelL[Q], j); T.val[q] += v }: adding a segment, scaled, into one parent of a result's last level (a Gustavson workspace row)", match: matchSegAccum},
+	{Name: "SegStoreAt", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.levelL[Q], j) at p; T.val[q] += v }: adding a segment, scaled, into a result stored on the same positions", match: matchSegStoreAt},
 }
 
 // Prim is what a primitive rule matched in a loop.
@@ -40,9 +43,13 @@ type Prim struct {
 	Gather  *Array
 	Bound   Expr
 	Factors []Expr
-	// SegDot adds F into Acc; SegScatter into the dense level 0 of Dst.
-	Acc *Var
-	Dst *Tensor
+	// SegDot adds F into Acc; SegScatter into the dense level 0 of Dst;
+	// SegAccum into the last level of Dst under the parent position
+	// Parent; SegStoreAt into the last level of Dst, a Positions level,
+	// at p.
+	Acc    *Var
+	Dst    *Tensor
+	Parent Expr
 }
 
 // MarkPrimitives marks every loop of the program a rule matches.
@@ -241,6 +248,126 @@ func matchSegScatter(f *For) *Prim {
 	}
 	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
 	if !product(x, f.V, j, m) || m.Gather != nil {
+		return nil
+	}
+	return m
+}
+
+func matchSegStoreAt(f *For) *Prim {
+	j, idx, rest := segment(f)
+	var v *Var
+	var vx Expr
+	if len(rest) == 3 {
+		let, ok := rest[0].(*Let)
+		if !ok {
+			return nil
+		}
+		v, vx = let.V, let.X
+		rest = rest[1:]
+	}
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.At == nil || !isRefTo(ins.At, f.V) || ins.Level != len(ins.T.Levels)-1 ||
+		reads(ins.Parent, f.V) || j != nil && reads(ins.Parent, j) ||
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	x := st.X
+	if v != nil {
+		if !isRefTo(x, v) {
+			return nil
+		}
+		x = vx
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchSegAccum(f *For) *Prim {
+	j, idx, rest := segment(f)
+	if j == nil {
+		return nil
+	}
+	var v *Var
+	var vx Expr
+	if len(rest) == 3 {
+		let, ok := rest[0].(*Let)
+		if !ok {
+			return nil
+		}
+		v, vx = let.V, let.X
+		rest = rest[1:]
+	}
+	if len(rest) != 2 {
+		return nil
+	}
+	ins, ok1 := rest[0].(*Insert)
+	st, ok2 := rest[1].(*Store)
+	if !ok1 || !ok2 || ins.At != nil || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, j) ||
+		reads(ins.Parent, f.V, j) || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	if ins.Level == 0 && ins.T.Levels[0].Storage == Dense {
+		return nil // SegScatter's
+	}
+	x := st.X
+	if v != nil {
+		if !isRefTo(x, v) {
+			return nil
+		}
+		x = vx
+	}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T, Parent: ins.Parent}
+	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchMap(f *For) *Prim {
+	var list []Stmt
+	if b, ok := f.Body.(*Block); ok {
+		list = b.List
+	} else {
+		list = []Stmt{f.Body}
+	}
+	var v *Var
+	var vx Expr
+	if len(list) == 3 {
+		let, ok := list[0].(*Let)
+		if !ok {
+			return nil
+		}
+		v, vx = let.V, let.X
+		list = list[1:]
+	}
+	if len(list) != 2 {
+		return nil
+	}
+	ins, ok1 := list[0].(*Insert)
+	st, ok2 := list[1].(*Store)
+	if !ok1 || !ok2 || ins.Level != 0 || !isRefTo(ins.Key, f.V) || !isConst(ins.Parent, 0) || ins.At != nil ||
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || len(ins.T.Levels) != 1 ||
+		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
+		return nil
+	}
+	x := st.X
+	if v != nil {
+		if !isRefTo(x, v) {
+			return nil
+		}
+		x = vx
+	}
+	// arrays read at i: the first as Vals, a second (or a guarded one)
+	// as Gather at i
+	m := &Prim{Dst: ins.T}
+	if !product(x, f.V, f.V, m) {
 		return nil
 	}
 	return m

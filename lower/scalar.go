@@ -192,7 +192,7 @@ func (l *lowerer) sumScalar(e *sdql.SumExpr, env *scope) Expr {
 	k := kindOfType(l.typeOf(e))
 	acc := l.newVar("s", k)
 	l.emit(&Let{V: acc, X: zeroOf(k)})
-	l.iterate(e.Src, env, linearIn(e.Body, e.Val.Name), func(key Expr, val binding) {
+	l.iterate(e.Src, env, l.piecewise(e.Body, e.Val.Name), func(key Expr, val binding) {
 		inner := env.bind(e.Key.Name, scalarB{key}).bind(e.Val.Name, val)
 		x := l.coerce(l.scalar(e.Body, inner), k)
 		if !isConst(x, 0) || k == Bool {

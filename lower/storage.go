@@ -60,6 +60,79 @@ func (l *lowerer) upperBound(e Expr) Expr {
 	return nil
 }
 
+// positionsFor returns the input level whose positions level lv of t can
+// reuse, setting each insert's At, or nil. Every insert into the level
+// must have as key the coordinate idx[p] read by a loop over one parent's
+// segment of a format level whose coordinates are unique (validated
+// ascending: LevelInfo.Search), and as parent the position, in t's level
+// above, that equals the segment's parent: the key of a dense or sparse
+// level 0 (whose child is its key) or the position of a positions level.
+// Then (parent, key) and the input position p determine each other, and
+// the child is p.
+func (l *lowerer) positionsFor(t *Tensor, lv int) *PositionsOf {
+	ins := l.inserts[t]
+	var of *PositionsOf
+	var ats []Expr
+	for _, in := range ins {
+		if in.Level != lv {
+			continue
+		}
+		j, ok := in.Key.(*Ref)
+		if !ok {
+			return nil
+		}
+		ld, ok := l.letOf[j.V].(*Load)
+		if !ok || ld.A.Level == nil || !ld.A.Level.Search || ld.A.Level.Idx != ld.A.Name {
+			return nil
+		}
+		p, ok := ld.Index.(*Ref)
+		if !ok {
+			return nil
+		}
+		seg, ok := l.segOf[p.V]
+		if !ok || seg.idx != ld.A {
+			return nil
+		}
+		q, ok := in.Parent.(*Ref)
+		if !ok {
+			return nil
+		}
+		up := l.insertOf[q.V]
+		if up == nil || up.T != t || up.Level != lv-1 {
+			return nil
+		}
+		var parentPos Expr
+		switch s := t.Levels[lv-1].Storage; {
+		case (s == Dense || s == Sparse) && lv-1 == 0:
+			parentPos = up.Key
+		case s == Positions:
+			parentPos = up.At
+		default:
+			return nil
+		}
+		if CanonString(parentPos) != CanonString(seg.parent) {
+			return nil
+		}
+		if of == nil {
+			of = &PositionsOf{Pos: seg.pos, Idx: seg.idx}
+		} else if of.Pos != seg.pos || of.Idx != seg.idx {
+			return nil
+		}
+		ats = append(ats, p)
+	}
+	if of == nil {
+		return nil
+	}
+	k := 0
+	for _, in := range ins {
+		if in.Level == lv {
+			in.At = ats[k]
+			k++
+		}
+	}
+	return of
+}
+
 // decideStorage chooses the storage of each level of a tensor the kernel
 // builds, from what is known of the keys inserted there: a level given an
 // extent by the caller (shape, for the result) is dense and full; an outer
@@ -76,8 +149,15 @@ func (l *lowerer) decideStorage(t *Tensor, shape []int) {
 			level.Storage, level.Size, level.Full = Dense, intConst(shape[lv]), true
 			continue
 		}
-		if l.opts.NoDense || lv > 0 {
+		if l.opts.NoDense {
 			level.Storage = Hash
+			continue
+		}
+		if lv > 0 {
+			level.Storage = Hash
+			if of := l.positionsFor(t, lv); of != nil {
+				level.Storage, level.Of = Positions, of
+			}
 			continue
 		}
 		nonneg, seen := true, false

@@ -69,19 +69,22 @@ func workloadTables(f workloadFlags) {
 				continue
 			}
 			for _, mode := range bench.Modes {
-				fmt.Fprintf(os.Stderr, "%s %s %s: time", w.Name, mode, in)
-				t0 := time.Now()
-				cs, why, err := bench.NewWorkloadCase(w, mode, d, nil, 1)
+				cs, why, err := bench.NewWorkloadCase(w, mode, d, nil)
 				if err != nil {
 					fail(err)
 				}
 				if why != "" {
-					fmt.Fprintf(os.Stderr, "\nno workload tables: %s\n", why)
+					fmt.Fprintf(os.Stderr, "no workload tables: %s\n", why)
 					return
 				}
-				r := &workloadRow{cs: cs, compile: time.Since(t0)}
+				fmt.Fprintf(os.Stderr, "%s %s %s: time", w.Name, mode, in)
+				c, err := cs.Compile(1)
+				if err != nil {
+					fail(err)
+				}
+				r := &workloadRow{cs: cs, compile: c.Time}
 				r.hand = &variant{name: "hand", run: cs.Hand}
-				r.comp = &variant{name: "compiled", run: func() { mustRun(cs.Run()) }}
+				r.comp = &variant{name: "compiled", run: func() { mustRun(c.Run()) }}
 				r.allocs = allocsOnce(r.comp.run)
 				vs := []*variant{r.hand, r.comp}
 				run, err := cs.Generated()
@@ -97,16 +100,16 @@ func workloadTables(f workloadFlags) {
 				rows = append(rows, r)
 				if f.variants && slices.Contains(f.variantInputs, in) {
 					fmt.Fprintf(os.Stderr, ", variants")
-					spell = append(spell, workloadVariants(w, mode, d, cs, f))
+					spell = append(spell, workloadVariants(w, mode, d, c, f))
 				}
 				if f.threads && d.A.NNZ() >= manyEntries {
 					fmt.Fprintf(os.Stderr, ", threads")
-					c2, _, err := bench.NewWorkloadCase(w, mode, d, nil, 2)
+					c2, err := cs.Compile(2)
 					if err != nil {
 						fail(err)
 					}
 					tr := &ratioRow{program: w.Name, input: in, mode: mode, vs: []*variant{
-						{name: "1", run: func() { mustRun(cs.Run()) }},
+						{name: "1", run: func() { mustRun(c.Run()) }},
 						{name: "2", run: func() { mustRun(c2.Run()) }}}}
 					runtime.GC()
 					timeRounds(tr.vs, f.rounds, f.benchtime)
@@ -130,15 +133,19 @@ func workloadTables(f workloadFlags) {
 
 // workloadVariants times the compiled kernels of the workload's spelled
 // variants against its original's (cs).
-func workloadVariants(w bench.Workload, mode string, d *bench.WorkloadData, cs *bench.WorkloadCase, f workloadFlags) *ratioRow {
+func workloadVariants(w bench.Workload, mode string, d *bench.WorkloadData, orig *bench.Compiled, f workloadFlags) *ratioRow {
 	vs, err := bench.VariantsOf(bench.OfWorkload, w.Name)
 	if err != nil {
 		fail(err)
 	}
 	r := &ratioRow{program: w.Name, input: d.Input, mode: mode,
-		vs: []*variant{{name: "original", run: func() { mustRun(cs.Run()) }}}}
+		vs: []*variant{{name: "original", run: func() { mustRun(orig.Run()) }}}}
 	for _, v := range vs {
-		c, _, err := bench.NewWorkloadCase(w, mode, d, v, 1)
+		cs, _, err := bench.NewWorkloadCase(w, mode, d, v)
+		if err != nil {
+			fail(err)
+		}
+		c, err := cs.Compile(1)
 		if err != nil {
 			fail(err)
 		}

@@ -1,0 +1,201 @@
+package lower_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// The golden files of testdata/ pin the loop IR that programs lower to
+// through the whole pipeline (the root package's Plan: differentiate,
+// optimize, fuse with the formats, lower), in the shared data-driven
+// vocabulary:
+//
+//	loops [wrt=X] formats=(A=csr/4x3, x=dense/3) [workload=NAME]
+//	      expect=(SegAccum, appended, ...) expect-not=(hash, ...)
+//	A = {...}
+//	x = {...}
+//	---
+//	program
+//	----
+//	the IR (lower.Print)
+//
+// expect= names words that must occur in the IR (primitive names such as
+// SegDot, storages such as appended, statements such as transpose) and
+// expect-not= words that must not: what a change must keep, whatever else
+// it changes. workload=NAME takes the program from
+// ../shared/workloads/NAME.sdql (the input after --- is then empty; the
+// case is skipped where the shared folder is absent): the workloads are
+// read in place, never copied. Every case also runs the compiled kernel
+// and the reference interpreter over the same inputs and compares them.
+func TestGolden(t *testing.T) {
+	s := sdqltest.New()
+	s.Register("loops", runLoops)
+	s.Run(t, "testdata/*.txt")
+}
+
+// workloadsDir is where the shared workloads are.
+var workloadsDir = filepath.Join("..", "..", "shared", "workloads")
+
+func runLoops(t *testing.T, d *datadriven.TestData) string {
+	bindings, src := sdqltest.MustSplit(t, d)
+	if name := argOne(d, "workload"); name != "" {
+		b, err := os.ReadFile(filepath.Join(workloadsDir, name+".sdql"))
+		if err != nil {
+			t.Skipf("%s:%d: workload %s: %v (../shared absent?)", d.Pos, 0, name, err)
+		}
+		src = string(b)
+	}
+	inputs := nablasd.Inputs{}
+	for n, v := range bindings {
+		inputs[n] = v
+	}
+	for _, f := range argList(d, "formats") {
+		name, spec, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("%s: formats: want NAME=FORMAT/SHAPE, have %q", d.Pos, f)
+		}
+		v, ok := bindings[name]
+		if !ok {
+			t.Fatalf("%s: formats: %s is not bound", d.Pos, name)
+		}
+		inputs[name] = tensorOf(t, d, v, spec)
+	}
+	var wrt []string
+	if w := argOne(d, "wrt"); w != "" {
+		wrt = []string{w}
+	}
+	q, err := nablasd.Prepare(src, inputs, nil)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	p, err := q.Plan(wrt...)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	if p.Loops == nil {
+		t.Fatalf("%s: no loops stage", d.Pos)
+	}
+	out := lower.Print(p.Loops)
+	for _, w := range argList(d, "expect") {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: expected %q in the loops:\n%s", d.Pos, w, out)
+		}
+	}
+	for _, w := range argList(d, "expect-not") {
+		if strings.Contains(out, w) {
+			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, out)
+		}
+	}
+	compareRuns(t, d, src, inputs, wrt)
+	return out
+}
+
+// compareRuns runs the program (or its gradient) compiled and through the
+// reference interpreter, and compares the two.
+func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string) {
+	run := func(o *nablasd.Options) sdql.Value {
+		q, err := nablasd.Prepare(src, inputs, o)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Pos, err)
+		}
+		if len(wrt) == 0 {
+			r, err := q.Value()
+			if err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
+			return r.Value()
+		}
+		rs, err := q.Grad(wrt...)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Pos, err)
+		}
+		return rs[0].Value()
+	}
+	got, want := run(nil), run(&nablasd.Options{Exec: "interp"})
+	if diff := sdql.DiffDicts(got, want, 1e-9); diff != "" {
+		t.Errorf("%s: the compiled kernel and the interpreter differ: %s\ncompiled    %s\ninterpreter %s",
+			d.Pos, diff, sdql.FormatValue(got), sdql.FormatValue(want))
+	}
+}
+
+// tensorOf stores a dictionary in FORMAT/SHAPE (csr/4x3, dense/3).
+func tensorOf(t *testing.T, d *datadriven.TestData, v sdql.Value, spec string) *formats.Tensor {
+	fname, shapeSpec, _ := strings.Cut(spec, "/")
+	f, err := formats.ByName(fname)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	var shape []int
+	for _, s := range strings.Split(shapeSpec, "x") {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("%s: shape %q: %v", d.Pos, shapeSpec, err)
+		}
+		shape = append(shape, n)
+	}
+	idx := make([][]int, len(shape))
+	var val []float64
+	var walk func(v sdql.Value, coords []int)
+	walk = func(v sdql.Value, coords []int) {
+		dd, ok := v.(*sdql.Dict)
+		if !ok || len(coords) == len(shape) {
+			for m, c := range coords {
+				idx[m] = append(idx[m], c)
+			}
+			switch x := v.(type) {
+			case sdql.Real:
+				val = append(val, float64(x))
+			case sdql.Int:
+				val = append(val, float64(x))
+			default:
+				t.Fatalf("%s: %v is not a number", d.Pos, v)
+			}
+			return
+		}
+		keys := dd.Keys()
+		sort.Ints(keys)
+		for _, k := range keys {
+			x, _ := dd.Get(k)
+			walk(x, append(append([]int(nil), coords...), k))
+		}
+	}
+	walk(v, nil)
+	ten, err := formats.FromCoords(shape, idx, val, f)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	return ten
+}
+
+func argList(d *datadriven.TestData, key string) []string {
+	var out []string
+	for _, a := range d.CmdArgs {
+		if a.Key == key {
+			out = append(out, a.Vals...)
+		}
+	}
+	return out
+}
+
+func argOne(d *datadriven.TestData, key string) string {
+	vs := argList(d, key)
+	if len(vs) == 0 {
+		return ""
+	}
+	if len(vs) > 1 {
+		panic(fmt.Sprintf("%s: %s given %d values", d.Pos, key, len(vs)))
+	}
+	return vs[0]
+}
