@@ -111,23 +111,29 @@ func runWorkloadGo(req Request) Answer {
 		return Answer{Status: "error", Detail: err.Error()}
 	}
 	return measure(req, func() (*goCell, error) {
-		cs, why, err := bench.NewWorkloadCase(w, "grad", d, nil, 1)
+		cs, why, err := bench.NewWorkloadCase(w, "grad", d, nil)
 		if err != nil {
 			return nil, err
 		}
 		if why != "" {
 			return nil, fmt.Errorf("%s", why)
 		}
-		hand := func(f func(float64)) error { cs.Hand(); walkValue(cs.HandValue(), f); return nil }
 		switch req.System {
 		case "arr":
-			return &goCell{run: cs.Run, values: func(f func(float64)) error {
-				return cs.Result.Entries(func(_ []int, v float64) bool { f(v); return true })
+			c, err := cs.Compile(1)
+			if err != nil {
+				return nil, err
+			}
+			return &goCell{run: c.Run, values: func(f func(float64)) error {
+				return c.Result.Entries(func(_ []int, v float64) bool { f(v); return true })
 			}}, nil
 		case "hand-reuse":
-			return &goCell{run: func() error { cs.Hand(); return nil }, values: hand}, nil
+			return &goCell{run: func() error { cs.Hand(); return nil },
+				values: func(f func(float64)) error { walkValue(cs.HandValue(), f); return nil }}, nil
 		case "hand":
-			return &goCell{run: func() error { cs.NewHand()(); return nil }, values: hand}, nil
+			var last func() sdql.Value
+			return &goCell{run: func() error { var run func(); run, last = cs.NewHand(); run(); return nil },
+				values: func(f func(float64)) error { walkValue(last(), f); return nil }}, nil
 		}
 		return nil, fmt.Errorf("the workloads do not run on %s", req.System)
 	})
