@@ -117,8 +117,8 @@ func cheapView(e sdql.Expr) bool {
 			if id.Name != x.Key.Name && id.Name != x.Val.Name {
 				return false
 			}
-		case *sdql.Ident:
-			if id.Name != x.Key.Name {
+		case *sdql.Ident, *sdql.LookupExpr:
+			if id.Name != x.Key.Name || !lookupChain(x.Src) {
 				return false
 			}
 		default:
@@ -255,4 +255,17 @@ func (l *lowerer) loopsPerEntry(e sdql.Expr, v string) bool {
 // (loopsPerEntry), so visiting a key twice costs no more than merging.
 func (l *lowerer) piecewise(body sdql.Expr, val string) bool {
 	return linearIn(body, val) && !l.loopsPerEntry(body, val)
+}
+
+// lookupChain reports whether e is a name or a chain of lookups of one
+// at keys without reductions (U, U(i), M(i)(j)): reading it locates, it
+// builds nothing.
+func lookupChain(e sdql.Expr) bool {
+	switch x := e.(type) {
+	case *sdql.Ident:
+		return true
+	case *sdql.LookupExpr:
+		return !hasSum(x.Key) && lookupChain(x.X)
+	}
+	return false
 }

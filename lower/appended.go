@@ -5,7 +5,7 @@ package lower
 // hashed, where each of its parents gets all its children in one burst:
 //
 //	for k ... {                          // F, at the top of the program
-//	  q := insert(T.level0[0], k)        // U: k is F's key, distinct per iteration
+//	  ... q := insert(T.level0[0], k)    // U: k is F's key, distinct per iteration
 //	  ... q1 := insert(T.level1[q], j)   // S: the only insert into level 1
 //	}
 //
@@ -94,8 +94,9 @@ func burstsOf(p *Program, t *Tensor) bool {
 	return found
 }
 
-// loopKeyed reports whether U is in body outside any loop there, keyed
-// by the loop's key k (or a let bound to it), and S is in body.
+// loopKeyed reports whether U is in body, keyed by the loop's key k (or
+// a let bound to it), and S is in body: U may run several times in an
+// iteration (inside an inner loop), always inserting the same parent.
 func loopKeyed(body Stmt, u, s *Insert, lets map[*Var]Expr, k *Var) bool {
 	key := u.Key
 	if r, ok := key.(*Ref); ok {
@@ -126,7 +127,7 @@ func loopKeyed(body Stmt, u, s *Insert, lets map[*Var]Expr, k *Var) bool {
 		case *Locate:
 			visit(y.Body, inLoop)
 		case *Insert:
-			if y == u && !inLoop {
+			if y == u {
 				uTop = true
 			}
 			if y == s {

@@ -253,6 +253,11 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 			return
 		}
 	case *sdql.BinaryExpr:
+		if lin && l.doubled(s) {
+			// d + d: one pass, each value doubled
+			l.iterate(s.X, env, true, func(k Expr, v binding) { f(k, scaleB(v, realConst(2))) })
+			return
+		}
 		if lin && (s.Op == sdql.ADD || s.Op == sdql.SUB) {
 			l.iterate(s.X, env, true, f)
 			if s.Op == sdql.SUB {
@@ -267,6 +272,16 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 				l.iterate(d, env, lin, func(k Expr, v binding) { f(k, scaleB(v, c)) })
 				return
 			}
+		}
+		if s.Op == sdql.MUL && l.outerOfScalars(s) {
+			// an outer product x * y, y cheap to read in place: every
+			// entry k -> a of x is k -> a * y, y scaled as a view
+			_, lit := s.Y.(*sdql.DictExpr)
+			l.iterate(s.X, env, lin && lit, func(k Expr, v binding) {
+				a := v.(scalarB)
+				f(k, dictB{scaledD{l.dvalOf(s.Y, env), l.real(a.x)}})
+			})
+			return
 		}
 	case *sdql.UnaryExpr:
 		if s.Op == sdql.SUB {
@@ -337,6 +352,38 @@ func (l *lowerer) scaling(e *sdql.BinaryExpr, env *scope) (Expr, sdql.Expr, bool
 		return l.hoist(&Binary{Op: Div, X: realConst(1), Y: l.real(l.scalar(e.Y, env))}, "c"), e.X, true
 	}
 	return nil, nil, false
+}
+
+// sameExpr reports whether two expressions are written the same (and so,
+// the language being pure, denote the same value).
+func sameExpr(a, b sdql.Expr) bool { return sdql.PrintFlat(a) == sdql.PrintFlat(b) }
+
+// doubled reports whether e is d + d over real values, which is d scaled
+// by 2 (over booleans + is "or" and d + d is d; integers keep their kind).
+func (l *lowerer) doubled(e *sdql.BinaryExpr) bool {
+	if e.Op != sdql.ADD || !sameExpr(e.X, e.Y) {
+		return false
+	}
+	t := l.typeOf(e)
+	for {
+		d, ok := t.(*sdql.DictType)
+		if !ok {
+			break
+		}
+		t = d.Val
+	}
+	return t == sdql.RealType
+}
+
+// outerOfScalars reports whether e is an outer product x * y of a
+// dictionary of scalars x and a dictionary y that reading in place costs
+// no more than reading built (cheapView).
+func (l *lowerer) outerOfScalars(e *sdql.BinaryExpr) bool {
+	xt, ok := l.typeOf(e.X).(*sdql.DictType)
+	if !ok || kindOf(xt.Val) == kDict || l.vkindOf(e.Y) != kDict {
+		return false
+	}
+	return cheapView(e.Y)
 }
 
 // singleton matches a body { K -> V } of one entry.

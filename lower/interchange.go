@@ -37,7 +37,7 @@ package lower
 // one iteration of j', so T's second level can be stored Appended
 // (ChooseAppended).
 func Interchange(p *Program) {
-	p.Body = interchangeStmt(p, p.Body)
+	p.Body = flattenBlocks(interchangeStmt(p, p.Body))
 }
 
 func interchangeStmt(p *Program, s Stmt) Stmt {
@@ -67,23 +67,83 @@ func interchangeStmt(p *Program, s Stmt) Stmt {
 }
 
 // interchange rewrites the outer loop f as the doc says, or returns nil.
+// The loop over the row's segment that gives T's row key (g) may be
+// anywhere inside f's body, under other loops (the other factor of a
+// product of two rows) or inside them, so long as nothing in f's body
+// outside g does more than bind lets: then g is replaced by its body, its
+// variable bound from the transposition, and the rest of f's body runs
+// once per (i, p) as it ran once per p inside i.
 func interchange(prog *Program, f *For) Stmt {
-	body, ok := f.Body.(*Block)
-	if !ok || len(body.List) == 0 {
+	// the tensor: two levels, the second hashed, one insert into its
+	// first level in f, every insert into it in f, not read
+	var ins *Insert
+	for _, t := range prog.Tensors {
+		if t.Input || len(t.Levels) != 2 || t.Levels[1].Storage != Hash {
+			continue
+		}
+		var l0 []*Insert
+		inF, total, read := 0, 0, false
+		WalkStmts(f.Body, func(s Stmt) {
+			if x, ok := s.(*Insert); ok && x.T == t {
+				inF++
+				if x.Level == 0 {
+					l0 = append(l0, x)
+				}
+			}
+		})
+		WalkStmts(prog.Body, func(s Stmt) {
+			switch x := s.(type) {
+			case *Insert:
+				if x.T == t {
+					total++
+				}
+			case *ForLevel:
+				read = read || x.T == t
+			case *Locate:
+				read = read || x.T == t
+			}
+		})
+		WalkStmtExprs(prog.Body, func(e Expr) {
+			if v, ok := e.(*ValAt); ok && v.T == t {
+				read = true
+			}
+		})
+		if len(l0) == 1 && inF == total && !read && isConst(l0[0].Parent, 0) && l0[0].At == nil {
+			ins = l0[0]
+			break
+		}
+	}
+	if ins == nil {
 		return nil
 	}
-	inner, ok := body.List[len(body.List)-1].(*For)
+	jv, ok := ins.Key.(*Ref)
 	if !ok {
 		return nil
 	}
-	prefix := body.List[:len(body.List)-1]
 	lets := map[*Var]Expr{}
-	for _, s := range prefix {
-		let, ok := s.(*Let)
-		if !ok {
-			return nil
+	WalkStmts(f.Body, func(s Stmt) {
+		if l, ok := s.(*Let); ok {
+			lets[l.V] = l.X
 		}
-		lets[let.V] = let.X
+	})
+	ld, ok := lets[jv.V].(*Load)
+	if !ok {
+		return nil
+	}
+	gv, ok := ld.Index.(*Ref)
+	if !ok {
+		return nil
+	}
+	idx := ld.A
+	// g: the loop of gv in f's body, over f's parent's segment of idx
+	var g *For
+	WalkStmts(f.Body, func(s Stmt) {
+		if x, ok := s.(*For); ok && x.V == gv.V {
+			g = x
+		}
+	})
+	if g == nil || !contains(g.Body, ins) {
+		return nil
 	}
 	deref := func(e Expr) Expr {
 		if r, ok := e.(*Ref); ok {
@@ -93,80 +153,18 @@ func interchange(prog *Program, f *For) Stmt {
 		}
 		return e
 	}
-	// the inner loop: one parent's segment of a compressed level, the
-	// parent the outer loop's variable
-	lo, ok1 := deref(inner.Lo).(*Load)
-	hi, ok2 := deref(inner.Hi).(*Load)
+	lo, ok1 := deref(g.Lo).(*Load)
+	hi, ok2 := deref(g.Hi).(*Load)
 	if !ok1 || !ok2 || lo.A != hi.A || !isRefTo(lo.Index, f.V) ||
 		CanonString(hi.Index) != CanonString(&Binary{Op: Add, X: &Ref{V: f.V}, Y: intConst(1)}) {
 		return nil
 	}
 	pos := lo.A
-	ib, ok := inner.Body.(*Block)
-	if !ok || len(ib.List) < 2 {
+	if idx.Level == nil || idx.Level.Pos != pos.Name || idx.Level.Idx != idx.Name {
 		return nil
 	}
-	jl, ok := ib.List[0].(*Let)
-	if !ok {
-		return nil
-	}
-	ld, ok := jl.X.(*Load)
-	if !ok || !isRefTo(ld.Index, inner.V) || ld.A.Level == nil || ld.A.Level.Pos != pos.Name || ld.A.Level.Idx != ld.A.Name {
-		return nil
-	}
-	idx := ld.A
-	// the insert of T's row j, after lets
-	var ins *Insert
-	for _, s := range ib.List[1:] {
-		if x, ok := s.(*Insert); ok {
-			ins = x
-			break
-		}
-		if _, ok := s.(*Let); !ok {
-			return nil
-		}
-	}
-	if ins == nil || ins.Level != 0 || !isConst(ins.Parent, 0) || !isRefTo(ins.Key, jl.V) || ins.At != nil {
-		return nil
-	}
-	t := ins.T
-	if len(t.Levels) != 2 || t.Levels[1].Storage != Hash || t.Input {
-		return nil
-	}
-	// every insert into T is here, under q at level 1; T is not read
-	ok = true
-	inLoop := 0
-	WalkStmts(f, func(s Stmt) {
-		if x, isIns := s.(*Insert); isIns && x.T == t {
-			inLoop++
-			if x != ins && (x.Level != 1 || !isRefTo(x.Parent, ins.Pos)) {
-				ok = false
-			}
-		}
-	})
-	total := 0
-	WalkStmts(prog.Body, func(s Stmt) {
-		switch x := s.(type) {
-		case *Insert:
-			if x.T == t {
-				total++
-			}
-		case *ForLevel:
-			if x.T == t {
-				ok = false
-			}
-		case *Locate:
-			if x.T == t {
-				ok = false
-			}
-		}
-	})
-	WalkStmtExprs(f, func(e Expr) {
-		if v, isVal := e.(*ValAt); isVal && v.T == t {
-			ok = false
-		}
-	})
-	if !ok || total != inLoop || parallel(f) == nil {
+	// outside g, f's body only binds lets (and may fail a check)
+	if !onlyLetsOutside(f.Body, g) || parallel(f) == nil {
 		return nil
 	}
 	// the rewrite
@@ -175,13 +173,25 @@ func interchange(prog *Program, f *For) Stmt {
 	jj := prog.NewVar("j", Int)
 	tv := prog.NewVar("t", Int)
 	lo2, hi2 := prog.NewVar("lo", Int), prog.NewVar("hi", Int)
-	var visit []Stmt
-	visit = append(visit,
+	body := replaceLoop(f.Body, g, func() Stmt {
+		gb := &Block{}
+		if b, ok := g.Body.(*Block); ok {
+			for _, s := range b.List {
+				if l, ok := s.(*Let); ok && l.V == jv.V {
+					s = &Let{V: jv.V, X: &Ref{V: jj}}
+				}
+				gb.List = append(gb.List, s)
+			}
+		} else {
+			gb.List = append(gb.List, g.Body)
+		}
+		return gb
+	})
+	visit := []Stmt{
 		&Let{V: f.V, X: &Load{A: tpar, Index: &Ref{V: tv}}},
-		&Let{V: inner.V, X: &Load{A: tat, Index: &Ref{V: tv}}})
-	visit = append(visit, prefix...)
-	visit = append(visit, &Let{V: jl.V, X: &Ref{V: jj}})
-	visit = append(visit, ib.List[1:]...)
+		&Let{V: g.V, X: &Load{A: tat, Index: &Ref{V: tv}}},
+		body,
+	}
 	return &Block{List: []Stmt{
 		&Transpose{Pos: pos, Idx: idx, Lo: f.Lo, Hi: f.Hi, N: n, TPos: tpos, Parent: tpar, At: tat},
 		&For{V: jj, Lo: intConst(0), Hi: &Ref{V: n}, Body: &Block{List: []Stmt{
@@ -190,4 +200,92 @@ func interchange(prog *Program, f *For) Stmt {
 			&For{V: tv, Lo: &Ref{V: lo2}, Hi: &Ref{V: hi2}, Body: &Block{List: visit}},
 		}}},
 	}}
+}
+
+// contains reports whether s is or holds x.
+func contains(s Stmt, x Stmt) bool {
+	found := false
+	WalkStmts(s, func(y Stmt) {
+		if y == x {
+			found = true
+		}
+	})
+	return found
+}
+
+// onlyLetsOutside reports whether every statement of s outside the loop
+// g only binds a let, checks (Fail) or holds such statements and g.
+func onlyLetsOutside(s Stmt, g *For) bool {
+	switch x := s.(type) {
+	case nil, *Let, *Fail:
+		return true
+	case *Block:
+		for _, y := range x.List {
+			if !onlyLetsOutside(y, g) {
+				return false
+			}
+		}
+		return true
+	case *If:
+		return onlyLetsOutside(x.Then, g) && onlyLetsOutside(x.Else, g)
+	case *For:
+		return x == g || onlyLetsOutside(x.Body, g)
+	}
+	return false
+}
+
+// replaceLoop returns a copy of s's statement structure with the loop g
+// replaced by repl() (the statements themselves are shared).
+func replaceLoop(s Stmt, g *For, repl func() Stmt) Stmt {
+	switch x := s.(type) {
+	case *Block:
+		out := &Block{List: make([]Stmt, len(x.List))}
+		for i, y := range x.List {
+			out.List[i] = replaceLoop(y, g, repl)
+		}
+		return out
+	case *If:
+		var els Stmt
+		if x.Else != nil {
+			els = replaceLoop(x.Else, g, repl)
+		}
+		return &If{Cond: x.Cond, Then: replaceLoop(x.Then, g, repl), Else: els}
+	case *For:
+		if x == g {
+			return repl()
+		}
+		return &For{V: x.V, Lo: x.Lo, Hi: x.Hi, Body: replaceLoop(x.Body, g, repl), Par: x.Par, Prim: x.Prim}
+	}
+	return s
+}
+
+// flattenBlocks splices every block directly inside a block into it.
+func flattenBlocks(s Stmt) Stmt {
+	switch x := s.(type) {
+	case *Block:
+		var out []Stmt
+		for _, y := range x.List {
+			y = flattenBlocks(y)
+			if b, ok := y.(*Block); ok {
+				out = append(out, b.List...)
+			} else {
+				out = append(out, y)
+			}
+		}
+		x.List = out
+	case *If:
+		x.Then = flattenBlocks(x.Then)
+		if x.Else != nil {
+			x.Else = flattenBlocks(x.Else)
+		}
+	case *For:
+		x.Body = flattenBlocks(x.Body)
+	case *ForLevel:
+		x.Body = flattenBlocks(x.Body)
+	case *Search:
+		x.Body = flattenBlocks(x.Body)
+	case *Locate:
+		x.Body = flattenBlocks(x.Body)
+	}
+	return s
 }

@@ -23,6 +23,10 @@ func (l *lowerer) into(e sdql.Expr, env *scope, dst target, scale Expr) {
 	case *sdql.BinaryExpr:
 		switch x.Op {
 		case sdql.ADD:
+			if l.doubled(x) {
+				l.into(x.X, env, dst, l.hoist(mul(scale, realConst(2)), "c"))
+				return
+			}
 			l.into(x.X, env, dst, scale)
 			l.into(x.Y, env, dst, scale)
 			return

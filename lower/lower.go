@@ -91,6 +91,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	if !l.opts.NoDense {
 		ChooseAppended(l.prog)
 	}
+	HoistExprs(l.prog)
+	MergeGuards(l.prog)
+	CommonSubexprs(l.prog)
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}

@@ -200,6 +200,7 @@ func GuardedLoad(s *Select) (Expr, *Load) {
 
 func matchSegDot(f *For) *Prim {
 	j, idx, rest := segment(f)
+	rest, fold := valueLets(rest)
 	if len(rest) != 1 {
 		return nil
 	}
@@ -207,8 +208,9 @@ func matchSegDot(f *For) *Prim {
 	if !ok || as.Op != AddTo || as.V.Kind != Real || as.V == f.V || as.V == j {
 		return nil
 	}
+	x, _ := fold(as.X, &Insert{Parent: intConst(0), Key: intConst(0)})
 	m := &Prim{Coord: j, Idx: idx, Acc: as.V}
-	if !product(as.X, f.V, j, m) {
+	if !product(x, f.V, j, m) {
 		return nil
 	}
 	return m
@@ -219,16 +221,7 @@ func matchSegScatter(f *For) *Prim {
 	if j == nil {
 		return nil
 	}
-	var v *Var
-	var vx Expr
-	if len(rest) == 3 {
-		let, ok := rest[0].(*Let)
-		if !ok {
-			return nil
-		}
-		v, vx = let.V, let.X
-		rest = rest[1:]
-	}
+	rest, fold := valueLets(rest)
 	if len(rest) != 2 {
 		return nil
 	}
@@ -239,12 +232,9 @@ func matchSegScatter(f *For) *Prim {
 		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
 		return nil
 	}
-	x := st.X
-	if v != nil {
-		if !isRefTo(x, v) {
-			return nil
-		}
-		x = vx
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
 	}
 	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
 	if !product(x, f.V, j, m) || m.Gather != nil {
@@ -255,16 +245,7 @@ func matchSegScatter(f *For) *Prim {
 
 func matchSegStoreAt(f *For) *Prim {
 	j, idx, rest := segment(f)
-	var v *Var
-	var vx Expr
-	if len(rest) == 3 {
-		let, ok := rest[0].(*Let)
-		if !ok {
-			return nil
-		}
-		v, vx = let.V, let.X
-		rest = rest[1:]
-	}
+	rest, fold := valueLets(rest)
 	if len(rest) != 2 {
 		return nil
 	}
@@ -275,12 +256,9 @@ func matchSegStoreAt(f *For) *Prim {
 		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
 		return nil
 	}
-	x := st.X
-	if v != nil {
-		if !isRefTo(x, v) {
-			return nil
-		}
-		x = vx
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
 	}
 	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
 	if !product(x, f.V, j, m) {
@@ -294,16 +272,7 @@ func matchSegAccum(f *For) *Prim {
 	if j == nil {
 		return nil
 	}
-	var v *Var
-	var vx Expr
-	if len(rest) == 3 {
-		let, ok := rest[0].(*Let)
-		if !ok {
-			return nil
-		}
-		v, vx = let.V, let.X
-		rest = rest[1:]
-	}
+	rest, fold := valueLets(rest)
 	if len(rest) != 2 {
 		return nil
 	}
@@ -316,12 +285,9 @@ func matchSegAccum(f *For) *Prim {
 	if ins.Level == 0 && ins.T.Levels[0].Storage == Dense {
 		return nil // SegScatter's
 	}
-	x := st.X
-	if v != nil {
-		if !isRefTo(x, v) {
-			return nil
-		}
-		x = vx
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
 	}
 	m := &Prim{Coord: j, Idx: idx, Dst: ins.T, Parent: ins.Parent}
 	if !product(x, f.V, j, m) {
@@ -337,16 +303,7 @@ func matchMap(f *For) *Prim {
 	} else {
 		list = []Stmt{f.Body}
 	}
-	var v *Var
-	var vx Expr
-	if len(list) == 3 {
-		let, ok := list[0].(*Let)
-		if !ok {
-			return nil
-		}
-		v, vx = let.V, let.X
-		list = list[1:]
-	}
+	list, fold := valueLets(list)
 	if len(list) != 2 {
 		return nil
 	}
@@ -357,12 +314,9 @@ func matchMap(f *For) *Prim {
 		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
 		return nil
 	}
-	x := st.X
-	if v != nil {
-		if !isRefTo(x, v) {
-			return nil
-		}
-		x = vx
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
 	}
 	// arrays read at i: the first as Vals, a second (or a guarded one)
 	// as Gather at i
@@ -371,4 +325,61 @@ func matchMap(f *For) *Prim {
 		return nil
 	}
 	return m
+}
+
+// valueLets splits the lets leading a loop body's statements (the
+// values a store adds, bound step by step) from the rest, and returns a
+// function that folds them into an expression: fold(x, ins) is x with the
+// lets' variables replaced by their expressions, not ok when the insert
+// reads one of them (a let then is more than the stored value).
+func valueLets(list []Stmt) ([]Stmt, func(Expr, *Insert) (Expr, bool)) {
+	lets := map[*Var]Expr{}
+	var order []*Var
+	for len(list) > 0 {
+		let, ok := list[0].(*Let)
+		if !ok {
+			break
+		}
+		lets[let.V] = substLets(let.X, lets)
+		order = append(order, let.V)
+		list = list[1:]
+	}
+	return list, func(x Expr, ins *Insert) (Expr, bool) {
+		if len(order) > 0 && (reads(ins.Parent, order...) || reads(ins.Key, order...) || ins.At != nil && reads(ins.At, order...)) {
+			return nil, false
+		}
+		return substLets(x, lets), true
+	}
+}
+
+// substLets replaces the variables of lets in e by their expressions.
+func substLets(e Expr, lets map[*Var]Expr) Expr {
+	if len(lets) == 0 {
+		return e
+	}
+	if r, ok := e.(*Ref); ok {
+		if x, ok := lets[r.V]; ok {
+			return x
+		}
+		return e
+	}
+	switch x := e.(type) {
+	case *Load:
+		return &Load{A: x.A, Index: substLets(x.Index, lets)}
+	case *Unary:
+		return &Unary{Op: x.Op, X: substLets(x.X, lets)}
+	case *Binary:
+		return &Binary{Op: x.Op, X: substLets(x.X, lets), Y: substLets(x.Y, lets)}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = substLets(a, lets)
+		}
+		return &Call{Fn: x.Fn, Args: args}
+	case *Select:
+		return &Select{Cond: substLets(x.Cond, lets), Then: substLets(x.Then, lets), Else: substLets(x.Else, lets)}
+	case *ValAt:
+		return &ValAt{T: x.T, Pos: substLets(x.Pos, lets)}
+	}
+	return e
 }

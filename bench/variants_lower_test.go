@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// TestVariantsLowerAlike checks that every spelled variant lowers to the
+// same primitives as its original: the same loop primitives (lower.Rules),
+// the same storage for every level of the tensors it builds, and the
+// same statements that shape the loops (transpositions, searches). How a
+// program is written must not decide how fast it runs.
+func TestVariantsLowerAlike(t *testing.T) {
+	all, err := Variants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := small(t)
+	for _, v := range all {
+		t.Run(strings.TrimSuffix(v.File, ".sdql"), func(t *testing.T) {
+			switch v.Kind {
+			case OfWorkload:
+				w, ok := WorkloadByName(v.Original)
+				if !ok {
+					t.Fatalf("no workload %s", v.Original)
+				}
+				osrc, why, err := v.OriginalSource()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if why != "" {
+					t.Skipf("skipping: %s", why)
+				}
+				d := smallWorkloadData(t, w)
+				for _, wrt := range []string{"", w.Wrt} {
+					want := workloadShape(t, osrc, w.Name+".sdql", d, wrt)
+					got := workloadShape(t, v.Src, v.File, d, wrt)
+					if got != want {
+						t.Errorf("wrt %q: the variant lowers to\n%s\nthe original to\n%s", wrt, got, want)
+					}
+				}
+			case OfKernel:
+				format := kernelFormat(v.Original)
+				orig, err := NewCase(v.Original, format, "small", m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs, err := NewVariantCase(v.Original, format, "small", m, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := caseShape(t, cs), caseShape(t, orig); got != want {
+					t.Errorf("the variant lowers to\n%s\nthe original to\n%s", got, want)
+				}
+			case OfPhysical:
+				kernel, format, _ := strings.Cut(v.Original, "_")
+				orig, err := OriginalCase(kernel, format, "small", m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs, err := NewVariantCase(kernel, format, "small", m, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := caseShape(t, cs), caseShape(t, orig); got != want {
+					t.Errorf("the variant lowers to\n%s\nthe original to\n%s", got, want)
+				}
+			}
+		})
+	}
+}
+
+// workloadShape plans a workload program (its gradient with respect to
+// wrt, or its value) over the data and describes its loops.
+func workloadShape(t *testing.T, src, file string, d *WorkloadData, wrt string) string {
+	t.Helper()
+	prog, err := sdql.Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := d.Inputs(sdql.FreeVars(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *nablasd.Plan
+	if wrt == "" {
+		p, err = q.Plan()
+	} else {
+		p, err = q.Plan(wrt)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Loops == nil {
+		t.Fatal("no loops")
+	}
+	return loopShape(p.Loops)
+}
+
+// caseShape lowers a kernel case's program as it is compiled.
+func caseShape(t *testing.T, cs *Case) string {
+	t.Helper()
+	types := map[string]sdql.Type{}
+	for n, v := range cs.Bindings {
+		types[n] = sdql.TypeOfValue(v)
+	}
+	info, err := sdql.Check(cs.Prog, &sdql.CheckConfig{Inputs: types, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := exec.Lower(cs.Prog, info, exec.Options{Formats: cs.formats, ResultShape: cs.Shape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loopShape(p)
+}
+
+// loopShape is what must not depend on the spelling: the primitives of
+// the loops, the storage of each level of each tensor built (tensors in
+// the order of their storage descriptions, names aside), and the
+// transpositions and searches, as sorted lists.
+func loopShape(p *lower.Program) string {
+	var prims, others, tensors []string
+	lower.WalkStmts(p.Body, func(s lower.Stmt) {
+		switch x := s.(type) {
+		case *lower.For:
+			if x.Prim != nil {
+				prims = append(prims, x.Prim.Name)
+			}
+		case *lower.Transpose:
+			others = append(others, "transpose")
+		case *lower.Search:
+			others = append(others, "search")
+		}
+	})
+	for _, x := range p.Tensors {
+		if x.Input {
+			continue
+		}
+		var ls []string
+		for _, l := range x.Levels {
+			ls = append(ls, l.Storage.String())
+		}
+		tensors = append(tensors, strings.Join(ls, " × "))
+	}
+	sort.Strings(prims)
+	sort.Strings(others)
+	sort.Strings(tensors)
+	return fmt.Sprintf("primitives %v, tensors %v, %v", prims, tensors, others)
+}

@@ -1,0 +1,265 @@
+package lower
+
+// Expression-level clean-ups that the columnar runtime pays for by the
+// operation (each operation is a pass over a batch of lanes): a
+// subexpression a loop computes the same in every iteration is computed
+// once before it (HoistExprs), and a subexpression a statement computes
+// twice is computed once (CommonSubexprs). The Go generator gets the
+// same program; Go's compiler would have done some of it.
+//
+// Both leave alone what is evaluated only on a condition: the branches
+// of a select and the operands of && and || after the first (a guarded
+// load: select(0 <= j && j < n, x[j], 0) moves or is shared whole, never
+// its load alone), and everything inside a loop body's if statements.
+
+// HoistExprs moves the maximal loop-invariant subexpressions of the
+// statements run in every iteration of a counted loop (its body's
+// top-level lets, assignments and stores) into lets before the loop,
+// under the condition that the loop runs at all, as HoistInvariants does
+// for whole statements. Inner loops first.
+func HoistExprs(p *Program) {
+	p.Body = hoistExprsStmt(p, p.Body)
+}
+
+func hoistExprsStmt(p *Program, s Stmt) Stmt {
+	switch s := s.(type) {
+	case *Block:
+		for i, x := range s.List {
+			s.List[i] = hoistExprsStmt(p, x)
+		}
+	case *If:
+		s.Then = hoistExprsStmt(p, s.Then)
+		if s.Else != nil {
+			s.Else = hoistExprsStmt(p, s.Else)
+		}
+	case *ForLevel:
+		s.Body = hoistExprsStmt(p, s.Body)
+	case *Search:
+		s.Body = hoistExprsStmt(p, s.Body)
+	case *Locate:
+		s.Body = hoistExprsStmt(p, s.Body)
+	case *For:
+		s.Body = hoistExprsStmt(p, s.Body)
+		return hoistExprsFrom(p, s)
+	}
+	return s
+}
+
+func hoistExprsFrom(p *Program, f *For) Stmt {
+	body, ok := f.Body.(*Block)
+	if !ok {
+		return f
+	}
+	changed, writes := loopEffects(f)
+	invariant := func(e Expr) bool {
+		ok := true
+		WalkExpr(e, func(x Expr) {
+			switch x := x.(type) {
+			case *Ref:
+				if changed[x.V] {
+					ok = false
+				}
+			case *ValAt:
+				if writes[x.T] {
+					ok = false
+				}
+			}
+		})
+		return ok
+	}
+	var hoisted []Stmt
+	seen := map[string]*Var{}
+	var rewrite func(e Expr) Expr
+	rewrite = func(e Expr) Expr {
+		switch e.(type) {
+		case *Const, *Ref, *Len:
+			return e
+		}
+		if invariant(e) {
+			key := CanonString(e)
+			v, ok := seen[key]
+			if !ok {
+				v = p.NewVar("c", e.Kind())
+				seen[key] = v
+				hoisted = append(hoisted, &Let{V: v, X: e})
+			}
+			return &Ref{V: v}
+		}
+		return mapChildren(e, rewrite)
+	}
+	for _, s := range body.List {
+		switch s := s.(type) {
+		case *Let:
+			s.X = rewrite(s.X)
+		case *Assign:
+			s.X = rewrite(s.X)
+		case *Store:
+			s.X = rewrite(s.X)
+		}
+	}
+	if len(hoisted) == 0 {
+		return f
+	}
+	return &If{Cond: &Binary{Op: Lt, X: f.Lo, Y: f.Hi}, Then: &Block{List: append(hoisted, f)}}
+}
+
+// loopEffects returns what a loop changes: the variables it binds or
+// assigns (its own included) and the tensors it writes.
+func loopEffects(f *For) (changed map[*Var]bool, writes map[*Tensor]bool) {
+	changed = map[*Var]bool{f.V: true}
+	writes = map[*Tensor]bool{}
+	WalkStmts(f.Body, func(s Stmt) {
+		switch s := s.(type) {
+		case *Let:
+			changed[s.V] = true
+		case *Assign:
+			changed[s.V] = true
+		case *For:
+			changed[s.V] = true
+		case *ForLevel:
+			changed[s.Key] = true
+			if s.Pos != nil {
+				changed[s.Pos] = true
+			}
+		case *Search:
+			changed[s.Pos] = true
+		case *Locate:
+			changed[s.Pos] = true
+		case *Insert:
+			changed[s.Pos] = true
+			writes[s.T] = true
+		case *Store:
+			writes[s.T] = true
+		case *Init:
+			writes[s.T] = true
+		case *Transpose:
+			changed[s.N] = true
+		}
+	})
+	return changed, writes
+}
+
+// mapChildren rebuilds e with f applied to the operands evaluated
+// whenever e is (not a select's branches, not the right operand of && or
+// ||).
+func mapChildren(e Expr, f func(Expr) Expr) Expr {
+	switch x := e.(type) {
+	case *Load:
+		return &Load{A: x.A, Index: f(x.Index)}
+	case *Unary:
+		return &Unary{Op: x.Op, X: f(x.X)}
+	case *Binary:
+		if x.Op == And || x.Op == Or {
+			return &Binary{Op: x.Op, X: f(x.X), Y: x.Y}
+		}
+		return &Binary{Op: x.Op, X: f(x.X), Y: f(x.Y)}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = f(a)
+		}
+		return &Call{Fn: x.Fn, Args: args}
+	case *Select:
+		return &Select{Cond: f(x.Cond), Then: x.Then, Else: x.Else}
+	case *ValAt:
+		return &ValAt{T: x.T, Pos: f(x.Pos)}
+	}
+	return e
+}
+
+// CommonSubexprs gives a subexpression that a statement (a let, an
+// assignment or a store) computes more than once a let of its own before
+// the statement.
+func CommonSubexprs(p *Program) {
+	p.Body = cseStmt(p, p.Body)
+}
+
+func cseStmt(p *Program, s Stmt) Stmt {
+	switch s := s.(type) {
+	case *Block:
+		var out []Stmt
+		for _, x := range s.List {
+			var lets []Stmt
+			switch y := x.(type) {
+			case *Let:
+				y.X, lets = cseExpr(p, y.X)
+			case *Assign:
+				y.X, lets = cseExpr(p, y.X)
+			case *Store:
+				y.X, lets = cseExpr(p, y.X)
+			default:
+				x = cseStmt(p, x)
+			}
+			out = append(out, lets...)
+			out = append(out, x)
+		}
+		s.List = out
+	case *If:
+		s.Then = cseStmt(p, s.Then)
+		if s.Else != nil {
+			s.Else = cseStmt(p, s.Else)
+		}
+	case *For:
+		s.Body = cseStmt(p, s.Body)
+	case *ForLevel:
+		s.Body = cseStmt(p, s.Body)
+	case *Search:
+		s.Body = cseStmt(p, s.Body)
+	case *Locate:
+		s.Body = cseStmt(p, s.Body)
+	}
+	return s
+}
+
+// cseExpr returns e with its repeated non-trivial subexpressions (among
+// those always evaluated) read from lets, and the lets.
+func cseExpr(p *Program, e Expr) (Expr, []Stmt) {
+	count := map[string]int{}
+	var countAll func(x Expr)
+	countAll = func(x Expr) {
+		switch x.(type) {
+		case *Const, *Ref, *Len:
+			return
+		}
+		count[CanonString(x)]++
+		mapChildren(x, func(c Expr) Expr { countAll(c); return c })
+	}
+	countAll(e)
+	var lets []Stmt
+	bound := map[string]*Var{}
+	var rewrite func(x Expr) Expr
+	rewrite = func(x Expr) Expr {
+		switch x.(type) {
+		case *Const, *Ref, *Len:
+			return x
+		}
+		key := CanonString(x)
+		if v, ok := bound[key]; ok {
+			return &Ref{V: v}
+		}
+		if count[key] > 1 {
+			// the operands first, so that the let reads earlier lets;
+			// only those repeated beyond x's own repeats get lets of their
+			// own (a guarded load shared whole keeps its form)
+			n := count[key]
+			var under func(c Expr) Expr
+			under = func(c Expr) Expr {
+				switch c.(type) {
+				case *Const, *Ref, *Len:
+					return c
+				}
+				if count[CanonString(c)] > n {
+					return rewrite(c)
+				}
+				return mapChildren(c, under)
+			}
+			y := mapChildren(x, under)
+			v := p.NewVar("e", x.Kind())
+			bound[key] = v
+			lets = append(lets, &Let{V: v, X: y})
+			return &Ref{V: v}
+		}
+		return mapChildren(x, rewrite)
+	}
+	return rewrite(e), lets
+}
