@@ -7,7 +7,8 @@ import (
 
 // The budget's estimates. A cell's run time is a rate (seconds per unit of
 // work) times the work its system does for its kernel on its input (work);
-// the rate is the last measured cell's of the same system and kernel, or
+// the rate is the last measured cell's of the same figure, system and
+// kernel, else of the same system and kernel, or
 // before any, a conservative default (defaultRate). The cell's wall time
 // adds loading the files and building the system's inputs (setupWork) to
 // its first run and timed runs. Memory is a plain count of what the
@@ -160,13 +161,18 @@ func memoryNeed(system, kernel string, in *Input) float64 {
 	return 16*nnz + 16*n
 }
 
-// rates remembers the last measured rate of each system and kernel.
+// rates remembers the last measured rate of each system and kernel, and of
+// each figure's (a figure's inputs are alike: its own rate is the better
+// guess).
 type rates map[string]float64
 
 // estimate returns the cell's estimated run time (one run) and wall time
 // (setup, first run and timed runs) in seconds.
 func (r rates) estimate(c *Cell, s *Settings) (run, wall float64) {
-	rate, ok := r[c.System+"|"+c.Kernel]
+	rate, ok := r[c.Figure+"|"+c.System+"|"+c.Kernel]
+	if !ok {
+		rate, ok = r[c.System+"|"+c.Kernel]
+	}
 	if !ok {
 		rate = defaultRate(c.System)
 	}
@@ -181,7 +187,9 @@ func (r rates) estimate(c *Cell, s *Settings) (run, wall float64) {
 // learn records a measured cell's rate.
 func (r rates) learn(c *Cell, seconds float64) {
 	if w := work(c.System, c.Kernel, c.Input); w > 0 && seconds > 0 {
-		r[c.System+"|"+c.Kernel] = math.Max(seconds-1e-5, 1e-9) / w
+		rate := math.Max(seconds-1e-5, 1e-9) / w
+		r[c.Figure+"|"+c.System+"|"+c.Kernel] = rate
+		r[c.System+"|"+c.Kernel] = rate
 	}
 }
 

@@ -154,11 +154,12 @@ func Run(s Settings, o RunOptions) error {
 	cells := s.Grid(table1)
 	var todo []*Cell
 	needs := map[string]bool{}
+	pending := map[*Cell]bool{}
 	for _, c := range cells {
 		if st.done[c.Key()] != nil {
-			st.learnFrom(c, st.done[c.Key()])
 			continue
 		}
+		pending[c] = true
 		todo = append(todo, c)
 		st.uses[c.Input]++
 		sys, _ := SystemByID(c.System)
@@ -197,7 +198,13 @@ func Run(s Settings, o RunOptions) error {
 	}
 	st.out = out
 	st.progres = newProgress(o.Progress, todo, st)
-	for _, c := range todo {
+	// Cells in the grid's order, so that the estimates learn from the done
+	// cells (read back) before the cells after them, as in a fresh run.
+	for _, c := range cells {
+		if !pending[c] {
+			st.learnFrom(c, st.done[c.Key()])
+			continue
+		}
 		st.progres.start(c)
 		row := st.runCell(c)
 		if err := out.write(row); err != nil {
