@@ -225,7 +225,8 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 // completes reports whether the gradient a run computes must be completed
 // to the wrt input's stored positions: that of a scalar program, unless a
 // compiled kernel's dense destination already holds every position (a
-// dense vector's; a dense matrix's destination is dense in its rows only).
+// dense vector's; a dense matrix's when its every level is lowered dense
+// and full, fullResult).
 func (k *Kernel) completes(ex *exec.Kernel) bool {
 	w := k.plan.Wrt
 	if w == "" || k.q.info.Result != sdql.RealType {
@@ -235,7 +236,25 @@ func (k *Kernel) completes(ex *exec.Kernel) bool {
 	if in == nil || in.isNum || in.isBool {
 		return false
 	}
-	return ex == nil || !in.dense() || in.tensor.Order() != 1
+	if ex == nil || !in.dense() {
+		return true
+	}
+	return in.tensor.Order() != 1 && !k.plan.fullResult()
+}
+
+// fullResult reports whether the lowered program's result is dense and
+// full in every level: a gradient with respect to a dense input that then
+// holds every position of the input, as the completion would make it.
+func (p *Plan) fullResult() bool {
+	if p.Loops == nil || p.Loops.ResultTensor == nil {
+		return false
+	}
+	for _, l := range p.Loops.ResultTensor.Levels {
+		if l.Storage != lower.Dense || !l.Full {
+			return false
+		}
+	}
+	return true
 }
 
 // onStoredPositions completes a scalar program's gradient g to exactly

@@ -68,6 +68,13 @@ func (l *lowerer) guarded(f func(set func(Expr))) Expr {
 	if len(found) == 1 && len(body.List) == 1 && body.List[0] == first {
 		return found[0]
 	}
+	// a single value reached under conditions only: a lazy select, which
+	// the executors evaluate without splitting their loops
+	if len(found) == 1 {
+		if x, ok := selectOf(body.List, first); ok {
+			return x
+		}
+	}
 	l.emit(&Let{V: v, X: zeroOf(v.Kind)})
 	l.out.List = append(l.out.List, body.List...)
 	return &Ref{V: v}
@@ -374,4 +381,62 @@ func (l *lowerer) locateInDict(s *sdql.SumExpr, k sdql.Expr, env *scope, key Exp
 		return true
 	}
 	return false
+}
+
+// selectOf turns statements that only test conditions on the way to one
+// accumulation, the first statement a guarded value emits (if c1 { if c2
+// { v += x } }), into the lazy select(c1 && c2, x, 0): equal, since v
+// starts at 0 and x is evaluated only where the conditions hold. An inner
+// condition joins the outer one by && only when it reads no array or
+// tensor (so evaluating it where the outer one fails is harmless);
+// otherwise the selects nest.
+func selectOf(list []Stmt, first Stmt) (Expr, bool) {
+	if len(list) != 1 {
+		return nil, false
+	}
+	switch s := list[0].(type) {
+	case *Assign:
+		if s != first {
+			return nil, false
+		}
+		return s.X, true
+	case *Block:
+		return selectOf(s.List, first)
+	case *If:
+		if s.Else != nil {
+			return nil, false
+		}
+		then, ok := s.Then.(*Block)
+		if !ok {
+			return nil, false
+		}
+		x, ok := selectOf(then.List, first)
+		if !ok {
+			return nil, false
+		}
+		zero := zeroOf(x.Kind())
+		if in, ok := x.(*Select); ok && isZero(in.Else) && !readsMemory(in.Cond) {
+			return &Select{Cond: &Binary{Op: And, X: s.Cond, Y: in.Cond}, Then: in.Then, Else: zero}, true
+		}
+		return &Select{Cond: s.Cond, Then: x, Else: zero}, true
+	}
+	return nil, false
+}
+
+// isZero reports whether e is the constant 0 (or false).
+func isZero(e Expr) bool {
+	c, ok := e.(*Const)
+	return ok && c.I == 0 && c.F == 0
+}
+
+// readsMemory reports whether e loads from an array or a tensor.
+func readsMemory(e Expr) bool {
+	reads := false
+	WalkExpr(e, func(x Expr) {
+		switch x.(type) {
+		case *Load, *ValAt:
+			reads = true
+		}
+	})
+	return reads
 }

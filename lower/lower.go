@@ -93,6 +93,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	}
 	HoistExprs(l.prog)
 	MergeGuards(l.prog)
+	DropImpliedGuards(l.prog)
 	CommonSubexprs(l.prog)
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}

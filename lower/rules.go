@@ -159,7 +159,8 @@ func product(e Expr, p, j *Var, m *Prim) bool {
 }
 
 // GuardedLoad matches select(0 <= j && j < n, X[j], 0) (a dense vector's
-// guarded lookup) and returns n and the load.
+// guarded lookup), or select(j < n, X[j], 0) where j >= 0 is known, and
+// returns n and the load.
 func GuardedLoad(s *Select) (Expr, *Load) {
 	ld, ok := s.Then.(*Load)
 	if !ok {
@@ -172,13 +173,20 @@ func GuardedLoad(s *Select) (Expr, *Load) {
 	if !ok {
 		return nil, nil
 	}
-	and, ok := s.Cond.(*Binary)
-	if !ok || and.Op != And {
+	cond, ok := s.Cond.(*Binary)
+	if !ok {
+		return nil, nil
+	}
+	// j < n alone: 0 <= j is known where the select is (DropImpliedGuards)
+	if cond.Op == Lt && isRefTo(cond.X, r.V) {
+		return cond.Y, ld
+	}
+	if cond.Op != And {
 		return nil, nil
 	}
 	var n Expr
 	low := false
-	for _, side := range []Expr{and.X, and.Y} {
+	for _, side := range []Expr{cond.X, cond.Y} {
 		b, ok := side.(*Binary)
 		if !ok {
 			return nil, nil
