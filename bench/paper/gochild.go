@@ -233,29 +233,12 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := q.Plan(bench.Wrt[k])
-		if err != nil {
-			return nil, err
-		}
-		// The kernel root Compile builds (exec.Options as its execOptions:
-		// DPS, no validation, the formats, the dense wrt input's shape),
-		// run into a reused destination. Root Kernel.Run would also
-		// complete a dense matrix's gradient to its stored positions
-		// through sdql dictionaries (ad.OnStoredPositions), which the
-		// dense result already holds: on SMMM that is most of its time.
-		opts := exec.Options{Opt: "dps", NoValidate: true, MemoryLimit: max(memLimit(req), 0),
-			ResultShape: denseShape(in[bench.Wrt[k]]), Formats: map[string]lower.Format{}}
-		for n, v := range in {
-			if t, ok := v.(*formats.Tensor); ok {
-				opts.Formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
-			}
-		}
-		kern, err := exec.Compile(p.Program, p.Info.Free, opts)
+		kern, err := q.Compile(bench.Wrt[k])
 		if err != nil {
 			return nil, err
 		}
 		dst := kern.NewResult()
-		return &goCell{run: func() error { return kern.RunInto(dst, p.Bindings) }, values: func(f func(float64)) error {
+		return &goCell{run: func() error { return kern.Run(dst, nil) }, values: func(f func(float64)) error {
 			return dst.Entries(func(_ []int, v float64) bool { f(v); return true })
 		}}, nil
 	case "dict", "dict-none", "dict-norm", "dict-dps", "arr-none", "arr-norm", "arr-dps":
@@ -285,8 +268,8 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		}
 		opts := exec.Options{Opt: opt, NoDense: variant == "dict"}
 		if variant == "arr" {
-			// as the arr system (and root Compile): the dense wrt input's
-			// gradient written densely
+			// as root Compile (the arr system) compiles: the dense wrt
+			// input's gradient written densely
 			opts.ResultShape, opts.NoValidate = denseShape(in[bench.Wrt[k]]), true
 			opts.Formats = map[string]lower.Format{}
 			for n, v := range in {
