@@ -306,6 +306,9 @@ func GenMain(kernels map[string]GenKernel) {
 		if err != nil {
 			return Answer{Status: "error", Detail: err.Error()}
 		}
+		if _, err := data.sparse(); err != nil { // loaded, as RunGo's
+			return Answer{Status: "error", Detail: err.Error()}
+		}
 		return measure(req, func() (*goCell, error) {
 			in, err := data.tensors(req.Kernel)
 			if err != nil {
