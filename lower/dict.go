@@ -258,6 +258,14 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 			l.iterate(s.X, env, true, func(k Expr, v binding) { f(k, scaleB(v, realConst(2))) })
 			return
 		}
+		if !lin && (s.Op == sdql.ADD || s.Op == sdql.SUB) {
+			if n1, ok1 := l.denseRange(s.X, env); ok1 {
+				if n2, ok2 := l.denseRange(s.Y, env); ok2 {
+					l.coiterate(s, env, n1, n2, f)
+					return
+				}
+			}
+		}
 		if lin && (s.Op == sdql.ADD || s.Op == sdql.SUB) {
 			l.iterate(s.X, env, true, f)
 			if s.Op == sdql.SUB {
@@ -350,6 +358,19 @@ func (l *lowerer) scaling(e *sdql.BinaryExpr, env *scope) (Expr, sdql.Expr, bool
 		return l.hoist(l.real(l.scalar(e.Y, env)), "c"), e.X, true
 	case e.Op == sdql.QUO && xd && !yd:
 		return l.hoist(&Binary{Op: Div, X: realConst(1), Y: l.real(l.scalar(e.Y, env))}, "c"), e.X, true
+	}
+	return nil, nil, false
+}
+
+// scalingOf is scaling without lowering the factor: the dictionary
+// operand of c * d, d * c or d / c.
+func (l *lowerer) scalingOf(e *sdql.BinaryExpr) (sdql.Expr, sdql.Expr, bool) {
+	xd, yd := l.vkindOf(e.X) == kDict, l.vkindOf(e.Y) == kDict
+	switch {
+	case e.Op == sdql.MUL && !xd && yd:
+		return e.X, e.Y, true
+	case e.Op == sdql.MUL && xd && !yd, e.Op == sdql.QUO && xd && !yd:
+		return e.Y, e.X, true
 	}
 	return nil, nil, false
 }
@@ -512,4 +533,100 @@ func (l *lowerer) emitIf(cond Expr, then *Block, els Stmt) {
 		return
 	}
 	l.emit(&If{Cond: cond, Then: then, Else: els})
+}
+
+// denseRange reports whether e is a dictionary of reals whose keys are
+// exactly 0..n-1, each present once, and whose values can be read at a
+// key in place (lookupView): a sum over a range from 0 of singletons
+// keyed by the range's variable (a dense vector's entries, a CSR
+// matrix's rows reduced), such a dictionary negated, scaled or let-bound
+// as a view, or a sum or difference of two such.
+func (l *lowerer) denseRange(e sdql.Expr, env *scope) (Expr, bool) {
+	if l.opts.NoViews {
+		return nil, false
+	}
+	t, ok := l.typeOf(e).(*sdql.DictType)
+	if !ok || t.Val != sdql.RealType {
+		return nil, false
+	}
+	switch x := e.(type) {
+	case *sdql.Ident:
+		// a let-bound view: the expression it stands for
+		if b, ok := env.lookup(x.Name); ok {
+			if d, ok := b.(dictB); ok {
+				if v, ok := d.d.(viewD); ok {
+					return l.denseRange(v.e, v.env)
+				}
+			}
+		}
+		return nil, false
+	case *sdql.SumExpr:
+		rg, ok := x.Src.(*sdql.RangeExpr)
+		if !ok {
+			return nil, false
+		}
+		k, _, ok := singleton(x.Body)
+		if !ok {
+			return nil, false
+		}
+		id, ok := stripUnique(k).(*sdql.Ident)
+		if !ok || id.Name == "_" || id.Name != x.Key.Name && id.Name != x.Val.Name {
+			return nil, false
+		}
+		if hasSum(rg.Lo) || hasSum(rg.Hi) || !isConst(l.scalar(rg.Lo, env), 0) {
+			return nil, false
+		}
+		return l.scalar(rg.Hi, env), true
+	case *sdql.UnaryExpr:
+		if x.Op == sdql.SUB {
+			return l.denseRange(x.X, env)
+		}
+		return nil, false
+	case *sdql.BinaryExpr:
+		if x.Op == sdql.MUL || x.Op == sdql.QUO {
+			if _, d, ok := l.scalingOf(x); ok {
+				return l.denseRange(d, env)
+			}
+			return nil, false
+		}
+		if x.Op != sdql.ADD && x.Op != sdql.SUB {
+			return nil, false
+		}
+		n1, ok1 := l.denseRange(x.X, env)
+		n2, ok2 := l.denseRange(x.Y, env)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		return maxExpr(n1, n2), true
+	}
+	return nil, false
+}
+
+// maxExpr is max(a, b) of two ints.
+func maxExpr(a, b Expr) Expr {
+	if CanonString(a) == CanonString(b) {
+		return a
+	}
+	return &Select{Cond: &Binary{Op: Lt, X: a, Y: b}, Then: b, Else: a}
+}
+
+// coiterate visits the entries of x ± y, both dense ranges of n1 and n2
+// keys (denseRange): one loop over the keys of either, each side's value
+// read in place, instead of building the sum first. Every key in
+// 0..max(n1, n2) is a key of x or of y, so every key visited is one of
+// the result's, once.
+func (l *lowerer) coiterate(s *sdql.BinaryExpr, env *scope, n1, n2 Expr, f func(key Expr, val binding)) {
+	hi := l.hoist(maxExpr(n1, n2), "n")
+	i := l.newVar("i", Int)
+	l.loopVar(i, intConst(0), hi)
+	body := l.loopBody(func() {
+		a := l.real(l.lookupView(s.X, env, &Ref{V: i}))
+		b := l.real(l.lookupView(s.Y, env, &Ref{V: i}))
+		op := Add
+		if s.Op == sdql.SUB {
+			op = Sub
+		}
+		f(&Ref{V: i}, scalarB{&Binary{Op: op, X: a, Y: b}})
+	})
+	l.emit(&For{V: i, Lo: intConst(0), Hi: hi, Body: body})
 }

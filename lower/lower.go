@@ -94,6 +94,8 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	HoistExprs(l.prog)
 	MergeGuards(l.prog)
 	DropImpliedGuards(l.prog)
+	LocalAccumulators(l.prog)
+	HoistConjuncts(l.prog)
 	CommonSubexprs(l.prog)
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}

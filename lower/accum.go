@@ -1,0 +1,179 @@
+package lower
+
+// LocalAccumulators adds into a local what a loop adds into one fixed
+// position of a tensor, and adds the local into the tensor once, after the
+// loop:
+//
+//	for p := lo; p < hi; p++ {        s := 0.0
+//	  out.val[q] += c          ⇒      for p := lo; p < hi; p++ {
+//	  out.val[q1] += -c                 s += c
+//	}                                   out.val[q1] += -c
+//	                                  }
+//	                                  out.val[q] += s
+//
+// (a graph Laplacian's gradient: row i's entry and column j's). It holds
+// when q does not change in the loop and the loop only adds into the
+// tensor's values, never reads or sets them: additions commute, so the
+// other additions (even at q) are unaffected. A back end need not prove
+// that the other stores do not alias q, which Go's compiler cannot: the
+// store and reload on every iteration were most of such a loop's time.
+// Only real values are accumulated so (+ over booleans is "or").
+func LocalAccumulators(p *Program) {
+	p.Body = accumStmt(p, p.Body)
+}
+
+func accumStmt(p *Program, s Stmt) Stmt {
+	switch s := s.(type) {
+	case *Block:
+		var out []Stmt
+		for _, x := range s.List {
+			if f, ok := x.(*For); ok {
+				f.Body = accumStmt(p, f.Body)
+				out = append(out, accumLoop(p, f)...)
+				continue
+			}
+			out = append(out, accumStmt(p, x))
+		}
+		s.List = out
+	case *If:
+		s.Then = accumStmt(p, s.Then)
+		if s.Else != nil {
+			s.Else = accumStmt(p, s.Else)
+		}
+	case *For:
+		s.Body = accumStmt(p, s.Body)
+		if list := accumLoop(p, s); len(list) > 1 {
+			return &Block{List: list}
+		}
+	case *ForLevel:
+		s.Body = accumStmt(p, s.Body)
+	case *Search:
+		s.Body = accumStmt(p, s.Body)
+	case *Locate:
+		s.Body = accumStmt(p, s.Body)
+	}
+	return s
+}
+
+// accumLoop rewrites the fixed-position additions of loop f: the
+// statements that replace it (f alone when there are none).
+func accumLoop(p *Program, f *For) []Stmt {
+	// what the loop defines or changes, and the tensors it reads or sets
+	inner := map[*Var]bool{f.V: true}
+	unsafe := map[*Tensor]bool{}
+	var stores []*Store
+	WalkStmts(f.Body, func(s Stmt) {
+		switch x := s.(type) {
+		case *Let:
+			inner[x.V] = true
+		case *Assign:
+			inner[x.V] = true
+		case *For:
+			inner[x.V] = true
+		case *ForLevel:
+			unsafe[x.T] = true
+			inner[x.Key] = true
+			if x.Pos != nil {
+				inner[x.Pos] = true
+			}
+		case *Locate:
+			unsafe[x.T] = true
+			inner[x.Pos] = true
+		case *Search:
+			inner[x.Pos] = true
+		case *Init:
+			unsafe[x.T] = true
+		case *Insert:
+			inner[x.Pos] = true
+		case *Transpose:
+			unsafe = nil // leave loops that transpose alone
+		case *Store:
+			if x.Op != AddTo || x.T.Leaf != Real {
+				unsafe[x.T] = true
+			} else {
+				stores = append(stores, x)
+			}
+		}
+	})
+	if unsafe == nil || len(stores) == 0 {
+		return []Stmt{f}
+	}
+	WalkStmtExprs(f.Body, func(e Expr) {
+		if v, ok := e.(*ValAt); ok {
+			unsafe[v.T] = true
+		}
+	})
+	type slot struct {
+		t   *Tensor
+		pos string
+	}
+	accs := map[slot]*Var{}
+	var order []slot
+	var positions []Expr
+	for _, st := range stores {
+		if unsafe[st.T] || readsAny(st.Pos, inner) {
+			continue
+		}
+		k := slot{st.T, CanonString(st.Pos)}
+		if accs[k] == nil {
+			accs[k] = p.NewVar("acc", Real)
+			order = append(order, k)
+			positions = append(positions, st.Pos)
+		}
+	}
+	if len(order) == 0 {
+		return []Stmt{f}
+	}
+	f.Body = replaceStores(f.Body, func(st *Store) Stmt {
+		if unsafe[st.T] || readsAny(st.Pos, inner) {
+			return st
+		}
+		return &Assign{V: accs[slot{st.T, CanonString(st.Pos)}], Op: AddTo, X: st.X}
+	})
+	var list []Stmt
+	for _, k := range order {
+		list = append(list, &Let{V: accs[k], X: realConst(0)})
+	}
+	list = append(list, f)
+	for i, k := range order {
+		list = append(list, &Store{T: k.t, Pos: positions[i], Op: AddTo, X: &Ref{V: accs[k]}})
+	}
+	return list
+}
+
+// readsAny reports whether e reads one of the variables.
+func readsAny(e Expr, vs map[*Var]bool) bool {
+	found := false
+	WalkExpr(e, func(x Expr) {
+		if r, ok := x.(*Ref); ok && vs[r.V] {
+			found = true
+		}
+	})
+	return found
+}
+
+// replaceStores rebuilds s with every Store replaced by f's statement.
+func replaceStores(s Stmt, f func(*Store) Stmt) Stmt {
+	switch x := s.(type) {
+	case *Block:
+		for i, y := range x.List {
+			x.List[i] = replaceStores(y, f)
+		}
+	case *Store:
+		return f(x)
+	case *If:
+		x.Then = replaceStores(x.Then, f)
+		if x.Else != nil {
+			x.Else = replaceStores(x.Else, f)
+		}
+	case *For:
+		x.Body = replaceStores(x.Body, f)
+	case *ForLevel:
+		x.Body = replaceStores(x.Body, f)
+	case *Search:
+		x.Body = replaceStores(x.Body, f)
+	case *Locate:
+		x.Body = replaceStores(x.Body, f)
+	}
+	return s
+}
