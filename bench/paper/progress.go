@@ -39,7 +39,9 @@ func newProgress(w io.Writer, cells []*Cell, st *runState) *progress {
 	}
 	for _, c := range cells {
 		_, wall := st.rates.estimate(c, st.s)
-		wall = min(wall, 2*st.s.budgetOf(c).Seconds())
+		if wall > st.s.budgetOf(c).Seconds() || memoryNeed(c.System, c.Kernel, c.Input) > float64(st.s.MemLimit) {
+			wall = 0 // skipped, or out of memory, when its turn comes
+		}
 		p.estimates[c] = wall
 		p.left += wall
 	}
