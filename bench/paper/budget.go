@@ -91,8 +91,10 @@ func setupTime(system, kernel string, in *Input) float64 {
 	n, nnz := float64(in.N()), float64(in.NNZ)
 	t := 0.05 + 3e-7*nnz // start the process, parse the file
 	switch {
+	case system == "torch-dense" && isVectorKernel(kernel):
+		t += 2e-8 * n // dense vectors
 	case system == "torch-dense":
-		t += 2e-9 * n * n
+		t += 2e-9 * n * n // A as a dense matrix
 	case len(system) >= 4 && system[:4] == "dict":
 		t += 1e-6 * nnz
 		if kernel == "smmm" {

@@ -30,3 +30,16 @@ func TestRatesPerFigure(t *testing.T) {
 		t.Errorf("fig13's estimate %g s, want %g (the last rate)", run, want)
 	}
 }
+
+// PyTorch's dense vector kernels make dense vectors, not n × n matrices:
+// their setup is linear in n (a 2¹⁸ VVD was once estimated at 137 s).
+func TestTorchDenseVectorSetup(t *testing.T) {
+	in := &Input{Name: "v", Vector: true, Rows: 1 << 18, Cols: 1, NNZ: 1 << 8}
+	if got := setupTime("torch-dense", "vvd", in); got > 1 {
+		t.Errorf("VVD's setup estimated at %g s", got)
+	}
+	m := &Input{Name: "m", Rows: 1 << 14, Cols: 1 << 14, NNZ: 1 << 20}
+	if got := setupTime("torch-dense", "smvm", m); got < 0.5 {
+		t.Errorf("SMVM's dense A (2^28 entries) estimated at %g s to set up", got)
+	}
+}
