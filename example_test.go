@@ -149,14 +149,14 @@ func ExampleQuery_GenerateGo() {
 		panic(err)
 	}
 	for _, line := range strings.Split(string(k.Source), "\n") {
-		if strings.HasPrefix(line, "func ") || strings.Contains(line, "formats.Tensor") {
+		if strings.HasPrefix(line, "func "+k.Func+"(") || strings.Contains(line, "formats.Tensor") {
 			fmt.Println(line)
 		}
 	}
 	// Output:
-	// // From A, a formats.Tensor t in csr (2×3): A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val.
-	// // From x, a formats.Tensor t in dense (3): x_len = t.Shape[0], x_val = t.Val.
-	// func GradX(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst []float64) {
+	// //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
+	// //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
+	// func GradX(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst *GradXResult) (err error) {
 }
 
 // A lookup whose key ranges over another input's dimension is checked

@@ -1,12 +1,12 @@
 package nablasd
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/nablasd/nablasd/formats"
-	exec "github.com/nablasd/nablasd/internal/legacyexec"
+	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // GoOptions configure GenerateGo.
@@ -18,16 +18,24 @@ type GoOptions struct {
 	Func string
 	// Package is the generated file's package (default kernels).
 	Package string
+	// Workspace makes the kernel keep its intermediate tensors in a
+	// workspace the caller passes and reuses (gogen.Options.Workspace).
+	Workspace bool
 }
 
 // GenerateGo returns the Go source of the kernel of the program's value
-// or gradient (exec.GenerateGoKernel): a self-contained, gofmt-clean file,
-// standard library only, whose function takes the inputs' storage arrays
-// and scalars (sorted by name) and writes the result into a destination.
-// Its doc comment says how each parameter comes from an input's
-// formats.Tensor t ("A_pos = t.Pos[1]"). With Options.Opt "none" it is the
-// logical program's, over Go maps.
-func (q *Query) GenerateGo(opts GoOptions) (*exec.GoKernel, error) {
+// or gradient: the program that runs (Plan) lowered to the loop IR as
+// Compile lowers it, printed as a self-contained, gofmt-clean Go file
+// (standard library only) by gogen.Generate. Its function takes the
+// program's inputs, sorted by name: scalars, the storage arrays of the
+// tensor inputs (its doc comment says how each comes from an input's
+// formats.Tensor t, "A_pos = t.Pos[1]"), and with Options.Opt "none"
+// dictionaries as nested Go maps; it writes a dictionary result into a
+// destination it refills on every call (gogen.Kernel says how to make and
+// read it) and returns a scalar one. A gradient with respect to a dense
+// input is dense in the input's extents, taken from the input's
+// parameters, so the kernel serves inputs of any shape.
+func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 	var wrt []string
 	if opts.Wrt != "" {
 		wrt = []string{opts.Wrt}
@@ -48,55 +56,56 @@ func (q *Query) GenerateGo(opts GoOptions) (*exec.GoKernel, error) {
 			fn = "Grad_" + strings.ReplaceAll(opts.Wrt, "'", "_prime")
 		}
 	}
-	k, err := exec.GenerateGoKernel(p.Program, p.Info, p.Bindings, fn,
-		exec.GoOptions{ResultShape: q.denseResultShape(p), Package: opts.Package, Doc: q.paramDoc(p)})
+	fs := q.formats()
+	shape := q.denseResultShape(p)
+	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS})
+	if err != nil {
+		return nil, q.withFile(err)
+	}
+	k, err := gogen.Generate(ir, gogen.Options{Func: fn, Package: opts.Package, Doc: q.goDoc(p), Formats: fs,
+		Workspace: opts.Workspace, ResultSizes: q.resultSizes(p, shape)})
 	if err != nil {
 		return nil, q.withFile(err)
 	}
 	return k, nil
 }
 
-// paramDoc says where each parameter of a generated kernel comes from.
-func (q *Query) paramDoc(p *Plan) []string {
-	if q.opts.Opt == "none" {
-		return nil
+// goDoc opens a generated kernel's doc comment: what it computes.
+func (q *Query) goDoc(p *Plan) []string {
+	what := "It computes"
+	if p.Wrt != "" {
+		what = "It computes the gradient with respect to " + p.Wrt + " of"
 	}
-	var lines []string
-	names := make([]string, 0, len(q.inputs))
-	for n := range q.inputs {
-		names = append(names, n)
+	lines := []string{what, ""}
+	for _, l := range strings.Split(sdql.Print(q.prog), "\n") {
+		lines = append(lines, "\t"+l)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		t := q.inputs[n].tensor
-		if t == nil {
-			continue
+	if q.opts.Opt != "none" {
+		lines = append(lines, "", "as the program, optimized over its inputs' storage,", "")
+		for _, l := range strings.Split(sdql.Print(p.Program), "\n") {
+			lines = append(lines, "\t"+l)
 		}
-		fields, err := formats.Fields(t.Format, n, t.Order())
-		if err != nil {
-			continue
-		}
-		ins, _ := formats.Inputs(t.Format, n, t.Order())
-		var parts []string
-		for _, in := range ins {
-			if _, used := p.Info.Free[in]; used {
-				parts = append(parts, fmt.Sprintf("%s = %s", in, fields[in]))
-			}
-		}
-		if len(parts) > 0 {
-			lines = append(lines, fmt.Sprintf("From %s, a formats.Tensor t in %s (%s): %s.", n, t.Format, shapeString(t.Shape), strings.Join(parts, ", ")))
-		}
-	}
-	if len(lines) > 0 {
-		lines = append([]string{"Its parameters come from the inputs' storage:"}, lines...)
 	}
 	return lines
 }
 
-func shapeString(shape []int) string {
-	s := make([]string, len(shape))
-	for i, n := range shape {
-		s[i] = fmt.Sprint(n)
+// resultSizes names the parameters that give the extents of a dense
+// result shape: the wrt input's extents (formats.Levels), so that the
+// generated kernel is not tied to the shape it was generated for.
+func (q *Query) resultSizes(p *Plan, shape []int) []string {
+	in := q.inputs[p.Wrt]
+	if len(shape) == 0 || in == nil || in.tensor == nil {
+		return nil
 	}
-	return strings.Join(s, "×")
+	ls, err := formats.Levels(in.tensor.Format, p.Wrt, in.tensor.Order())
+	if err != nil {
+		return nil
+	}
+	sizes := make([]string, len(shape))
+	for _, l := range ls {
+		if l.Mode < len(sizes) && l.Kind == "dense" {
+			sizes[l.Mode] = l.Extent
+		}
+	}
+	return sizes
 }

@@ -21,6 +21,9 @@ type Kernel struct {
 	q    *Query
 	plan *Plan
 	ex   *exec.Kernel // nil with Options.Exec "interp"
+	// jit is the native kernel with Options.Exec "jit" (ex is then its
+	// fallback for what jit cannot serve)
+	jit *jitKernel
 	// resultShape is what exec makes dense (Options.ResultShape); shape is
 	// the result's extents as far as the program tells them (0: unknown)
 	resultShape []int
@@ -67,7 +70,12 @@ func (q *Query) Compile(wrt ...string) (*Kernel, error) {
 		}
 	}
 	k = &Kernel{q: q, plan: p, resultShape: q.denseResultShape(p), shape: q.resultShape(p)}
-	if q.opts.Exec == "compiled" {
+	if q.opts.Exec == "jit" {
+		if k.jit, err = q.compileJIT(p); err != nil {
+			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
+		}
+	}
+	if q.opts.Exec == "compiled" || q.opts.Exec == "jit" && k.jit == nil {
 		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
 			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, q.execOptions(k.resultShape))
 			if err != nil {
@@ -156,7 +164,7 @@ func (k *Kernel) CompileTime() time.Duration { return k.compile }
 // Threads is the number of goroutines the kernel's most recent run used
 // (1 for the interpreter).
 func (k *Kernel) Threads() int {
-	if k.ex == nil {
+	if k.ex == nil || k.jit != nil {
 		return 1
 	}
 	return k.ex.Threads()
@@ -198,25 +206,39 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 		}
 	}
 	dst.shape = shape
+	if k.jit != nil {
+		if dst.jr == nil || dst.jr.k != k.jit {
+			dst.jr = k.jit.newResult()
+		}
+		dst.ex, dst.v = nil, nil
+		if err := k.jit.runInto(dst.jr, bindings); err != nil {
+			dst.jr = nil
+			return err
+		}
+		if k.completes(true) {
+			dst.v = k.onStoredPositions(dst.jr.value(k.Type()), bindings, inputs)
+		}
+		return nil
+	}
 	if k.ex == nil {
 		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: max(k.q.opts.MemoryLimit, 0)}).Run(k.plan.Program, k.plan.Info, bindings)
 		if err != nil {
 			return err
 		}
-		if k.completes(nil) {
+		if k.completes(false) {
 			v = k.onStoredPositions(v, bindings, inputs)
 		}
-		dst.v, dst.ex = v, nil
+		dst.v, dst.ex, dst.jr = v, nil, nil
 		return nil
 	}
 	if dst.ex == nil || dst.owner != ex {
 		dst.ex, dst.owner = ex.NewResult(), ex
 	}
-	dst.v = nil
+	dst.v, dst.jr = nil, nil
 	if err := ex.RunInto(dst.ex, bindings); err != nil {
 		return err
 	}
-	if k.completes(ex) {
+	if k.completes(true) {
 		dst.v = k.onStoredPositions(dst.ex.Value(), bindings, inputs)
 	}
 	return nil
@@ -226,8 +248,8 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 // to the wrt input's stored positions: that of a scalar program, unless a
 // compiled kernel's dense destination already holds every position (a
 // dense vector's; a dense matrix's when its every level is lowered dense
-// and full, fullResult).
-func (k *Kernel) completes(ex *exec.Kernel) bool {
+// and full, fullResult). native: the run was a compiled or JIT kernel's.
+func (k *Kernel) completes(native bool) bool {
 	w := k.plan.Wrt
 	if w == "" || k.q.info.Result != sdql.RealType {
 		return false
@@ -236,7 +258,7 @@ func (k *Kernel) completes(ex *exec.Kernel) bool {
 	if in == nil || in.isNum || in.isBool {
 		return false
 	}
-	if ex == nil || !in.dense() {
+	if !native || !in.dense() {
 		return true
 	}
 	return in.tensor.Order() != 1 && !k.plan.fullResult()

@@ -17,7 +17,11 @@ type Options struct {
 	// logical values).
 	Opt string
 	// Exec selects the executor: "compiled" (the default, exec's kernel
-	// compiler) or "interp" (the reference interpreter).
+	// compiler), "jit" (the generated Go of the loop IR, GenerateGo,
+	// built into native code with the Go toolchain as a plugin and
+	// cached: package internal/jit; about a second per new kernel, and
+	// where plugins cannot be built or loaded, the compiled kernel with a
+	// warning) or "interp" (the reference interpreter).
 	Exec string
 	// Dict selects the hash index of the compiled kernel's hashed
 	// dictionaries: "intmap" (the default), "map" or "swiss".
@@ -54,7 +58,7 @@ type Options struct {
 // The values of Options.Opt and Options.Exec, and of Options.Dict.
 var (
 	optModes  = []string{"full", "rules", "none"}
-	execModes = []string{"compiled", "interp"}
+	execModes = []string{"compiled", "jit", "interp"}
 	dictKinds = []string{"intmap", "map", "swiss"}
 )
 

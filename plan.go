@@ -166,7 +166,7 @@ func (q *Query) plan(wrt string) (*Plan, error) {
 		return nil, fmt.Errorf("internal error: the program to run does not type-check: %v\n%s", err, sdql.Print(p.Program))
 	}
 	p.Info = info
-	if q.opts.Exec == "compiled" {
+	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
 		loops, err := exec.Lower(p.Program, info, q.execOptions(p.loopsShape))
 		if err != nil {

@@ -208,7 +208,18 @@ func firstUse(e sdql.Expr, name string) (sdql.Pos, bool) {
 // the precedence lint ("prog.sdql:1:40: the body of the sum at 1:9
 // extends over '- b' ...: did you mean (sum …) - b?") and inputs the
 // program does not use.
-func (q *Query) Warnings() []string { return append([]string(nil), q.warnings...) }
+func (q *Query) Warnings() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]string(nil), q.warnings...)
+}
+
+// warn adds a warning found after Prepare (by Compile).
+func (q *Query) warn(w string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.warnings = append(q.warnings, w)
+}
 
 // Program returns the logical program.
 func (q *Query) Program() sdql.Expr { return q.prog }

@@ -17,6 +17,7 @@ type Result struct {
 	t     sdql.Type
 	shape []int
 	ex    *exec.Result // the compiled kernel's destination
+	jr    *jitResult   // the JIT's destination (Options.Exec "jit")
 	owner *exec.Kernel // the kernel ex belongs to
 	// v is the value when it is not ex's: the interpreter's, or a
 	// gradient completed to its input's stored positions
@@ -39,6 +40,9 @@ func (r *Result) Shape() []int { return append([]int(nil), r.shape...) }
 
 // Scalar returns a scalar result (0 for a tensor).
 func (r *Result) Scalar() float64 {
+	if r.v == nil && r.jr != nil {
+		return r.jr.scalar
+	}
 	if r.v == nil && r.ex != nil {
 		return r.ex.Scalar()
 	}
@@ -52,6 +56,9 @@ func (r *Result) Scalar() float64 {
 // Value returns the result as an sdql value (a literal's worth of nested
 // dictionaries: for printing and comparing, not for large results).
 func (r *Result) Value() sdql.Value {
+	if r.v == nil && r.jr != nil {
+		return r.jr.value(r.t)
+	}
 	if r.v == nil && r.ex != nil {
 		return r.ex.Value()
 	}
@@ -71,6 +78,10 @@ func (r *Result) String() string { return sdql.FormatValue(r.Value()) }
 func (r *Result) Entries(f func(coords []int, v float64) bool) error {
 	if r.Order() < 1 {
 		return fmt.Errorf("nablasd: the result is a scalar, not a tensor")
+	}
+	if r.v == nil && r.jr != nil {
+		r.jr.k.entries(r.jr.dst, f)
+		return nil
 	}
 	if r.v == nil && r.ex != nil {
 		return r.ex.Entries(f)

@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd/bench/gen"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/gorun"
-	nexec "github.com/nablasd/nablasd/internal/legacyexec"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -19,7 +21,9 @@ type genCase struct {
 	name     string
 	prog     sdql.Expr
 	bindings map[string]sdql.Value
+	formats  map[string]lower.Format
 	shape    []int
+	cs       *Case // a benchmark kernel's case (generated as cs.GenerateGo)
 }
 
 // genCases are the benchmark kernels (the pipeline's programs), each with
@@ -36,8 +40,8 @@ func genCases(t *testing.T) []genCase {
 		if kf.Name == "batax" {
 			batax = cs
 		}
-		cases = append(cases, genCase{kf.Name + "_shaped", cs.Prog, cs.Bindings, cs.Shape})
-		cases = append(cases, genCase{kf.Name, cs.Prog, cs.Bindings, nil})
+		cases = append(cases, genCase{kf.Name + "_shaped", cs.Prog, cs.Bindings, cs.Formats(), cs.Shape, cs})
+		cases = append(cases, genCase{kf.Name, cs.Prog, cs.Bindings, cs.Formats(), nil, nil})
 	}
 	paper := map[string]string{
 		// Example 1: VVD w.r.t. V1, V2 a sparse vector (section 5.3)
@@ -50,35 +54,28 @@ func genCases(t *testing.T) []genCase {
 		"paper_dot":  "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i+1))) A_val(p) * A_val(p) + beta",
 	}
 	coo := map[string]sdql.Value{"V2_len": sdql.Int(4), "V2_row": sdql.IntArray{3, 0, 7, 3}, "V2_val": sdql.RealArray{1.5, 2, -1, 0.25}}
+	cooFormats := map[string]lower.Format{"V2": {Format: formats.COO, Order: 1}}
 	for _, name := range []string{"paper_vvd_coo", "paper_batax_none", "paper_batax", "paper_smmm", "paper_dot"} {
 		prog, err := sdql.Parse(name, paper[name])
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := batax.Bindings
+		b, fs := batax.Bindings, batax.Formats()
 		if name == "paper_vvd_coo" {
-			b = coo
-			cases = append(cases, genCase{name + "_shaped", prog, b, []int{8}})
+			b, fs = coo, cooFormats
+			cases = append(cases, genCase{name + "_shaped", prog, b, fs, []int{8}, nil})
 		} else if name != "paper_smmm" && name != "paper_dot" {
-			cases = append(cases, genCase{name + "_shaped", prog, b, batax.Shape})
+			cases = append(cases, genCase{name + "_shaped", prog, b, fs, batax.Shape, nil})
 		}
-		cases = append(cases, genCase{name, prog, b, nil})
+		cases = append(cases, genCase{name, prog, b, fs, nil, nil})
 	}
 	return cases
 }
 
-// expectValue lists the cases no specialized layout expresses, which
-// the general translation (GoValue) takes, and why; every other case must
-// keep its specialized layout.
-var expectValue = map[string]string{
-	"batax":            "a matrix result off the inputs' positions needs the shape",
-	"paper_batax":      "a matrix result off the inputs' positions needs the shape",
-	"paper_batax_none": "a matrix result off the inputs' positions needs the shape",
-}
-
 // TestGeneratedGo generates Go for every benchmark kernel and the paper's
 // examples, builds and runs them all (internal/gorun: one build) and
-// compares each result with the reference interpreter.
+// compares each result with the reference interpreter's. Over the
+// formats' arrays the kernels use no Go maps.
 func TestGeneratedGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs generated Go")
@@ -90,37 +87,38 @@ func TestGeneratedGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn := fmt.Sprintf("%s%d", strings.ReplaceAll(c.name, "_", ""), i)
-		k, err := nexec.GenerateGoKernel(c.prog, nil, c.bindings, fn, nexec.GoOptions{ResultShape: c.shape, Package: "main", Workspace: i%2 == 0})
+		opts := gogen.Options{Func: fmt.Sprintf("%s%d", strings.ReplaceAll(c.name, "_", ""), i), Package: "main", Workspace: i%2 == 0}
+		var k *gogen.Kernel
+		if c.cs != nil {
+			k, err = c.cs.GenerateGo(opts)
+		} else {
+			k, _, err = gorun.Generate(c.prog, gorun.TypesOf(c.bindings), lower.Options{Formats: c.formats, ResultShape: c.shape}, opts)
+		}
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if why, ok := expectValue[c.name]; ok != (k.Layout == nexec.GoValue) {
-			if ok {
-				t.Errorf("%s: generated as %s, expected the general translation (%s)", c.name, k.Layout, why)
-			} else {
-				t.Errorf("%s: fell back to the general translation", c.name)
+		for _, bad := range []string{"map[", "interface", "any"} {
+			if strings.Contains(string(k.Source), bad) {
+				t.Errorf("%s: %q in the generated code", c.name, bad)
 			}
 		}
-		if strings.Contains(string(k.Source), "interface") || strings.Contains(string(k.Source), "any") {
-			t.Errorf("%s: interface values in generated code", c.name)
-		}
-		cases = append(cases, gorun.Case{Name: c.name, Kernel: k, Inputs: c.bindings, Shape: c.shape})
+		cases = append(cases, gorun.Case{Name: c.name, Kernel: k, Inputs: c.bindings, AsFunctions: c.shape != nil})
 		wants = append(wants, want)
 	}
 	gorun.Check(t, cases, wants, nil)
 }
 
-// TestCheckedInGenerated runs the checked-in kernels of bench/gen against
-// the reference interpreter.
+// TestCheckedInGenerated runs the checked-in kernels of bench/gen, twice
+// into their destination, against the reference interpreter, on inputs
+// of another size than they were generated for.
 func TestCheckedInGenerated(t *testing.T) {
 	m := small(t)
 	for _, kf := range Kernels {
 		name := kf.Name + "_" + kf.Format
-		mk := gen.Shaped[name]
+		mk := gen.Bind[name]
 		if mk == nil {
-			t.Logf("%s: not generated", name)
+			t.Errorf("%s: not generated", name)
 			continue
 		}
 		cs, err := NewCase(kf.Name, kf.Format, "small", m)
@@ -131,11 +129,11 @@ func TestCheckedInGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, value := mk(cs.Bindings, cs.Shape)
+		run, value := mk(cs.Bindings)
 		run()
 		run() // a second run into the reused destination
 		if got := value(); !sdql.Equal(got, want) {
-			t.Errorf("%s: checked-in generated Go disagrees with the interpreter", name)
+			t.Errorf("%s: checked-in generated Go %s, the interpreter %s", name, sdql.FormatValue(got), sdql.FormatValue(want))
 		}
 	}
 }
@@ -150,8 +148,11 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
+	if wd, _ := WorkloadDir(); wd == "" {
+		t.Skip("no workloads folder: gengo would leave the workloads' kernels out")
+	}
 	dir := t.TempDir()
-	for _, f := range []string{"value.go"} {
+	for _, f := range []string{"value.go", "bind.go"} {
 		src, err := os.ReadFile(filepath.Join("gen", f))
 		if err != nil {
 			t.Fatal(err)
@@ -179,24 +180,30 @@ func TestGeneratedUpToDate(t *testing.T) {
 }
 
 // BenchmarkGenerated runs the checked-in generated kernels and the
-// hand-written loops side by side over the benchmark inputs.
+// hand-written loops side by side over the benchmark inputs (cpu-ns/op:
+// the process's CPU time per run, steadier than the wall time on a
+// loaded machine).
 func BenchmarkGenerated(b *testing.B) {
 	eachCase(b, func(cs *Case) {
-		mk := gen.Shaped[cs.Kernel+"_"+cs.Format]
+		mk := gen.Bind[cs.Kernel+"_"+cs.Format]
 		if mk == nil {
 			return
 		}
-		run, _ := mk(cs.Bindings, cs.Shape)
+		run, _ := mk(cs.Bindings)
 		run() // sizes the destination, as NewCase's first run of Hand does
 		b.Run(cs.Name()+"/impl=gen", func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				run()
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 		b.Run(cs.Name()+"/impl=hand", func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				cs.Hand()
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	})
 }

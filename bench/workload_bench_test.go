@@ -91,9 +91,11 @@ func benchWorkloadCase(b *testing.B, w Workload, mode string, d *WorkloadData, v
 		b.Run("system=hand", func(b *testing.B) {
 			cs.Hand() // warm
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				cs.Hand()
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 		run, err := cs.Generated()
 		if err != nil {
@@ -103,9 +105,11 @@ func benchWorkloadCase(b *testing.B, w Workload, mode string, d *WorkloadData, v
 			b.Run("system=generated", func(b *testing.B) {
 				run()
 				b.ReportAllocs()
+				cpu0 := cpuTime()
 				for b.Loop() {
 					run()
 				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	})

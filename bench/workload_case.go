@@ -91,13 +91,20 @@ type Compiled struct {
 // Options.Threads threads, compiles its value or gradient, and runs it
 // once (sizing the destination).
 func (cs *WorkloadCase) Compile(threads int) (*Compiled, error) {
+	return cs.CompileWith(nablasd.Options{Threads: threads})
+}
+
+// CompileWith is Compile with the root package's options (Exec "jit": the
+// native kernel); File is the case's.
+func (cs *WorkloadCase) CompileWith(o nablasd.Options) (*Compiled, error) {
 	t0 := time.Now()
 	inputs, err := cs.Data.Inputs(cs.Names)
 	if err != nil {
 		return nil, err
 	}
-	c := &Compiled{Threads: threads}
-	if c.Query, err = nablasd.Prepare(cs.Src, inputs, &nablasd.Options{File: cs.File, Threads: threads}); err != nil {
+	c := &Compiled{Threads: o.Threads}
+	o.File = cs.File
+	if c.Query, err = nablasd.Prepare(cs.Src, inputs, &o); err != nil {
 		return nil, err
 	}
 	if cs.Wrt == "" {
@@ -178,10 +185,11 @@ func (cs *WorkloadCase) Name() string {
 
 // GeneratedWorkload is the hook of system=generated: it binds the Go that
 // nablasd generates ahead of time for the case (compiled into the
-// benchmark binary) and returns its run, or nil when there is none. It is
-// nil until Go generation from the loop IR provides workload kernels;
-// the benchmarks and the report leave system=generated out while it
-// returns nil.
+// benchmark binary) and returns its run, or nil when there is none. The
+// package's tests and bench/cmd/report set it to the checked-in kernels
+// of bench/gen (gen.WorkloadRun; this package cannot import them: gengo,
+// which writes them, imports it); while it is nil or returns nil, the
+// benchmarks and the report leave system=generated out.
 var GeneratedWorkload func(cs *WorkloadCase) (run func(), err error)
 
 // Generated returns the run of the case's generated Go through the

@@ -7,11 +7,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/internal/jit"
 	"github.com/nablasd/nablasd/internal/sdqltest"
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
@@ -37,8 +39,9 @@ import (
 // it changes. workload=NAME takes the program from
 // ../shared/workloads/NAME.sdql (the input after --- is then empty; the
 // case is skipped where the shared folder is absent): the workloads are
-// read in place, never copied. Every case also runs the compiled kernel
-// and the reference interpreter over the same inputs and compares them.
+// read in place, never copied. Every case also runs the compiled kernel,
+// the JIT (where plugins load) and the reference interpreter over the same
+// inputs and compares them.
 func TestGolden(t *testing.T) {
 	s := sdqltest.New()
 	s.Register("loops", runLoops)
@@ -110,6 +113,13 @@ func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablas
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
 		}
+		defer func() {
+			for _, w := range q.Warnings() {
+				if o != nil && o.Exec == "jit" && strings.Contains(w, "JIT") {
+					t.Errorf("%s: %s", d.Pos, w)
+				}
+			}
+		}()
 		if len(wrt) == 0 {
 			r, err := q.Value()
 			if err != nil {
@@ -128,6 +138,33 @@ func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablas
 		t.Errorf("%s: the compiled kernel and the interpreter differ: %s\ncompiled    %s\ninterpreter %s",
 			d.Pos, diff, sdql.FormatValue(got), sdql.FormatValue(want))
 	}
+	if why := jitUnavailable(); why != "" {
+		t.Logf("%s: the JIT is not checked: %s", d.Pos, why)
+		return
+	}
+	got = run(&nablasd.Options{Exec: "jit"})
+	if diff := sdql.DiffDicts(got, want, 1e-9); diff != "" {
+		t.Errorf("%s: the JIT and the interpreter differ: %s\njit         %s\ninterpreter %s",
+			d.Pos, diff, sdql.FormatValue(got), sdql.FormatValue(want))
+	}
+}
+
+var (
+	jitOnce sync.Once
+	jitWhy  string
+)
+
+// jitUnavailable says why this process cannot load plugins ("" when it
+// can): a plugin of a trivial source is built and loaded once. Where it
+// can, every golden case also runs through the JIT (Options.Exec "jit"),
+// which must then not fall back.
+func jitUnavailable() string {
+	jitOnce.Do(func() {
+		if _, err := jit.Load([]byte("package main\n\nfunc F() int { return 1 }\n"), "F"); err != nil {
+			jitWhy = err.Error()
+		}
+	})
+	return jitWhy
 }
 
 // tensorOf stores a dictionary in FORMAT/SHAPE (csr/4x3, dense/3).

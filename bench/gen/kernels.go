@@ -4,11 +4,12 @@ package gen
 
 import "github.com/nablasd/nablasd/sdql"
 
-// Shaped maps KERNEL_FORMAT to a function that binds the generated kernel
-// to bindings and the result's shape (bench.Case.Shape): run runs it into
-// its destination (cleared first unless the kernel only stores), value returns the destination's result.
-var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(), val_ func() sdql.Value){
-	"batax_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+// Bind maps KERNEL_FORMAT to a function that binds the generated kernel
+// to a case's bindings (bench.Case.Bindings): run runs it into its
+// destination and workspace, which every run reuses (it panics if the
+// kernel fails); value returns the result as an sdql value.
+var Bind = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_ func() sdql.Value){
+	"batax_csr": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
 		A_idx := []int(in_["A_idx"].(sdql.IntArray))
 		A_len := int(in_["A_len"].(sdql.Int))
 		A_pos := []int(in_["A_pos"].(sdql.IntArray))
@@ -16,11 +17,15 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		beta := float64(in_["beta"].(sdql.Real))
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &batax_csrResult{}
 		w_ := &batax_csrWork{}
-		d_ := &batax_csrCSR{Pos: make([]int, sh_[0]+1)}
-		return func() { batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_, w_) }, func() sdql.Value { return PositionsValue(d_.Pos, d_.Idx, d_.Val) }
+		return func() {
+			if err := batax_csr(A_idx, A_len, A_pos, A_val, beta, x_len, x_val, d_, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(2, d_.Entries) }
 	},
-	"smmm_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+	"smmm_csr": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
 		A_idx := []int(in_["A_idx"].(sdql.IntArray))
 		A_len := int(in_["A_len"].(sdql.Int))
 		A_pos := []int(in_["A_pos"].(sdql.IntArray))
@@ -29,53 +34,277 @@ var Shaped = map[string]func(in_ map[string]sdql.Value, sh_ []int) (run_ func(),
 		B_len := int(in_["B_len"].(sdql.Int))
 		B_pos := []int(in_["B_pos"].(sdql.IntArray))
 		B_val := []float64(in_["B_val"].(sdql.RealArray))
+		d_ := &smmm_csrResult{}
 		w_ := &smmm_csrWork{}
-		d_ := make([]float64, len(B_idx))
-		return func() { smmm_csr(A_idx, A_len, A_pos, A_val, B_idx, B_len, B_pos, B_val, d_, w_) }, func() sdql.Value { return PositionsValue(B_pos, B_idx, d_) }
+		return func() {
+			if err := smmm_csr(A_idx, A_len, A_pos, A_val, B_idx, B_len, B_pos, B_val, d_, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(2, d_.Entries) }
 	},
-	"smvm_csr": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+	"smvm_csr": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
 		A_idx := []int(in_["A_idx"].(sdql.IntArray))
 		A_len := int(in_["A_len"].(sdql.Int))
 		A_pos := []int(in_["A_pos"].(sdql.IntArray))
 		A_val := []float64(in_["A_val"].(sdql.RealArray))
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
-		d_ := make([]float64, sh_[0])
-		return func() { clear(d_); smvm_csr(A_idx, A_len, A_pos, A_val, x_len, x_val, d_) }, func() sdql.Value { return DenseValue(d_) }
+		d_ := &smvm_csrResult{}
+		return func() {
+			if err := smvm_csr(A_idx, A_len, A_pos, A_val, x_len, x_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
 	},
-	"vva_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+	"vva_dense": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
 		V1_len := int(in_["V1_len"].(sdql.Int))
 		V1_val := []float64(in_["V1_val"].(sdql.RealArray))
 		V2_len := int(in_["V2_len"].(sdql.Int))
 		V2_val := []float64(in_["V2_val"].(sdql.RealArray))
-		d_ := make([]float64, V1_len)
-		return func() { vva_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DiagValue(d_) }
+		d_ := &vva_denseResult{}
+		return func() {
+			if err := vva_dense(V1_len, V1_val, V2_len, V2_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(2, d_.Entries) }
 	},
-	"vvd_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+	"vvd_dense": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
 		V1_len := int(in_["V1_len"].(sdql.Int))
 		V1_val := []float64(in_["V1_val"].(sdql.RealArray))
 		V2_len := int(in_["V2_len"].(sdql.Int))
 		V2_val := []float64(in_["V2_val"].(sdql.RealArray))
-		d_ := make([]float64, sh_[0])
-		return func() { vvd_dense(V1_len, V1_val, V2_len, V2_val, d_) }, func() sdql.Value { return DenseValue(d_) }
+		d_ := &vvd_denseResult{}
+		return func() {
+			if err := vvd_dense(V1_len, V1_val, V2_len, V2_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
 	},
-	"vsm_dense": func(in_ map[string]sdql.Value, sh_ []int) (func(), func() sdql.Value) {
+	"vsm_dense": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
 		V1_len := int(in_["V1_len"].(sdql.Int))
 		V1_val := []float64(in_["V1_val"].(sdql.RealArray))
 		s := float64(in_["s"].(sdql.Real))
-		d_ := make([]float64, sh_[0])
-		return func() { vsm_dense(V1_len, V1_val, s, d_) }, func() sdql.Value { return DenseValue(d_) }
+		d_ := &vsm_denseResult{}
+		return func() {
+			if err := vsm_dense(V1_len, V1_val, s, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+}
+
+// BindWorkload maps PROGRAM_MODE (a workload, eval or grad) to a function
+// that binds the generated kernel to the bindings of the workload's plan
+// (nablasd.Plan.Bindings), as Bind does.
+var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_ func() sdql.Value){
+	"least_squares_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_least_squares_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"least_squares_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_least_squares_gradResult{}
+		return func() {
+			if err := wl_least_squares_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"logistic_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		y_len := int(in_["y_len"].(sdql.Int))
+		y_val := []float64(in_["y_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_logistic_eval(A_idx, A_len, A_pos, A_val, x_len, x_val, y_len, y_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"logistic_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		y_len := int(in_["y_len"].(sdql.Int))
+		y_val := []float64(in_["y_val"].(sdql.RealArray))
+		d_ := &wl_logistic_gradResult{}
+		return func() {
+			if err := wl_logistic_grad(A_idx, A_len, A_pos, A_val, x_len, x_val, y_len, y_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"ridge_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		lambda := float64(in_["lambda"].(sdql.Real))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_ridge_eval(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"ridge_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		b_len := int(in_["b_len"].(sdql.Int))
+		b_val := []float64(in_["b_val"].(sdql.RealArray))
+		lambda := float64(in_["lambda"].(sdql.Real))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_ridge_gradResult{}
+		return func() {
+			if err := wl_ridge_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"laplacian_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_laplacian_eval(A_idx, A_len, A_pos, A_val, x_len, x_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"laplacian_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_laplacian_gradResult{}
+		return func() {
+			if err := wl_laplacian_grad(A_idx, A_len, A_pos, A_val, x_len, x_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"mlp2_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		w_ := &wl_mlp2_evalWork{}
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_mlp2_eval(A_idx, A_len, A_pos, A_val, x_len, x_val, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"mlp2_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		A_idx := []int(in_["A_idx"].(sdql.IntArray))
+		A_len := int(in_["A_len"].(sdql.Int))
+		A_pos := []int(in_["A_pos"].(sdql.IntArray))
+		A_val := []float64(in_["A_val"].(sdql.RealArray))
+		x_len := int(in_["x_len"].(sdql.Int))
+		x_val := []float64(in_["x_val"].(sdql.RealArray))
+		d_ := &wl_mlp2_gradResult{}
+		w_ := &wl_mlp2_gradWork{}
+		return func() {
+			if err := wl_mlp2_grad(A_idx, A_len, A_pos, A_val, x_len, x_val, d_, w_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
+	},
+	"factorization_eval": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		R_idx := []int(in_["R_idx"].(sdql.IntArray))
+		R_len := int(in_["R_len"].(sdql.Int))
+		R_pos := []int(in_["R_pos"].(sdql.IntArray))
+		R_val := []float64(in_["R_val"].(sdql.RealArray))
+		U_cols := int(in_["U_cols"].(sdql.Int))
+		U_rows := int(in_["U_rows"].(sdql.Int))
+		U_val := []float64(in_["U_val"].(sdql.RealArray))
+		W_cols := int(in_["W_cols"].(sdql.Int))
+		W_rows := int(in_["W_rows"].(sdql.Int))
+		W_val := []float64(in_["W_val"].(sdql.RealArray))
+		var r_ float64
+		return func() {
+			var err error
+			if r_, err = wl_factorization_eval(R_idx, R_len, R_pos, R_val, U_cols, U_rows, U_val, W_cols, W_rows, W_val); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return ScalarValue(r_) }
+	},
+	"factorization_grad": func(in_ map[string]sdql.Value) (func(), func() sdql.Value) {
+		R_idx := []int(in_["R_idx"].(sdql.IntArray))
+		R_len := int(in_["R_len"].(sdql.Int))
+		R_pos := []int(in_["R_pos"].(sdql.IntArray))
+		R_val := []float64(in_["R_val"].(sdql.RealArray))
+		U_cols := int(in_["U_cols"].(sdql.Int))
+		U_rows := int(in_["U_rows"].(sdql.Int))
+		U_val := []float64(in_["U_val"].(sdql.RealArray))
+		W_cols := int(in_["W_cols"].(sdql.Int))
+		W_rows := int(in_["W_rows"].(sdql.Int))
+		W_val := []float64(in_["W_val"].(sdql.RealArray))
+		d_ := &wl_factorization_gradResult{}
+		return func() {
+			if err := wl_factorization_grad(R_idx, R_len, R_pos, R_val, U_cols, U_rows, U_val, W_cols, W_rows, W_val, d_); err != nil {
+				panic(err)
+			}
+		}, func() sdql.Value { return EntriesValue(2, d_.Entries) }
 	},
 }
 
 // Kernels maps KERNEL_FORMAT to a function that binds the generated kernel
-// to bindings (the result's extent derived from them) and returns one run.
+// to bindings and returns one run.
 var Kernels = map[string]func(b map[string]sdql.Value) func(){}
 
 func init() {
-	for name, mk := range Shaped {
+	for name, mk := range Bind {
 		Kernels[name] = func(b map[string]sdql.Value) func() {
-			run, _ := mk(b, DeriveShape(b))
+			run, _ := mk(b)
 			return run
 		}
 	}

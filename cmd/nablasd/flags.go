@@ -178,7 +178,7 @@ type evalArgs struct {
 
 func (a *evalArgs) register(fs *flagSet) {
 	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market; .parquet, .arrow, .arrows: a table)")
-	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler) or interp (the reference interpreter)")
+	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler), jit (the generated Go built into native code with the Go toolchain, cached; about a second per new kernel) or interp (the reference interpreter)")
 	fs.String(&a.dict, "dict", "intmap", "the hash `INDEX` of hashed dictionaries: intmap, map (Go's map) or swiss")
 	fs.Int(&a.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
 	fs.Bool(&a.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")
@@ -213,6 +213,7 @@ func planFlags(c *commonArgs) *flagSet {
 type genArgs struct {
 	commonArgs
 	out, fn, pkg string
+	workspace    bool
 }
 
 func genFlags(a *genArgs) *flagSet {
@@ -223,6 +224,7 @@ func genFlags(a *genArgs) *flagSet {
 	fs.add("o")
 	fs.String(&a.fn, "func", "", "the kernel function's `NAME` (default Kernel, or Grad_X for --wrt X)")
 	fs.String(&a.pkg, "package", "kernels", "the generated file's package `NAME`")
+	fs.Bool(&a.workspace, "workspace", false, "keep the kernel's intermediate tensors in a workspace the caller passes (ws *FUNCWork), reused across calls")
 	return fs
 }
 
@@ -237,12 +239,14 @@ the inputs' storage formats), normalized; the last is the program that runs.
 Without --in the inputs' types are inferred from their use.
 `
 
-const genHelp = `The source is self-contained (standard library only) and gofmt-clean. The
-function takes the inputs' storage arrays and scalars, sorted by name, and
-writes the result into a destination dst; its doc comment says how each
-parameter comes from an input's formats.Tensor t (A_pos = t.Pos[1], A_idx =
-t.Idx[1], A_val = t.Val, A_len = t.Shape[0], ...). Programs of the benchmark
-kernels' shapes become loops into dst; any other a function returning its
-result as Go values (nested map[int]V for dictionaries). With --opt none it
-is the logical program's, over Go maps.
+const genHelp = `The source is self-contained (standard library only, no maps over storage
+formats) and gofmt-clean: the kernel's loops, lowered as for eval and grad.
+Its function takes the program's inputs sorted by name: scalars, and each
+tensor's storage arrays and extents, whose doc comment line says which field
+of a formats.Tensor t each is (A_pos = t.Pos[1], A_idx = t.Idx[1], A_val =
+t.Val, A_len = t.Shape[0], ...); with --opt none, dictionaries as nested Go
+maps. A scalar result is returned; a dictionary result is written into a
+destination dst *FUNCResult (a zero one is empty; the kernel refills it,
+reusing its memory), read through its Entries and String methods or its
+fields. Bad input and a failed program are returned errors, not panics.
 `

@@ -7,13 +7,13 @@ import (
 
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
-	exec "github.com/nablasd/nablasd/internal/legacyexec"
 )
 
 // cmdGen: nablasd gen (-f FILE | -e TEXT) [--wrt NAME] --in ... [--out FILE]
-// [--func NAME] [--package NAME] writes the Go source of the optimized
-// program's kernel (the paper's section 5.5 code generation, in Go), or
-// with --opt none of the logical program over dictionary (map) inputs.
+// [--func NAME] [--package NAME] [--workspace] writes the Go source of the
+// program's kernel (the loop IR, printed by gogen: the paper's section
+// 5.5 code generation, in Go), or with --opt none of the logical program
+// over dictionary (map) inputs.
 func cmdGen(args []string, stdout, stderr io.Writer) error {
 	var a genArgs
 	if err := genFlags(&a).parse(args); err != nil {
@@ -27,7 +27,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: a.wrt.name, Func: a.fn, Package: a.pkg})
+	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: a.wrt.name, Func: a.fn, Package: a.pkg, Workspace: a.workspace})
 	if err != nil {
 		return err
 	}
@@ -42,14 +42,18 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--out %s: %v", a.out, err)
 	}
-	params, result := k.Params, ""
-	switch {
-	case k.Layout == exec.GoValue:
-		result = " " + k.ResultType
-	case k.DstType == "":
-		result = " float64"
-	default:
-		params = append(params, "dst")
+	var params []string
+	for _, p := range k.Params {
+		params = append(params, p.GoName)
+	}
+	result := " error"
+	if k.Scalar != "" {
+		result = " (" + k.Scalar + ", error)"
+	} else {
+		params = append(params, "dst *"+k.ResultType)
+	}
+	if k.WorkType != "" {
+		params = append(params, "ws *"+k.WorkType)
 	}
 	fmt.Fprintf(stderr, "wrote %s: func %s(%s)%s\n", a.out, k.Func, strings.Join(params, ", "), result)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
 
 	"github.com/nablasd/nablasd/datasets"
 	"go/format"
@@ -77,7 +78,7 @@ func TestEvalCLI(t *testing.T) {
 		{[]string{"eval", "-e", "s * V1", "--in", "V1=" + v1, "--in", "s=2", "--out-format", "csr"}, 1, "", "--out-format csr: formats: csr has no variant of order 1"},
 		{[]string{"eval", "-e", "s * V1", "--in", "V1=" + v1, "--in", "s=2", "--out-format", "coo"}, 0, "format: coo\nshape: [4]\npos1: [0 2]\nidx1: [0 2]\nval: [4 1]\n", ""},
 		{[]string{"eval", "-e", "2.0", "--out-format", "coo"}, 1, "", "the result is the scalar 2"},
-		{[]string{"eval", "-e", "1", "--exec", "jit"}, 2, "", "--exec \"jit\""},
+		{[]string{"eval", "-e", "1", "--exec", "fast"}, 2, "", "--exec \"fast\""},
 		{[]string{"eval", "-e", "1", "--dict", "btree"}, 2, "", "--dict \"btree\""},
 		{[]string{"eval", "-e", "1", "--threads", "0"}, 2, "", "--threads 0"},
 		{[]string{"eval", "-e", "1", "--opt", "max"}, 2, "", "--opt \"max\""},
@@ -143,8 +144,8 @@ func TestDataSources(t *testing.T) {
 func TestGenCLI(t *testing.T) {
 	code, out, stderr := runCLI("gen", "-e", "sum(<i, r> in A) sum(<j, a> in r) a * x(j)", "--wrt", "x",
 		"--in", "A=synthetic:rows=20,cols=20,density=0.2,seed=1", "--in", "x=synthetic:n=20,density=1,seed=2:dense")
-	if code != 0 || !strings.Contains(out, "func Grad_x(A_idx []int, A_len int, A_pos []int, A_val []float64") ||
-		!strings.Contains(out, "dst[A_idx[p]] += A_val[p]") {
+	if code != 0 || !strings.Contains(out, "func Grad_x(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x_val []float64, dst *Grad_xResult) (err error) {") ||
+		!strings.Contains(out, "for k := range A_idxSeg {") || !strings.Contains(out, "A_pos = t.Pos[1]") || strings.Contains(out, "map[") {
 		t.Fatalf("gen: exit %d\n%s%s", code, out, stderr)
 	}
 	if formatted, err := format.Source([]byte(out)); err != nil || string(formatted) != out {
@@ -155,20 +156,49 @@ func TestGenCLI(t *testing.T) {
 	if b, err := os.ReadFile(file); code != 0 || err != nil || !strings.Contains(string(b), "func Sq(") {
 		t.Errorf("gen -o: exit %d, %s, %v", code, stderr, err)
 	}
-	// a logical program over a dictionary input: the general translation
+	// a logical program over a dictionary input, taken as nested maps
 	code, out, stderr = runCLI("gen", "-e", "sum(<i, a> in V) { i -> V * a }", "--opt", "none", "--in", "V=synthetic:n=20,density=0.5,seed=2", "--func", "Outer")
-	if code != 0 || !strings.Contains(out, "func Outer(V map[int]float64) map[int]map[int]float64 {") {
+	if code != 0 || !strings.Contains(out, "func Outer(V map[int]float64, dst *OuterResult) (err error) {") {
 		t.Errorf("gen --opt none: exit %d\n%s%s", code, out, stderr)
 	}
 	if formatted, err := format.Source([]byte(out)); err != nil || string(formatted) != out {
 		t.Errorf("gen --opt none output is not gofmt-clean (%v)", err)
 	}
 	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) { i -> V * a }", "--opt", "none", "--in", "V=synthetic:n=20,density=0.5,seed=2", "-o", file)
-	if code != 0 || !strings.Contains(stderr, "func Kernel(V) map[int]map[int]float64") {
+	if code != 0 || !strings.Contains(stderr, "func Kernel(V, dst *KernelResult) error") {
 		t.Errorf("gen -o of a general kernel: exit %d, %s", code, stderr)
 	}
 	code, _, stderr = runCLI("gen", "-e", "sum(<i, a> in V) a * a", "--wrt", "W", "--in", "V=synthetic:n=20,density=0.5,seed=2")
 	if code != 1 || !strings.Contains(stderr, "--wrt W: W is not an input") {
 		t.Errorf("gen --wrt W: exit %d, %s", code, stderr)
+	}
+}
+
+// TestExecJIT: --exec jit gives the compiled kernel's result (built into
+// native code where plugins load; else the compiled kernel, with a
+// warning naming why).
+func TestExecJIT(t *testing.T) {
+	x := filepath.Join(t.TempDir(), "x.mtx")
+	if err := os.WriteFile(x, []byte("%%MatrixMarket matrix array real general\n4 1\n1.5\n0\n2\n-2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"grad", "-e", "sum(<i, a> in x) a * a * c", "--wrt", "x", "--in", "x=" + x, "--in", "c=3"}
+	var want, got, stderr bytes.Buffer
+	if code := run(args, &want, &stderr); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(append(args, "--exec", "jit"), &got, &stderr); code != 0 {
+		t.Fatalf("--exec jit: exit %d: %s", code, stderr.String())
+	}
+	if got.String() != want.String() {
+		t.Errorf("--exec jit printed %q, the compiled kernel %q", got.String(), want.String())
+	}
+	_, cc := exec.LookPath("gcc")
+	switch s := stderr.String(); {
+	case cc == nil && s != "":
+		t.Errorf("--exec jit with a C compiler at hand: stderr %q, want none (the JIT built the kernel)", s)
+	case cc != nil && !strings.Contains(s, "JIT cannot build"):
+		t.Errorf("--exec jit without a C compiler: stderr %q, want the fallback's warning", s)
 	}
 }

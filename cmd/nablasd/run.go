@@ -39,9 +39,9 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 		return nil, err
 	}
 	switch a.exec {
-	case "compiled", "interp":
+	case "compiled", "jit", "interp":
 	default:
-		return nil, usagef("--exec %q: want compiled or interp", a.exec)
+		return nil, usagef("--exec %q: want compiled, jit or interp", a.exec)
 	}
 	switch a.dict {
 	case "intmap", "map", "swiss":
@@ -90,9 +90,14 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	if wrt != "" {
 		ws = []string{wrt}
 	}
+	before := len(q.Warnings())
 	k, err := q.Compile(ws...)
 	if err != nil {
 		return err
+	}
+	// what Compile found (the JIT's fallback)
+	for _, w := range q.Warnings()[before:] {
+		fmt.Fprintf(stderr, "nablasd: warning: %s\n", w)
 	}
 	res := k.NewResult()
 	rs := runStats{repeat: a.repeat, stats: a.stats}

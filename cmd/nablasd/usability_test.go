@@ -63,7 +63,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		}
 	}
 	_, out, _ = runCLI("gen", "-h")
-	for _, f := range []string{"--func NAME", "--package NAME", "--out FILE", "-o", "t.Pos[1]"} {
+	for _, f := range []string{"--func NAME", "--package NAME", "--out FILE", "-o", "--workspace", "t.Pos[1]"} {
 		if !strings.Contains(out, f) {
 			t.Errorf("gen -h lacks %s:\n%s", f, out)
 		}

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/gorun"
-	exec "github.com/nablasd/nablasd/internal/legacyexec"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -24,9 +25,10 @@ type goRun struct {
 // goRuns collects what TestCorpusAcrossExecutors compiles.
 var goRuns []goRun
 
-// checkGeneratedGo generates Go for every collected program (each
-// distinct program and inputs once), builds and runs them all in one
-// program, and compares each result with the interpreter's.
+// checkGeneratedGo lowers every collected program (each distinct program
+// and inputs once), generates its Go kernel (gogen), builds and runs them
+// all in one program, and compares each result with the interpreter's as
+// a dictionary, as the compiled kernel's is.
 func checkGeneratedGo(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -38,10 +40,9 @@ func checkGeneratedGo(t *testing.T) {
 	// run to run and its build cached
 	sort.SliceStable(goRuns, func(i, j int) bool { return goRuns[i].where < goRuns[j].where })
 	seen := map[string]bool{}
-	kernels := map[string]*exec.GoKernel{} // by program and input types
+	kernels := map[string]*gogen.Kernel{} // by program and input types
 	var cases []gorun.Case
 	var runs []goRun
-	layouts := map[exec.GoLayout]int{}
 	for _, r := range goRuns {
 		prog := sdql.Print(r.prog)
 		if key := prog + "\n" + bindingsKey(r.inputs, true); seen[key] {
@@ -53,13 +54,13 @@ func checkGeneratedGo(t *testing.T) {
 		k, ok := kernels[key]
 		if !ok {
 			var err error
-			k, err = exec.GenerateGoKernel(r.prog, nil, r.inputs, fmt.Sprintf("k%d", len(kernels)), exec.GoOptions{Package: "main"})
+			k, _, err = gorun.Generate(r.prog, gorun.TypesOf(r.inputs), lower.Options{},
+				gogen.Options{Func: fmt.Sprintf("K%d", len(kernels)), Package: "main", Workspace: len(kernels)%2 == 1})
 			if err != nil {
 				t.Errorf("%s: generating Go: %v\n%s", r.where, err, prog)
 				continue
 			}
 			kernels[key] = k
-			layouts[k.Layout]++
 		}
 		cases = append(cases, gorun.Case{Name: r.where, Kernel: k, Inputs: r.inputs})
 		runs = append(runs, r)
@@ -70,8 +71,8 @@ func checkGeneratedGo(t *testing.T) {
 		wants[i] = r.want
 	}
 	gorun.Check(t, cases, wants, func(i int) string { return sdql.Print(runs[i].prog) })
-	t.Logf("%d distinct programs over their inputs through %d generated kernels (layouts %v): generated in %v, built and run in %v",
-		len(cases), len(kernels), layouts, generated.Round(time.Millisecond), (time.Since(start) - generated).Round(time.Millisecond))
+	t.Logf("%d distinct programs over their inputs through %d generated kernels: generated in %v, built and run in %v",
+		len(cases), len(kernels), generated.Round(time.Millisecond), (time.Since(start) - generated).Round(time.Millisecond))
 }
 
 // bindingsKey prints the types of bindings, and their values with values,

@@ -184,6 +184,8 @@ func TestCrossCheck(t *testing.T) {
 			switch {
 			case res.Err != nil:
 				t.Errorf("%s: generated Go: %v\n%s", rep.goWhere[i], res.Err, rep.goCases[i].Kernel.Source)
+			case res.KernelErr != nil:
+				t.Errorf("%s: generated Go fails: %v\n%s", rep.goWhere[i], res.KernelErr, rep.goCases[i].Kernel.Source)
 			default:
 				// the generated Go returns the derivative program's value;
 				// a scalar program's gradient is completed to the wrt

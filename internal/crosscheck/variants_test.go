@@ -8,8 +8,9 @@ import (
 	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/gorun"
-	"github.com/nablasd/nablasd/internal/legacyexec"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -204,7 +205,12 @@ func (j *job) run(goName string) ([]outcome, *gorun.Case) {
 		}
 		outs = append(outs, outcome{"--opt " + opt + " --exec compiled", v, err})
 		if opt == "full" && goName != "" {
-			k, err := legacyexec.GenerateGoKernel(e, nil, vals, goName, legacyexec.GoOptions{Package: "main"})
+			fs := map[string]lower.Format{}
+			for n, t := range j.b.tensors {
+				fs[n] = lower.Format{Format: t.Format, Order: t.Order()}
+			}
+			k, _, err := gorun.Generate(e, j.types(vals), lower.Options{Formats: fs, ResultShape: j.denseShape()},
+				gogen.Options{Func: goName, Package: "main"})
 			if err != nil {
 				outs = append(outs, outcome{"generated Go", nil, fmt.Errorf("generating: %v", err)})
 			} else {

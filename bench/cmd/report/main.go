@@ -9,7 +9,7 @@
 //	go run ./bench/cmd/report [-rounds 5] [-benchtime 200ms] [-mem=false]
 //	    [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...|none] [-dict intmap]
 //	    [-workloads least_squares,...|none] [-winputs e40r0000,synthetic4M]
-//	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false]
+//	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false] [-jit=false]
 //
 // # Time
 //
@@ -108,7 +108,22 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
+// generatedWorkload binds the checked-in generated Go of a workload
+// (bench/gen, the original spelling only) to the case's inputs.
+func generatedWorkload(cs *bench.WorkloadCase) (func(), error) {
+	if cs.Variant != nil {
+		return nil, nil
+	}
+	inputs, err := cs.Data.Inputs(cs.Names)
+	if err != nil {
+		return nil, err
+	}
+	run, _, err := gen.WorkloadRun(cs.Program, cs.Mode, cs.Src, cs.File, cs.Wrt, inputs)
+	return run, err
+}
+
 func main() {
+	bench.GeneratedWorkload = generatedWorkload
 	inputs := flag.String("inputs", strings.Join(bench.Inputs, ","), "inputs")
 	kernels := flag.String("kernels", "", "kernels (default all; none: no kernel tables)")
 	rounds := flag.Int("rounds", 5, "interleaved timing rounds")
@@ -123,6 +138,7 @@ func main() {
 	variants := flag.Bool("variants", true, "time the spelled variants against their originals")
 	vinputs := flag.String("vinputs", "e40r0000,nopoly", "inputs (of the workloads or the kernels) whose variants are timed")
 	threads := flag.Bool("threads", true, "time two goroutines against one on inputs of at least 1M entries")
+	jitFlag := flag.Bool("jit", true, "time the workloads' JIT kernels too (Options.Exec \"jit\": built with the Go toolchain, about a second each the first time)")
 	printProg := flag.Bool("print", false, "print each kernel's program (the pipeline's output) to standard error")
 	child := flag.String("child", "", "internal: measure the peak memory of KERNEL,INPUT,VARIANT")
 	flag.Usage = func() {
@@ -216,7 +232,7 @@ func main() {
 	if *workloads != "none" {
 		fmt.Println()
 		workloadTables(workloadFlags{workloads: list(*workloads), inputs: list(*winputs), variantInputs: list(*vinputs),
-			variants: *variants, threads: *threads, rounds: *rounds, benchtime: *benchtime})
+			variants: *variants, threads: *threads, jit: *jitFlag, rounds: *rounds, benchtime: *benchtime})
 	}
 }
 

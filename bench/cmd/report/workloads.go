@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/bench"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
@@ -23,6 +24,7 @@ type workloadFlags struct {
 	workloads, inputs []string // nil workloads: all
 	variantInputs     []string // inputs whose variants are timed
 	variants, threads bool
+	jit               bool // time the JIT (Options.Exec "jit") too
 	rounds            int
 	benchtime         time.Duration
 }
@@ -34,6 +36,8 @@ const manyEntries = 1_000_000
 type workloadRow struct {
 	cs              *bench.WorkloadCase
 	hand, comp, gen *variant // gen is nil without generated Go
+	jit             *variant // nil where the JIT fell back (jitWhy says why)
+	jitWhy          string
 	allocs          float64
 	compile         time.Duration
 }
@@ -87,6 +91,18 @@ func workloadTables(f workloadFlags) {
 				r.comp = &variant{name: "compiled", run: func() { mustRun(c.Run()) }}
 				r.allocs = allocsOnce(r.comp.run)
 				vs := []*variant{r.hand, r.comp}
+				if f.jit {
+					cj, err := cs.CompileWith(nablasd.Options{Exec: "jit"})
+					if err != nil {
+						fail(err)
+					}
+					if ws := cj.Query.Warnings(); len(ws) > 0 && strings.Contains(ws[len(ws)-1], "JIT") {
+						r.jitWhy = ws[len(ws)-1]
+					} else {
+						r.jit = &variant{name: "jit", run: func() { mustRun(cj.Run()) }}
+						vs = append(vs, r.jit)
+					}
+				}
 				run, err := cs.Generated()
 				if err != nil {
 					fail(err)
@@ -256,19 +272,31 @@ func kernelVariants(kernel, format, input string, m *datasets.Coords, opts exec.
 func printWorkloads(rows []*workloadRow) {
 	fmt.Println("# workloads (../shared/workloads) against their hand-written closed forms (bench/hand_workloads.go), one goroutine")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "program\tinput\tmode\thand µs\tcompiled µs\tcompiled÷hand\tgen µs\tgen÷hand\tallocs/run\tcompile ms\t")
+	fmt.Fprintln(w, "program\tinput\tmode\thand µs\tcompiled µs\tcompiled÷hand\tjit µs\tjit÷hand\tgen µs\tgen÷hand\tallocs/run\tcompile ms\t")
+	var why []string
 	for _, r := range rows {
 		genUs, genRatio := "-", "-"
 		if r.gen != nil {
 			genUs, genRatio = usCell(median(r.gen.ns)), ratioCell(ratios(r.gen.ns, r.hand.ns))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.1f\t\n",
+		jitUs, jitRatio := "-", "-"
+		if r.jit != nil {
+			jitUs, jitRatio = usCell(median(r.jit.ns)), ratioCell(ratios(r.jit.ns, r.hand.ns))
+		}
+		if r.jitWhy != "" && !slices.Contains(why, r.jitWhy) {
+			why = append(why, r.jitWhy)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.1f\t\n",
 			r.cs.Program, r.cs.Input, r.cs.Mode,
 			usCell(median(r.hand.ns)), usCell(median(r.comp.ns)), ratioCell(ratios(r.comp.ns, r.hand.ns)),
-			genUs, genRatio, r.allocs, float64(r.compile.Microseconds())/1e3)
+			jitUs, jitRatio, genUs, genRatio, r.allocs, float64(r.compile.Microseconds())/1e3)
 	}
 	w.Flush()
-	fmt.Println("compiled: nablasd's kernel through the root package (Kernel.Run into a reused Result); gen: Go generated ahead of time (none yet: bench.GeneratedWorkload);")
+	for _, x := range why {
+		fmt.Println("jit: -: " + x)
+	}
+	fmt.Println("compiled: nablasd's kernel through the root package (Kernel.Run into a reused Result); jit: the same with Options.Exec \"jit\" (the generated Go built as a plugin);")
+	fmt.Println("gen: Go generated ahead of time (bench/gen, go run ./bench/cmd/gengo);")
 	fmt.Println("compile: Prepare, Compile and the first run; allocs/run: of one compiled run after the first")
 }
 

@@ -1,0 +1,55 @@
+// Package gogen generates Go source from the loop IR (package lower): the
+// same kernel the closure runtime (package exec) runs, as a
+// self-contained Go file for ahead-of-time use, in the manner of the ∇SD
+// paper's generated C++ (section 5.5) and of TACO's and Finch's code
+// generators.
+//
+// # The generated file
+//
+// Generate writes one gofmt-clean file, standard library only, with no
+// interface values and, when the inputs are storage formats, no Go maps:
+//
+//	func FUNC(params..., dst *FUNCResult) error    // a dictionary result
+//	func FUNC(params...) (float64, error)          // a scalar (int, bool likewise)
+//
+// The parameters are the program's (lower.Program.Params), in order:
+// scalars as float64, int or bool, the formats' arrays as []int and
+// []float64 (bound without copying: A_pos = t.Pos[1] of a formats.Tensor
+// t, as the doc comment and Kernel.Params say), dictionary inputs as
+// nested maps, converted at entry into the kernel's own tensors, keys
+// ascending. With Options.Workspace the intermediates live in a FUNCWork
+// the caller passes after dst (ws *FUNCWork), reused across calls.
+//
+// Every tensor of the program becomes a struct type mirroring its levels'
+// storage (lower.Storage): a dense level is its extent and, unless every
+// key is present, a presence slice; a sparse level (Gustavson's
+// workspace) a marker slice and the list of its keys; a hashed level a
+// generated open-addressing table keyed by (parent position, key), its
+// children chained in insertion order; an appended level (each parent's
+// children inserted in one burst) its keys in insertion order, each
+// parent's consecutive, and per-key marks of the current parent's
+// (Gustavson's workspace row appended to a compressed result); a
+// positions level the input's own arrays. A Transpose (a counting sort of
+// a compressed level) fills int slices the function keeps in the
+// workspace. Values are one slice, Vals. The result type (FUNCResult) also
+// has Reset, Entries (every value with its keys, ascending, as
+// exec.Result.Entries) and String (an SDQL value literal).
+//
+// # The function
+//
+// The function's statements are the IR's, one for one: loops stay loops
+// (a loop over a compressed level's positions runs over the arrays'
+// segments, and a loop over all rows of a level only to loop over their
+// positions becomes one loop over all positions, so Go checks no bounds
+// but the gathers' and scatters'; a result stored on an input's
+// positions is marked and stored through segments too; a value a loop
+// adds into at a fixed position is summed in a local first), a Select is
+// an if into a temporary, so each branch is evaluated only when taken,
+// and a Fail returns an error naming the program position. The tensors' hot fields are locals. A key
+// a dense result cannot hold and an input that breaks its format's
+// invariants (a runtime error of Go's bounds checks, recovered) are
+// errors too: the function never panics on its inputs.
+//
+// Primitive marks (lower.Prim) need nothing: the loop they mark, printed
+// as it is, is what Go compiles well.
+package gogen

@@ -1,0 +1,292 @@
+package gogen_test
+
+import (
+	"flag"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/internal/gorun"
+	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+var _ = flag.Bool // datadriven registers -rewrite
+
+// A generated kernel of a testdata case, run after all cases were read
+// (one go build for the whole file set).
+type pending struct {
+	where   string
+	k       *gogen.Kernel
+	in      map[string]sdql.Value
+	want    sdql.Value // the interpreter's value, or nil
+	wantErr string     // or the IR interpreter's error
+	asFuncs bool
+}
+
+// TestGenerate runs testdata/*.txt:
+//
+//	gen [func=NAME] [workspace] [show=(all|types)] [grep=(RE, ...)]
+//	BINDINGS
+//	---
+//	PROGRAM
+//
+// lowers the program over its bindings (dictionaries, scalars, arrays
+// written ints[...] and reals[...]) and prints the generated function
+// (the whole file with show=all, with its types with show=types; only
+// the lines matching one of the grep patterns with grep=), then the
+// interpreter's result (sdql.Eval) or the IR interpreter's error
+// (lower.Eval, for a program that fails). And
+//
+//	pipeline formats=(A=csr/4x4, x=dense/4) [wrt=x] [func=NAME] [workspace] [show=...] [grep=...]
+//
+// binds the tensors in their formats and generates through the root
+// package (Query.GenerateGo), as `nablasd gen` does. Every kernel is then
+// built and run (in one go build), and must give the printed result, or
+// fail with the printed error.
+func TestGenerate(t *testing.T) {
+	var runs []pending
+	s := sdqltest.New()
+	s.Register("gen", func(t *testing.T, d *datadriven.TestData) string {
+		in, src := sdqltest.MustSplit(t, d)
+		prog, err := sdql.Parse("prog.sdql", src)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		opts := genOptions(t, d, len(runs))
+		k, ir, err := gorun.Generate(prog, gorun.TypesOf(in), lower.Options{}, opts)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		p := pending{where: d.Pos, k: k, in: in}
+		out := show(t, d, k)
+		if _, err := lower.Eval(ir, in); err != nil {
+			p.wantErr = err.Error()
+			out += "error: " + err.Error() + "\n"
+		} else {
+			want, err := sdql.Eval(prog, in)
+			if err != nil {
+				t.Fatalf("%s: the interpreter fails where the IR does not: %v", d.Pos, err)
+			}
+			p.want = want
+			out += "result: " + sdql.FormatValue(want) + "\n"
+		}
+		runs = append(runs, p)
+		return out
+	})
+	s.Register("pipeline", func(t *testing.T, d *datadriven.TestData) string {
+		in, src := sdqltest.MustSplit(t, d)
+		inputs := nablasd.Inputs{}
+		dense := map[string]bool{}
+		for n, v := range in {
+			inputs[n] = v
+		}
+		for _, f := range argList(d, "formats") {
+			name, ten := formatArg(t, d, f, in)
+			inputs[name] = ten
+			dense[name] = ten.Format == formats.Dense || ten.Format == formats.DenseCol
+		}
+		q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: "prog.sdql"})
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		var wrt string
+		if d.HasArg("wrt") {
+			d.ScanArgs(t, "wrt", &wrt)
+		}
+		opts := genOptions(t, d, len(runs))
+		k, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt, Func: opts.Func, Package: "main", Workspace: opts.Workspace})
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		var ws []string
+		if wrt != "" {
+			ws = []string{wrt}
+		}
+		plan, err := q.Plan(ws...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := (&sdql.Interp{}).Run(plan.Program, plan.Info, plan.Bindings)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Pos, err)
+		}
+		runs = append(runs, pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]})
+		return show(t, d, k) + "result: " + sdql.FormatValue(want) + "\n"
+	})
+	s.Run(t, "testdata/*.txt")
+	if testing.Short() {
+		t.Log("-short: not building the generated kernels")
+		return
+	}
+	cases := make([]gorun.Case, len(runs))
+	for i, r := range runs {
+		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in}
+	}
+	results, err := gorun.Run(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range results {
+		r := runs[i]
+		if r.want == nil {
+			if res.Err != nil || res.KernelErr == nil || res.KernelErr.Error() != r.wantErr {
+				t.Errorf("%s: the kernel gives %v %v %v, want the error %s", r.where, res.Err, res.KernelErr, res.Value, r.wantErr)
+			}
+			continue
+		}
+		if d := gorun.Diff(res, r.want, r.asFuncs); d != "" {
+			t.Errorf("%s: %s\n%s", r.where, d, r.k.Source)
+		}
+	}
+}
+
+// genOptions reads func= and workspace; the default name is unique in
+// the build.
+func genOptions(t *testing.T, d *datadriven.TestData, n int) gogen.Options {
+	opts := gogen.Options{Func: fmt.Sprintf("K%d", n), Package: "main", Workspace: d.HasArg("workspace")}
+	if d.HasArg("func") {
+		d.ScanArgs(t, "func", &opts.Func)
+		opts.Func += strconv.Itoa(n)
+	}
+	return opts
+}
+
+// show prints the generated function (show=all: the file; show=types:
+// with the types), or its lines matching grep=(...).
+func show(t *testing.T, d *datadriven.TestData, k *gogen.Kernel) string {
+	src := string(k.Source)
+	var what string
+	if d.HasArg("show") {
+		d.ScanArgs(t, "show", &what)
+	}
+	var out string
+	switch what {
+	case "all":
+		out = src
+	case "types":
+		out = src[strings.Index(src, "\nfunc "+k.Func+"(")+1:]
+		if i := strings.Index(out, "\n// init empties"); i >= 0 {
+			out = out[:i+1]
+		}
+	default:
+		out = function(src, k.Func)
+	}
+	pats := argList(d, "grep")
+	if len(pats) == 0 {
+		return out
+	}
+	var res []*regexp.Regexp
+	for _, p := range pats {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			t.Fatalf("%s: grep: %v", d.Pos, err)
+		}
+		res = append(res, re)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(out, "\n") {
+		for _, re := range res {
+			if re.MatchString(l) {
+				b.WriteString(strings.TrimSpace(l) + "\n")
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// function cuts the kernel's function out of its file.
+func function(src, fn string) string {
+	i := strings.Index(src, "\nfunc "+fn+"(")
+	if i < 0 {
+		return src
+	}
+	out := src[i+1:]
+	if j := strings.Index(out, "\n}\n"); j >= 0 {
+		out = out[:j+3]
+	}
+	return out
+}
+
+func argList(d *datadriven.TestData, key string) []string {
+	for _, a := range d.CmdArgs {
+		if a.Key == key {
+			return a.Vals
+		}
+	}
+	return nil
+}
+
+var formatRE = regexp.MustCompile(`^(\w+)=(\w+)/(\d+)(?:x(\d+))?$`)
+
+// formatArg binds NAME=FORMAT/DIMS: the logical value of NAME (empty when
+// not bound) in that format.
+func formatArg(t *testing.T, d *datadriven.TestData, arg string, in map[string]sdql.Value) (string, *formats.Tensor) {
+	m := formatRE.FindStringSubmatch(arg)
+	if m == nil {
+		t.Fatalf("%s: bad format %q (want NAME=FORMAT/DIMS)", d.Pos, arg)
+	}
+	f, err := formats.ByName(m[2])
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	shape := []int{atoi(m[3])}
+	if m[4] != "" {
+		shape = append(shape, atoi(m[4]))
+	}
+	v, ok := in[m[1]]
+	if !ok {
+		v = sdql.NewDict()
+	}
+	delete(in, m[1])
+	idx := make([][]int, len(shape))
+	var val []float64
+	var walk func(v sdql.Value, coords []int)
+	walk = func(v sdql.Value, coords []int) {
+		var keys []int
+		sdql.Entries(v, func(k int, _ sdql.Value) bool { keys = append(keys, k); return true })
+		sort.Ints(keys)
+		for _, k := range keys {
+			x, _ := sdql.Lookup(v, k)
+			c := append(coords, k)
+			if len(c) == len(shape) {
+				for i := range c {
+					idx[i] = append(idx[i], c[i])
+				}
+				val = append(val, toFloat(x))
+				continue
+			}
+			walk(x, c)
+		}
+	}
+	walk(v, nil)
+	ten, err := formats.FromCoords(shape, idx, val, f)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", d.Pos, m[1], err)
+	}
+	return m[1], ten
+}
+
+func toFloat(v sdql.Value) float64 {
+	switch x := v.(type) {
+	case sdql.Real:
+		return float64(x)
+	case sdql.Int:
+		return float64(x)
+	}
+	return 0
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

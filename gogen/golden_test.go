@@ -1,0 +1,115 @@
+package gogen_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/internal/gorun"
+	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// TestGolden generates Go for every case of lower's golden files
+// (../lower/testdata/kernels.txt and workloads.txt: the loops of the
+// paper's kernels and of the shared workloads, read in place), builds
+// and runs them all in one build, and compares each result with the
+// reference interpreter's (sdql.Interp over the same plan). The files'
+// expected output is lower's (the IR), which this test leaves as it is.
+// Over the formats' arrays no kernel may use a Go map.
+func TestGolden(t *testing.T) {
+	var runs []pending
+	for _, file := range []string{"kernels.txt", "workloads.txt"} {
+		path := filepath.Join("..", "lower", "testdata", file)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "loops" {
+				t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+			}
+			if p, ok := goldenCase(t, d, len(runs)); ok {
+				runs = append(runs, p)
+			}
+			return d.Expected
+		})
+	}
+	if testing.Short() {
+		t.Log("-short: not building the generated kernels")
+		return
+	}
+	if len(runs) == 0 {
+		t.Fatal("no golden case was generated")
+	}
+	cases := make([]gorun.Case, len(runs))
+	for i, r := range runs {
+		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in}
+	}
+	results, err := gorun.Run(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range results {
+		r := runs[i]
+		if d := gorun.Diff(res, r.want, r.asFuncs); d != "" {
+			t.Errorf("%s: %s\n%s", r.where, d, r.k.Source)
+		}
+	}
+}
+
+// goldenCase generates the kernel of one golden case (false: skipped,
+// the shared workloads being absent).
+func goldenCase(t *testing.T, d *datadriven.TestData, n int) (pending, bool) {
+	in, src := sdqltest.MustSplit(t, d)
+	if d.HasArg("workload") {
+		var name string
+		d.ScanArgs(t, "workload", &name)
+		b, err := os.ReadFile(filepath.Join("..", "..", "shared", "workloads", name+".sdql"))
+		if err != nil {
+			t.Skipf("%s: workload %s: %v (../shared absent?)", d.Pos, name, err)
+			return pending{}, false
+		}
+		src = string(b)
+	}
+	inputs := nablasd.Inputs{}
+	for n, v := range in {
+		inputs[n] = v
+	}
+	dense := map[string]bool{}
+	for _, f := range argList(d, "formats") {
+		name, ten := formatArg(t, d, f, in)
+		inputs[name] = ten
+		dense[name] = ten.Format == formats.Dense || ten.Format == formats.DenseCol
+	}
+	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: "prog.sdql"})
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	var wrt string
+	if d.HasArg("wrt") {
+		d.ScanArgs(t, "wrt", &wrt)
+	}
+	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt, Func: fmt.Sprintf("G%d", n), Package: "main"})
+	if err != nil {
+		t.Errorf("%s: %v", d.Pos, err)
+		return pending{}, false
+	}
+	if strings.Contains(string(k.Source), "map[") {
+		t.Errorf("%s: the kernel over formats uses a Go map:\n%s", d.Pos, k.Source)
+	}
+	var ws []string
+	if wrt != "" {
+		ws = []string{wrt}
+	}
+	plan, err := q.Plan(ws...)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	want, err := (&sdql.Interp{}).Run(plan.Program, plan.Info, plan.Bindings)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	return pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]}, true
+}

@@ -1,0 +1,518 @@
+package gogen
+
+import (
+	"github.com/nablasd/nablasd/lower"
+)
+
+// Range loops. A For is a Go for loop, with two rewrites that Go's
+// compiler cannot make itself and that hand-written loops make:
+//
+//   - Segments. A loop over positions p in lo..hi whose body reads arrays
+//     at p on every iteration runs over the segments A[lo:hi] instead,
+//     with one index: Go then checks no bounds in the loop but the
+//     gathers' and scatters' (a CSR row: for k := range idx { j :=
+//     idx[k]; v := val[k] ... }).
+//   - Segment stores. A positions insert at the loop's position p (a
+//     result stored on an input's positions, lower.Insert.At) whose
+//     values are stored only at the inserted position marks and stores
+//     through segments of the tensor's Present and Vals too.
+//   - Flattening. A loop over the rows i of a compressed level whose body
+//     is only the loop over the row's positions pos[i]..pos[i+1], not
+//     reading i, is one loop over pos[lo]..pos[hi]: the format's pos
+//     array grows monotonically.
+
+func (g *gen) forStmt(s *lower.For) {
+	accs := g.promote(s) // accum.go
+	defer g.flush(accs)
+	if g.flatten(s) {
+		return
+	}
+	lo := g.exprAs(s.Lo, lower.Int)
+	hi := g.bound(s.Hi, s.Body)
+	g.loop(s.V, lo, hi, s.Body)
+}
+
+// bound returns a loop's upper bound as a Go expression evaluated once:
+// the expression itself when the body cannot change it, else a
+// temporary.
+func (g *gen) bound(e lower.Expr, body lower.Stmt) string {
+	c := g.code(e, lower.Int)
+	invariant := false
+	switch x := e.(type) {
+	case *lower.Const, *lower.Len:
+		invariant = true
+	case *lower.Ref:
+		invariant = !writes(body, x.V)
+	}
+	if invariant && c.prec == precPrimary {
+		return c.s
+	}
+	t := g.loc.name("n")
+	g.line("%s := %s", t, c.s)
+	return t
+}
+
+// writes reports whether a statement sets v.
+func writes(s lower.Stmt, v *lower.Var) bool {
+	found := false
+	lower.WalkStmts(s, func(x lower.Stmt) {
+		switch x := x.(type) {
+		case *lower.Let:
+			found = found || x.V == v
+		case *lower.Assign:
+			found = found || x.V == v
+		case *lower.For:
+			found = found || x.V == v
+		case *lower.ForLevel:
+			found = found || x.Key == v || x.Pos == v
+		case *lower.Search:
+			found = found || x.Pos == v
+		case *lower.Insert:
+			found = found || x.Pos == v
+		case *lower.Locate:
+			found = found || x.Pos == v
+		}
+	})
+	return found
+}
+
+// loop emits the loop of v over lo..hi (Go expressions, hi evaluated
+// once) running body.
+func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
+	var segs []*lower.Array
+	var stores []*lower.Insert
+	if lo != "0" { // from 0, the arrays' lengths (lenFact) serve as well
+		segs = g.segmentArrays(v, body)
+	}
+	if !g.hoisted[v] && !g.visible(v) && !writes(body, v) {
+		stores = g.segmentStores(v, body)
+	}
+	if len(segs) == 0 && len(stores) == 0 {
+		name := g.vars[v]
+		bind := func() { g.declare(v) }
+		if g.visible(v) {
+			name = g.loc.name(v.Name)
+			bind = func() { g.bind(v, name) }
+		}
+		g.line("for %s := %s; %s < %s; %s++ {", name, lo, name, hi, name)
+		g.body(body, bind)
+		g.line("}")
+		return
+	}
+	if !isSimple(lo) {
+		t := g.loc.name("lo")
+		g.line("%s := %s", t, lo)
+		lo = t
+	}
+	if !isSimple(hi) {
+		t := g.loc.name("hi")
+		g.line("%s := %s", t, hi)
+		hi = t
+	}
+	g.line("if %s < %s {", lo, hi)
+	var names []string
+	for _, a := range segs {
+		n := g.loc.name(g.arrays[a] + "Seg")
+		names = append(names, n)
+		g.line("%s := %s[%s:%s]", n, g.arrays[a], lo, hi)
+	}
+	k := g.loc.name("k")
+	excluded := map[lower.Expr]bool{}
+	for _, x := range stores {
+		ti := g.ts[x.T]
+		pres := g.loc.name(ti.local[presentField(x.Level)] + "Seg")
+		names = append(names, pres)
+		g.line("%s := %s[%s:%s]", pres, ti.f(presentField(x.Level)), lo, hi)
+		g.segInsert[x] = pres + "[" + k + "]"
+		excluded[x.At] = true
+		if x.Pos != nil && g.read[x.Pos] {
+			vals := g.loc.name(ti.local[valsField] + "Seg")
+			g.line("%s := %s[%s:%s]", vals, ti.f(valsField), lo, hi)
+			g.segStore[x.Pos] = vals + "[" + k + "]"
+		}
+	}
+	g.line("for %s := range %s {", k, names[0])
+	for i, a := range segs {
+		g.override[loadKey{a, v}] = names[i] + "[" + k + "]"
+	}
+	g.unsync(nil)
+	g.push()
+	if g.readOutside(v, body, segs, excluded) {
+		g.bind(v, lo+" + "+k)
+	}
+	g.stmt(body)
+	g.pop()
+	for _, a := range segs {
+		delete(g.override, loadKey{a, v})
+	}
+	for _, x := range stores {
+		delete(g.segInsert, x)
+		if x.Pos != nil {
+			delete(g.segStore, x.Pos)
+		}
+	}
+	g.unsync(nil)
+	g.line("}")
+	g.line("}")
+}
+
+// segmentArrays lists the arrays body reads at v on every iteration (in
+// a statement of its top level, evaluated eagerly, before any statement
+// that may fail), in the order first read.
+func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []*lower.Array {
+	if g.hoisted[v] || g.visible(v) || writes(body, v) {
+		return nil
+	}
+	var out []*lower.Array
+	seen := map[*lower.Array]bool{}
+	add := func(e lower.Expr) {
+		eagerLoads(e, v, func(a *lower.Array) {
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		})
+	}
+	for _, s := range topLevel(body) {
+		if !g.live(s) || mayFail(s) {
+			if mayFail(s) {
+				break
+			}
+			continue
+		}
+		switch s := s.(type) {
+		case *lower.Let:
+			add(s.X)
+		case *lower.Assign:
+			add(s.X)
+		case *lower.Store:
+			add(s.Pos)
+			add(s.X)
+		case *lower.Insert:
+			for _, e := range insertExprs(s) {
+				add(e)
+			}
+		case *lower.If:
+			add(s.Cond)
+		case *lower.Locate:
+			add(s.Parent)
+			add(s.Key)
+		case *lower.Search:
+			add(s.Lo)
+			add(s.Hi)
+			add(s.Key)
+		case *lower.ForLevel:
+			add(s.Parent)
+		case *lower.For:
+			add(s.Lo)
+			add(s.Hi)
+		}
+	}
+	return out
+}
+
+// topLevel lists the statements of a block, flattening nested blocks.
+func topLevel(s lower.Stmt) []lower.Stmt {
+	switch s := s.(type) {
+	case nil:
+		return nil
+	case *lower.Block:
+		var out []lower.Stmt
+		for _, x := range s.List {
+			out = append(out, topLevel(x)...)
+		}
+		return out
+	}
+	return []lower.Stmt{s}
+}
+
+// mayFail reports whether a statement contains a Fail.
+func mayFail(s lower.Stmt) bool {
+	found := false
+	lower.WalkStmts(s, func(x lower.Stmt) {
+		if _, ok := x.(*lower.Fail); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// eagerLoads calls add for every array e reads at v whenever e is
+// evaluated (not in a Select's branches or the right side of && and ||).
+func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array)) {
+	switch x := e.(type) {
+	case *lower.Load:
+		if r, ok := x.Index.(*lower.Ref); ok && r.V == v {
+			add(x.A)
+		}
+		eagerLoads(x.Index, v, add)
+	case *lower.Unary:
+		eagerLoads(x.X, v, add)
+	case *lower.Binary:
+		eagerLoads(x.X, v, add)
+		if x.Op != lower.And && x.Op != lower.Or {
+			eagerLoads(x.Y, v, add)
+		}
+	case *lower.Call:
+		for _, a := range x.Args {
+			eagerLoads(a, v, add)
+		}
+	case *lower.Select:
+		eagerLoads(x.Cond, v, add)
+	case *lower.ValAt:
+		eagerLoads(x.Pos, v, add)
+	}
+}
+
+// segmentStores lists the positions inserts of body at v that can mark
+// and store through segments: at the top level of body (so run on every
+// iteration, before anything that may fail), into a tensor the function
+// builds, the only statement of body inserting into or initializing that
+// tensor, with the inserted position read only as the position of
+// stores into its last level (not after the loop).
+func (g *gen) segmentStores(v *lower.Var, body lower.Stmt) []*lower.Insert {
+	var out []*lower.Insert
+	for _, s := range topLevel(body) {
+		if mayFail(s) {
+			break
+		}
+		x, ok := s.(*lower.Insert)
+		if !ok || x.At == nil || !isRefTo(x.At, v) || x.T.Input || x.T.Levels[x.Level].Storage != lower.Positions {
+			continue
+		}
+		if _, ok := g.ts[x.T].local[presentField(x.Level)]; !ok {
+			continue
+		}
+		if g.segmentable(x, body) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// segmentable checks the conditions of segmentStores on body's
+// statements other than the insert x.
+func (g *gen) segmentable(x *lower.Insert, body lower.Stmt) bool {
+	q := x.Pos
+	if q != nil && (g.hoisted[q] || writes(body, q) && !writesOnly(body, q, x)) {
+		return false
+	}
+	last := x.Level == x.T.Order()-1
+	ok := true
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		switch s := s.(type) {
+		case *lower.Insert:
+			if s != x && s.T == x.T {
+				ok = false
+			}
+		case *lower.Init:
+			if s.T == x.T {
+				ok = false
+			}
+		case *lower.Store:
+			if q != nil && isRefTo(s.Pos, q) && (s.T != x.T || !last) {
+				ok = false
+			}
+		}
+	})
+	if !ok || q == nil || !g.read[q] {
+		return ok
+	}
+	// q is read only as the position of those stores
+	reads := 0
+	g.walkLive(body, func(e lower.Expr) {
+		lower.WalkExpr(e, func(y lower.Expr) {
+			if isRefTo(y, q) {
+				reads++
+			}
+		})
+	})
+	stores := 0
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		if st, ok := s.(*lower.Store); ok && isRefTo(st.Pos, q) {
+			stores++
+		}
+	})
+	return reads == stores
+}
+
+// writesOnly reports whether x is the only statement of body setting v.
+func writesOnly(body lower.Stmt, v *lower.Var, x *lower.Insert) bool {
+	n := 0
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		switch s := s.(type) {
+		case *lower.Let:
+			if s.V == v {
+				n++
+			}
+		case *lower.Assign:
+			if s.V == v {
+				n++
+			}
+		case *lower.For:
+			if s.V == v {
+				n++
+			}
+		case *lower.ForLevel:
+			if s.Key == v || s.Pos == v {
+				n++
+			}
+		case *lower.Search:
+			if s.Pos == v {
+				n++
+			}
+		case *lower.Locate:
+			if s.Pos == v {
+				n++
+			}
+		case *lower.Insert:
+			if s.Pos == v && s != x {
+				n++
+			}
+		}
+	})
+	return n == 0
+}
+
+// readOutside reports whether the live statements of body read v other
+// than as the index of a load from one of the segments or as one of the
+// excluded expressions (the positions of segment stores).
+func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []*lower.Array, excluded map[lower.Expr]bool) bool {
+	inSeg := map[*lower.Array]bool{}
+	for _, a := range segs {
+		inSeg[a] = true
+	}
+	var reads func(e lower.Expr) bool
+	reads = func(e lower.Expr) bool {
+		if excluded[e] {
+			return false
+		}
+		switch x := e.(type) {
+		case *lower.Ref:
+			return x.V == v
+		case *lower.Load:
+			if r, ok := x.Index.(*lower.Ref); ok && r.V == v && inSeg[x.A] {
+				return false
+			}
+			return reads(x.Index)
+		case *lower.Unary:
+			return reads(x.X)
+		case *lower.Binary:
+			return reads(x.X) || reads(x.Y)
+		case *lower.Call:
+			for _, a := range x.Args {
+				if reads(a) {
+					return true
+				}
+			}
+		case *lower.Select:
+			return reads(x.Cond) || reads(x.Then) || reads(x.Else)
+		case *lower.ValAt:
+			return reads(x.Pos)
+		}
+		return false
+	}
+	found := false
+	g.walkLive(body, func(e lower.Expr) {
+		found = found || reads(e)
+	})
+	return found
+}
+
+// flatten emits a loop over the rows of a compressed level that only
+// loops over each row's positions as one loop over all their positions,
+// and reports whether it did.
+func (g *gen) flatten(s *lower.For) bool {
+	if g.hoisted[s.V] {
+		return false
+	}
+	stmts := topLevel(s.Body)
+	if len(stmts) == 0 {
+		return false
+	}
+	inner, ok := stmts[len(stmts)-1].(*lower.For)
+	if !ok {
+		return false
+	}
+	lets := map[*lower.Var]lower.Expr{}
+	for _, x := range stmts[:len(stmts)-1] {
+		let, ok := x.(*lower.Let)
+		if !ok {
+			return false
+		}
+		if g.read[let.V] {
+			if g.hoisted[let.V] {
+				return false
+			}
+			lets[let.V] = let.X
+		}
+	}
+	resolve := func(e lower.Expr) lower.Expr {
+		if r, ok := e.(*lower.Ref); ok {
+			if x, ok := lets[r.V]; ok {
+				return x
+			}
+		}
+		return e
+	}
+	lo, ok1 := resolve(inner.Lo).(*lower.Load)
+	hi, ok2 := resolve(inner.Hi).(*lower.Load)
+	if !ok1 || !ok2 || lo.A != hi.A || !isRefTo(lo.Index, s.V) || !isNext(hi.Index, s.V) {
+		return false
+	}
+	p := lo.A
+	if p.Level == nil || p.Level.Kind != "compressed" || p.Level.Pos != p.Name {
+		return false
+	}
+	// the lets serve the bounds only, and the body reads neither them nor
+	// the row
+	for v := range lets {
+		if !isRefTo(inner.Lo, v) && !isRefTo(inner.Hi, v) || g.readIn(inner.Body, v) {
+			return false
+		}
+	}
+	if g.readIn(inner.Body, s.V) || writes(inner.Body, s.V) {
+		return false
+	}
+	first := g.simple(s.Lo, lower.Int, "lo")
+	last := g.bound(s.Hi, s.Body)
+	g.line("if %s < %s {", first, last)
+	a := g.arrays[p]
+	l, h := g.loc.name("lo"), g.loc.name("hi")
+	g.line("%s, %s := %s[%s], %s[%s]", l, h, a, first, a, last)
+	g.loop(inner.V, l, h, inner.Body)
+	g.unsync(nil)
+	g.line("}")
+	return true
+}
+
+// readIn reports whether the live statements of s read v.
+func (g *gen) readIn(s lower.Stmt, v *lower.Var) bool {
+	found := false
+	g.walkLive(s, func(e lower.Expr) {
+		lower.WalkExpr(e, func(x lower.Expr) {
+			if r, ok := x.(*lower.Ref); ok && r.V == v {
+				found = true
+			}
+		})
+	})
+	return found
+}
+
+func isRefTo(e lower.Expr, v *lower.Var) bool {
+	r, ok := e.(*lower.Ref)
+	return ok && r.V == v
+}
+
+// isNext reports whether e is v + 1 (or 1 + v).
+func isNext(e lower.Expr, v *lower.Var) bool {
+	b, ok := e.(*lower.Binary)
+	if !ok || b.Op != lower.Add {
+		return false
+	}
+	one := func(x lower.Expr) bool {
+		c, ok := x.(*lower.Const)
+		return ok && c.K == lower.Int && c.I == 1
+	}
+	return isRefTo(b.X, v) && one(b.Y) || one(b.X) && isRefTo(b.Y, v)
+}

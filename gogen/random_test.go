@@ -1,0 +1,231 @@
+package gogen_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/internal/gorun"
+	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// randomCount is the number of random programs: NABLASD_GOGEN_N, else def
+// (a fifth with -short).
+func randomCount(def int) int {
+	if s := os.Getenv("NABLASD_GOGEN_N"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			return n
+		}
+	}
+	if testing.Short() {
+		return def / 5
+	}
+	return def
+}
+
+// randomCase is a generated kernel with its inputs and the interpreter's
+// result.
+type randomCase struct {
+	src  string
+	prog sdql.Expr
+	ir   *lower.Program
+	in   map[string]sdql.Value
+	want sdql.Value
+	k    *gogen.Kernel
+}
+
+// TestRandomPrograms: random logical programs over dictionary inputs, and
+// their fuse-optimized physical programs over every storage format,
+// lowered, generated as Go, built (all in one go build) and run, give the
+// reference interpreter's dictionary. Every other kernel keeps its
+// intermediates in a workspace; some are lowered without dense levels or
+// views.
+func TestRandomPrograms(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	n := randomCount(300)
+	var cases []randomCase
+	for i := 0; i < n; i++ {
+		cases = append(cases, programCases(t, r, i, len(cases))...)
+	}
+	checkCases(t, cases)
+}
+
+// FuzzGenerate generates one random program per input (a seed and an
+// index), lowered and generated as TestRandomPrograms does, over
+// dictionaries and over formats, then builds and runs its kernels.
+func FuzzGenerate(f *testing.F) {
+	for i := 0; i < 4; i++ {
+		f.Add(uint64(1), uint32(i))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, i uint32) {
+		r := rand.New(rand.NewPCG(seed, uint64(i)))
+		if cases := programCases(t, r, int(i), 0); len(cases) > 0 {
+			checkCases(t, cases)
+		}
+	})
+}
+
+// programCases generates program i from r and its kernels: over
+// dictionaries, and optimized over formats (the formats rotating with i);
+// the kernels are numbered from first.
+func programCases(t *testing.T, r *rand.Rand, i, first int) []randomCase {
+	t.Helper()
+	types := map[string]sdql.Type{"V": sdql.Tensor(1), "W": sdql.Tensor(1), "M": sdql.Tensor(2), "s": sdql.RealType}
+	var cases []randomCase
+	add := func(src string, prog sdql.Expr, ptypes map[string]sdql.Type, in map[string]sdql.Value, want sdql.Value, lopts lower.Options) {
+		n := first + len(cases)
+		k, ir, err := gorun.Generate(prog, ptypes, lopts, gogen.Options{Func: fmt.Sprintf("K%d", n), Package: "main", Workspace: n%2 == 1})
+		if err != nil {
+			t.Fatalf("program %d: %v\n%s", i, err, src)
+		}
+		cases = append(cases, randomCase{src: src, prog: prog, ir: ir, in: in, want: want, k: k})
+	}
+	g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
+	src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
+	in := sdqltest.GenInputs(r)
+	prog := sdql.MustParse(src)
+	want, err := evalTyped(prog, in, types)
+	if err != nil {
+		return nil
+	}
+	add(src, prog, types, in, want, lower.Options{})
+	round := i % 7
+	ts := map[string]*formats.Tensor{}
+	for j, name := range []string{"M", "V", "W"} {
+		shape := []int{5}
+		if name == "M" {
+			shape = []int{4, 5}
+		}
+		fs := formats.ForOrder(len(shape))
+		ts[name] = tensorFrom(t, in[name], shape, fs[(round+j)%len(fs)])
+	}
+	phys, logical, cfg := bindFormats(t, ts, in["s"])
+	want, err = evalTyped(prog, logical, types)
+	if err != nil {
+		return cases
+	}
+	res, err := fuse.Optimize(prog, cfg)
+	if err != nil {
+		t.Fatalf("program %d: optimize: %v\n%s", i, err, src)
+	}
+	fs := map[string]lower.Format{}
+	for n, x := range ts {
+		fs[n] = lower.Format{Format: x.Format, Order: x.Order()}
+	}
+	// every third program hashes every level, every fifth builds every
+	// let-bound dictionary (the ablations' lowerings)
+	add(src+"\n(optimized)\n"+sdql.Print(res.Program), res.Program, gorun.TypesOf(phys), phys, want,
+		lower.Options{Formats: fs, NoDense: i%3 == 1, NoViews: i%5 == 2})
+	return cases
+}
+
+// checkCases builds and runs the cases and compares each with the
+// interpreter.
+func checkCases(t *testing.T, cases []randomCase) {
+	t.Helper()
+	gc := make([]gorun.Case, len(cases))
+	for i, c := range cases {
+		gc[i] = gorun.Case{Name: fmt.Sprintf("case %d", i), Kernel: c.k, Inputs: c.in}
+	}
+	results, err := gorun.Run(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i, res := range results {
+		if d := gorun.Diff(res, cases[i].want, false); d != "" {
+			bad++
+			if bad <= 3 {
+				t.Errorf("case %d: %s\ninputs: %v\n%s\n%s\n%s", i, d, inputsString(cases[i].in), cases[i].src, lower.Print(cases[i].ir), cases[i].k.Source)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d cases disagree", bad, len(cases))
+	}
+	t.Logf("%d kernels built and run", len(cases))
+}
+
+func evalTyped(prog sdql.Expr, in map[string]sdql.Value, types map[string]sdql.Type) (sdql.Value, error) {
+	info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
+	if err != nil {
+		return nil, err
+	}
+	return (&sdql.Interp{}).Run(prog, info, in)
+}
+
+func tensorFrom(t *testing.T, v sdql.Value, shape []int, f formats.Format) *formats.Tensor {
+	t.Helper()
+	idx := make([][]int, len(shape))
+	var val []float64
+	var walk func(v sdql.Value, coords []int)
+	walk = func(v sdql.Value, coords []int) {
+		sdql.Entries(v, func(k int, x sdql.Value) bool {
+			c := append(coords, k)
+			if len(c) == len(shape) {
+				for m := range c {
+					idx[m] = append(idx[m], c[m])
+				}
+				val = append(val, float64(x.(sdql.Real)))
+				return true
+			}
+			walk(x, c)
+			return true
+		})
+	}
+	walk(v, nil)
+	ten, err := formats.FromCoords(shape, idx, val, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ten
+}
+
+// bindFormats binds tensors as their arrays and describes them to fuse as
+// the pipeline does.
+func bindFormats(t *testing.T, ts map[string]*formats.Tensor, s sdql.Value) (phys, logical map[string]sdql.Value, cfg *fuse.Config) {
+	phys = map[string]sdql.Value{"s": s}
+	logical = map[string]sdql.Value{"s": s}
+	cfg = &fuse.Config{Inputs: map[string]sdql.Type{"s": sdql.RealType}, Dense: map[string]bool{}, Dims: map[string][]int{}, Stats: fuse.Stats{}}
+	storage := map[string]fuse.Storage{}
+	for n, x := range ts {
+		logical[n] = formats.ToValue(x)
+		cfg.Inputs[n] = sdql.Tensor(x.Order())
+		cfg.Dims[n] = x.Shape
+		cfg.Stats[n] = x.Fanout()
+		if x.Format == formats.Dense || x.Format == formats.DenseCol {
+			cfg.Dense[n] = true
+		}
+		storage[n] = fuse.Storage{Format: x.Format, Order: x.Order()}
+		arrays, err := formats.Bind(x, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range arrays {
+			phys[k] = v
+		}
+	}
+	defs, types, err := fuse.Definitions(storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Defs, cfg.PhysInputs, cfg.PhysStats = defs, types, fuse.StatsOf(phys)
+	return phys, logical, cfg
+}
+
+func inputsString(in map[string]sdql.Value) string {
+	s := ""
+	for _, n := range []string{"M", "V", "W", "s"} {
+		if v, ok := in[n]; ok {
+			s += n + "=" + sdql.FormatValue(v) + " "
+		}
+	}
+	return s
+}

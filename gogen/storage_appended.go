@@ -1,0 +1,89 @@
+package gogen
+
+import (
+	"github.com/nablasd/nablasd/lower"
+)
+
+// Appended levels (a last level whose parents each get their children in
+// one burst, lower.Appended): a PFXAppended (runtime.go) numbers the
+// children in insertion order, so each parent's are consecutive, and
+// marks the keys of the parent being filled (Gustavson's workspace, its
+// rows appended to a compressed result). An insert is inline: a new
+// parent begins its burst (the previous one's marks are cleared), the
+// key's mark gives its child, or the key is appended with a zero value.
+// Its keys, marks and current parent are locals of the function.
+
+// The hoisted fields of an appended level.
+func appKeys(lv int) string  { return appField(lv) + ".Keys" }
+func appMark(lv int) string  { return appField(lv) + ".Mark" }
+func appCur(lv int) string   { return appField(lv) + ".Cur" }
+func appFirst(lv int) string { return appField(lv) + ".First" }
+
+func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
+	lv := s.Level
+	q := g.simple(s.Parent, lower.Int, "q")
+	k := g.simple(s.Key, lower.Int, "k")
+	keys, mark, cur, first := ti.f(appKeys(lv)), ti.f(appMark(lv)), ti.f(appCur(lv)), ti.f(appFirst(lv))
+	// Start and End stay in the struct: only a new burst reads them, and
+	// parents, which grows them, touches nothing else
+	lvl := ti.ptr + "." + appField(lv)
+	start, end := lvl+".Start", lvl+".End"
+	// a new parent: the current burst ends, q's begins
+	g.line("if %s != %s+1 {", cur, q)
+	g.line("if %s != 0 {\n%s[%s-1] = len(%s)\n}", cur, end, cur, keys)
+	g.line("if uint(%s) >= uint(len(%s)) {", q, start)
+	g.line("if %s < 0 {", q)
+	g.returnErr(g.errorf("internal error: the parent %d of an appended level is negative", q))
+	g.line("}")
+	g.line("%s.parents(%s)", lvl, q)
+	g.line("}")
+	g.line("if %s[%s] != 0 {", start, q)
+	g.returnErr(g.errorf("internal error: the parent %d of an appended level is filled twice", q))
+	g.line("}")
+	g.line("%s[%s] = len(%s) + 1", start, q, keys)
+	g.line("%s, %s = len(%s), %s+1", first, cur, keys, q)
+	g.line("}")
+	g.line("if uint(%s) >= uint(len(%s)) {", k, mark)
+	g.line("if %s < 0 {", k)
+	g.returnErr(g.errorf("key %d of an appended level is negative", k))
+	g.line("}")
+	g.line("%s = %s.grown(%s, %s)", mark, lvl, mark, k)
+	g.line("}")
+	c := g.loc.name("c")
+	g.line("%s := int(%s[%s]) - 1", c, mark, k)
+	g.line("if %s < %s {", c, first)
+	g.line("%s = len(%s)", c, keys)
+	g.line("%s = append(%s, %s)", keys, keys, k)
+	g.line("%s[%s] = int32(%s + 1)", mark, k, c)
+	if lv == s.T.Order()-1 {
+		vals := ti.f(valsField)
+		g.line("%s = append(%s, %s)", vals, vals, zeroOf(s.T.Leaf))
+	}
+	g.line("}")
+	g.bind(s.Pos, c)
+}
+
+func (g *gen) appendedLocate(ti *tinfo, s *lower.Locate) {
+	q := g.exprAs(s.Parent, lower.Int)
+	k := g.exprAs(s.Key, lower.Int)
+	g.syncOut(ti)
+	c := g.posName(s.Pos)
+	g.line("if %s, ok := %s.%s.find(%s, %s); ok {", c, ti.ptr, appField(s.Level), q, k)
+	g.body(s.Body, func() { g.bind(s.Pos, c) })
+	g.line("}")
+}
+
+func (g *gen) appendedForLevel(ti *tinfo, s *lower.ForLevel) {
+	q := g.exprAs(s.Parent, lower.Int)
+	g.syncOut(ti)
+	lo, hi := g.loc.name("lo"), g.loc.name("hi")
+	g.line("%s, %s := %s.%s.span(%s)", lo, hi, ti.ptr, appField(s.Level), q)
+	c := g.loc.name("c")
+	keys := ti.f(appKeys(s.Level))
+	g.line("for %s := %s; %s < %s; %s++ {", c, lo, c, hi, c)
+	g.body(s.Body, func() {
+		g.bind(s.Key, keys+"["+c+"]")
+		g.bind(s.Pos, c)
+	})
+	g.line("}")
+}

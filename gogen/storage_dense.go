@@ -1,0 +1,118 @@
+package gogen
+
+import (
+	"github.com/nablasd/nablasd/lower"
+)
+
+// Dense levels: keys 0..N-1, the child of parent position q at key k is
+// q*N + k; without Full, Present marks the children that exist. Level 0
+// grows (grow0) when a key past N arrives, unless it is full: a full
+// level's extent is the result's known shape, and a key past it is an
+// error.
+
+// denseChild is the child position of parent at key k in level lv.
+func (g *gen) denseChild(ti *tinfo, lv int, parent lower.Expr, k string) string {
+	if isZero(parent) {
+		return k
+	}
+	q := g.simple(parent, lower.Int, "q")
+	c := g.loc.name("c")
+	g.line("%s := %s*%s + %s", c, q, ti.f(nField(lv)), k)
+	return c
+}
+
+func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
+	lv, l := s.Level, s.T.Levels[s.Level]
+	k := g.simple(s.Key, lower.Int, "k")
+	n := ti.f(nField(lv))
+	switch {
+	case l.Full:
+		bound := n
+		if lv == 0 && s.T.Order() == 1 && isZero(s.Parent) {
+			// vals has exactly N entries: checking against it lets Go
+			// drop the bounds check of the store that follows
+			bound = "len(" + ti.f(valsField) + ")"
+		}
+		g.line("if uint(%s) >= uint(%s) {", k, bound)
+		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", k, n+"-1"))
+		g.line("}")
+	case lv == 0:
+		g.line("if uint(%s) >= uint(%s) {", k, n)
+		g.line("if %s < 0 {", k)
+		g.returnErr(g.errorf("key %d of a dense result is negative", k))
+		g.line("}")
+		g.syncOut(ti)
+		g.line("%s.grow0(%s)", ti.ptr, k)
+		g.syncIn(ti)
+		g.line("}")
+		g.unsync(ti)
+	default:
+		g.line("if uint(%s) >= uint(%s) {", k, n)
+		g.returnErr(g.errorf("key %d out of range 0..%d of a dense level", k, n+"-1"))
+		g.line("}")
+	}
+	c := g.denseChild(ti, lv, s.Parent, k)
+	if !l.Full {
+		g.line("%s[%s] = true", ti.f(presentField(lv)), c)
+	}
+	g.bind(s.Pos, c)
+}
+
+func (g *gen) denseLocate(ti *tinfo, s *lower.Locate) {
+	lv, l := s.Level, s.T.Levels[s.Level]
+	k := g.simple(s.Key, lower.Int, "k")
+	// the child position is needed for the presence check or the body
+	need := !l.Full || s.Pos != nil && g.read[s.Pos]
+	var q string
+	if need && !isZero(s.Parent) {
+		q = g.simple(s.Parent, lower.Int, "q")
+	}
+	n := ti.f(nField(lv))
+	g.line("if uint(%s) < uint(%s) {", k, n)
+	c := k
+	if q != "" {
+		c = g.loc.name("c")
+		g.line("%s := %s*%s + %s", c, q, n, k)
+	}
+	if l.Full {
+		g.body(s.Body, func() { g.bind(s.Pos, c) })
+	} else {
+		g.line("if %s[%s] {", ti.f(presentField(lv)), c)
+		g.body(s.Body, func() { g.bind(s.Pos, c) })
+		g.line("}")
+	}
+	g.line("}")
+}
+
+func (g *gen) denseForLevel(ti *tinfo, s *lower.ForLevel) {
+	lv, l := s.Level, s.T.Levels[s.Level]
+	var base string
+	if !isZero(s.Parent) {
+		q := g.simple(s.Parent, lower.Int, "q")
+		base = g.loc.name("base")
+		g.line("%s := %s*%s", base, q, ti.f(nField(lv)))
+	}
+	// the extent when the loop starts (the body may grow the level)
+	n := g.loc.name("n")
+	g.line("%s := %s", n, ti.f(nField(lv)))
+	k, bindKey := g.loopKey(s.Key, "k")
+	g.line("for %s := 0; %s < %s; %s++ {", k, k, n, k)
+	g.unsync(nil)
+	g.push()
+	if bindKey != nil {
+		bindKey()
+	}
+	c := k
+	if base != "" {
+		c = g.loc.name("c")
+		g.line("%s := %s + %s", c, base, k)
+	}
+	if !l.Full {
+		g.line("if !%s[%s] {\ncontinue\n}", ti.f(presentField(lv)), c)
+	}
+	g.bind(s.Pos, c)
+	g.stmt(s.Body)
+	g.pop()
+	g.unsync(nil)
+	g.line("}")
+}

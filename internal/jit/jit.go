@@ -1,0 +1,171 @@
+// Package jit turns generated Go source into native code inside the
+// running process: it builds the source as a Go plugin with the Go
+// toolchain the process was built with (go build -buildmode=plugin),
+// keeps the built plugin in a cache keyed by the source and the toolchain,
+// and opens it (package plugin). This is how TACO runs its generated C;
+// here the generated code is gogen's, and the toolchain Go's.
+//
+// Plugins need cgo (a C compiler when the host binary is built) and the
+// same toolchain and build flags for the plugin as for the host (a binary
+// built with -race gets plugins built with -race; one built with -cover or
+// -trimpath cannot load them). Every such case is an error from Load, never a crash, so
+// callers can fall back to another executor.
+package jit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"plugin"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// CacheDir is where built plugins are kept: $NABLASD_JIT_CACHE, else
+// nablasd/jit under the user's cache directory (os.UserCacheDir), else
+// under the temporary directory.
+func CacheDir() string {
+	if d := os.Getenv("NABLASD_JIT_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "nablasd", "jit")
+	}
+	return filepath.Join(os.TempDir(), "nablasd-jit")
+}
+
+var (
+	mu     sync.Mutex
+	opened = map[string]*plugin.Plugin{}
+)
+
+// Load builds src, the source of a package main, into a plugin (or finds
+// it built in the cache), opens it and returns the named symbols. The
+// plugin's package path is unique to the source, so any number of
+// different sources can be loaded into one process; loading the same
+// source again returns the same plugin.
+func Load(src []byte, symbols ...string) (map[string]plugin.Symbol, error) {
+	key := Key(src)
+	mu.Lock()
+	p := opened[key]
+	mu.Unlock()
+	if p == nil {
+		path, err := build(key, src)
+		if err != nil {
+			return nil, err
+		}
+		if p, err = plugin.Open(path); err != nil {
+			return nil, fmt.Errorf("jit: %v", err)
+		}
+		mu.Lock()
+		opened[key] = p
+		mu.Unlock()
+	}
+	out := make(map[string]plugin.Symbol, len(symbols))
+	for _, s := range symbols {
+		v, err := p.Lookup(s)
+		if err != nil {
+			return nil, fmt.Errorf("jit: %v", err)
+		}
+		out[s] = v
+	}
+	return out, nil
+}
+
+// Key is the cache key of a source: a hash of it and of the toolchain.
+func Key(src []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s/%s race=%v\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, raceBuild)
+	h.Write(src)
+	return hex.EncodeToString(h.Sum(nil))[:24]
+}
+
+// goTool is the go command of the toolchain that built this process, or
+// the one on PATH.
+func goTool() string {
+	if root := runtime.GOROOT(); root != "" {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "go"
+}
+
+// build returns the path of the plugin of src, building it into the cache
+// if it is not there.
+func build(key string, src []byte) (string, error) {
+	dir := filepath.Join(CacheDir(), key)
+	so := filepath.Join(dir, "kernel.so")
+	if _, err := os.Stat(so); err == nil {
+		return so, nil
+	}
+	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+		return "", fmt.Errorf("jit: the cache: %v", err)
+	}
+	tmp, err := os.MkdirTemp(CacheDir(), "build-")
+	if err != nil {
+		return "", fmt.Errorf("jit: the cache: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	mod := fmt.Sprintf("module nablasd.jit/k%s\n\ngo 1.21\n", key)
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(mod), 0o644); err != nil {
+		return "", fmt.Errorf("jit: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "kernel.go"), src, 0o644); err != nil {
+		return "", fmt.Errorf("jit: %v", err)
+	}
+	args := []string{"build", "-buildmode=plugin"}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(goTool(), append(args, "-o", "kernel.so", ".")...)
+	cmd.Dir = tmp
+	cmd.Env = buildEnv()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(out.String())
+		if lines := strings.Split(msg, "\n"); len(lines) > 8 {
+			msg = strings.Join(lines[:8], "\n") + "\n..."
+		}
+		return "", fmt.Errorf("jit: go build -buildmode=plugin: %v\n%s", err, msg)
+	}
+	// publish the built plugin whole: a directory renamed into place
+	final := filepath.Join(tmp, "final")
+	if err := os.Mkdir(final, 0o755); err != nil {
+		return "", fmt.Errorf("jit: %v", err)
+	}
+	if err := os.Rename(filepath.Join(tmp, "kernel.so"), filepath.Join(final, "kernel.so")); err != nil {
+		return "", fmt.Errorf("jit: %v", err)
+	}
+	if err := os.Rename(final, dir); err != nil {
+		// another process published it first
+		if _, serr := os.Stat(so); serr == nil {
+			return so, nil
+		}
+		return "", fmt.Errorf("jit: %v", err)
+	}
+	return so, nil
+}
+
+// buildEnv is the environment of go build: the process's, with module
+// mode on, no workspace, the local toolchain only and cgo on; GOFLAGS are
+// dropped (flags such as -race would make a plugin the host cannot load).
+func buildEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOFLAGS", "GO111MODULE", "GOWORK", "GOTOOLCHAIN", "CGO_ENABLED":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GO111MODULE=on", "GOWORK=off", "GOTOOLCHAIN=local", "CGO_ENABLED=1")
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package jit
+
+// raceBuild: this binary has no race detector.
+const raceBuild = false

@@ -1,0 +1,215 @@
+package nablasd
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/internal/jit"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// jitKernel is a kernel compiled to native code (Options.Exec "jit"): the
+// generated Go of the loop IR (GenerateGo) built as a plugin (package
+// internal/jit) and called through three functions the wrapper below adds
+// to the generated file.
+type jitKernel struct {
+	gen *gogen.Kernel
+	// run calls the kernel on its parameters, in order, into dst with
+	// the workspace ws; it returns a scalar result
+	run func(args []any, dst, ws any) (float64, error)
+	// alloc makes an empty destination and workspace
+	alloc func() (dst, ws any)
+	// entries reads a tensor destination
+	entries func(dst any, f func([]int, float64) bool)
+}
+
+// jitResult is a destination of a jitKernel.
+type jitResult struct {
+	k       *jitKernel
+	dst, ws any
+	scalar  float64
+	args    []any
+}
+
+// wrapperSource is the code added to a generated kernel's file to call it
+// without knowing its parameters' types: NablasdRun, NablasdAlloc and
+// NablasdEntries.
+func wrapperSource(k *gogen.Kernel) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("\n// The entry points of nablasd's JIT (Options.Exec \"jit\").\n\n")
+	var args []string
+	for i, p := range k.Params {
+		switch p.GoType {
+		case "float64", "int", "bool", "[]int", "[]float64":
+		default:
+			return nil, fmt.Errorf("parameter %s is a %s, not a scalar or an array", p.Name, p.GoType)
+		}
+		args = append(args, fmt.Sprintf("args[%d].(%s)", i, p.GoType))
+	}
+	b.WriteString("func NablasdRun(args []any, dst, ws any) (float64, error) {\n")
+	if k.ResultType != "" {
+		args = append(args, fmt.Sprintf("dst.(*%s)", k.ResultType))
+	}
+	if k.WorkType != "" {
+		args = append(args, fmt.Sprintf("ws.(*%s)", k.WorkType))
+	}
+	call := fmt.Sprintf("%s(%s)", k.Func, strings.Join(args, ", "))
+	switch k.Scalar {
+	case "":
+		fmt.Fprintf(&b, "\treturn 0, %s\n", call)
+	case "bool":
+		fmt.Fprintf(&b, "\tv, err := %s\n\tif v {\n\t\treturn 1, err\n\t}\n\treturn 0, err\n", call)
+	default:
+		fmt.Fprintf(&b, "\tv, err := %s\n\treturn float64(v), err\n", call)
+	}
+	b.WriteString("}\n\n")
+	b.WriteString("func NablasdAlloc() (dst, ws any) {\n")
+	if k.ResultType != "" {
+		fmt.Fprintf(&b, "\tdst = &%s{}\n", k.ResultType)
+	}
+	if k.WorkType != "" {
+		fmt.Fprintf(&b, "\tws = &%s{}\n", k.WorkType)
+	}
+	b.WriteString("\treturn dst, ws\n}\n\n")
+	b.WriteString("func NablasdEntries(dst any, f func([]int, float64) bool) {\n")
+	if k.ResultType != "" {
+		fmt.Fprintf(&b, "\tdst.(*%s).Entries(f)\n", k.ResultType)
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// compileJIT generates the Go of the kernel of plan p and builds it into
+// native code.
+func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
+	k, err := q.GenerateGo(GoOptions{Wrt: p.Wrt, Func: "Kernel", Package: "main", Workspace: true})
+	if err != nil {
+		return nil, err
+	}
+	w, err := wrapperSource(k)
+	if err != nil {
+		return nil, err
+	}
+	src := append(append([]byte(nil), k.Source...), w...)
+	syms, err := jit.Load(src, "NablasdRun", "NablasdAlloc", "NablasdEntries")
+	if err != nil {
+		return nil, err
+	}
+	run, ok1 := syms["NablasdRun"].(func([]any, any, any) (float64, error))
+	alloc, ok2 := syms["NablasdAlloc"].(func() (any, any))
+	entries, ok3 := syms["NablasdEntries"].(func(any, func([]int, float64) bool))
+	if !ok1 || !ok2 || !ok3 {
+		return nil, fmt.Errorf("jit: the plugin's entry points have unexpected types")
+	}
+	return &jitKernel{gen: k, run: run, alloc: alloc, entries: entries}, nil
+}
+
+// runInto runs the kernel over the bindings (the plan's program's inputs
+// by name) into r.
+func (j *jitKernel) runInto(r *jitResult, bindings map[string]sdql.Value) error {
+	if r.args == nil {
+		r.args = make([]any, len(j.gen.Params))
+	}
+	for i, p := range j.gen.Params {
+		v, ok := bindings[p.Name]
+		if !ok {
+			return fmt.Errorf("nablasd: input %s is not bound", p.Name)
+		}
+		a, err := jitArg(p, v)
+		if err != nil {
+			return err
+		}
+		r.args[i] = a
+	}
+	s, err := j.run(r.args, r.dst, r.ws)
+	r.scalar = s
+	return err
+}
+
+// jitArg converts a binding to the Go type of a generated parameter.
+func jitArg(p gogen.Param, v sdql.Value) (any, error) {
+	switch p.GoType {
+	case "float64":
+		switch x := v.(type) {
+		case sdql.Real:
+			return float64(x), nil
+		case sdql.Int:
+			return float64(x), nil
+		}
+	case "int":
+		switch x := v.(type) {
+		case sdql.Int:
+			return int(x), nil
+		case sdql.Real:
+			return int(x), nil
+		}
+	case "bool":
+		if x, ok := v.(sdql.Bool); ok {
+			return bool(x), nil
+		}
+	case "[]int":
+		if x, ok := v.(sdql.IntArray); ok {
+			return []int(x), nil
+		}
+	case "[]float64":
+		if x, ok := v.(sdql.RealArray); ok {
+			return []float64(x), nil
+		}
+	}
+	return nil, fmt.Errorf("nablasd: input %s: %T is not a %s", p.Name, v, p.GoType)
+}
+
+// newResult makes an empty destination.
+func (j *jitKernel) newResult() *jitResult {
+	dst, ws := j.alloc()
+	return &jitResult{k: j, dst: dst, ws: ws}
+}
+
+// value builds the result as an sdql value.
+func (r *jitResult) value(t sdql.Type) sdql.Value {
+	if r.k.gen.ResultType == "" {
+		switch t {
+		case sdql.IntType:
+			return sdql.Int(int(r.scalar))
+		case sdql.BoolType:
+			return sdql.Bool(r.scalar != 0)
+		}
+		return sdql.Real(r.scalar)
+	}
+	root := sdql.Zero(t)
+	r.k.entries(r.dst, func(keys []int, v float64) bool {
+		root = addAt(root, t, keys, v)
+		return true
+	})
+	return root
+}
+
+// addAt adds v at keys into a dictionary of type t.
+func addAt(d sdql.Value, t sdql.Type, keys []int, v float64) sdql.Value {
+	dt, ok := t.(*sdql.DictType)
+	if !ok || len(keys) == 0 {
+		return leafOf(t, v)
+	}
+	dict, ok := d.(*sdql.Dict)
+	if !ok {
+		dict = sdql.Zero(t).(*sdql.Dict)
+	}
+	old, found := dict.Get(keys[0])
+	if !found {
+		old = sdql.Zero(dt.Val)
+	}
+	dict.Set(keys[0], addAt(old, dt.Val, keys[1:], v))
+	return dict
+}
+
+func leafOf(t sdql.Type, v float64) sdql.Value {
+	switch t {
+	case sdql.IntType:
+		return sdql.Int(int(v))
+	case sdql.BoolType:
+		return sdql.Bool(v != 0)
+	}
+	return sdql.Real(v)
+}
