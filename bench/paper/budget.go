@@ -79,7 +79,7 @@ func defaultRate(system string) float64 {
 		return 1e-9
 	case "torch-sparse", "scipy":
 		return 2e-8
-	case "dict", "dict-none", "dict-norm", "dict-dps", "gen":
+	case "dict", "dict-none", "dict-norm", "dict-dps":
 		return 2e-7
 	}
 	return 2e-8
@@ -141,16 +141,8 @@ func memoryNeed(system, kernel string, in *Input) float64 {
 			return dictEntry * (nnz + 2*n*n)
 		}
 		return dictEntry * (nnz + 2*n)
-	case "gen":
-		// the generated Go's general translation builds nested maps
-		switch kernel {
-		case "batax":
-			return 60 * out
-		case "smmm":
-			return 8*n*n + 60*n*n
-		}
-		return 16*nnz + 60*n
 	}
+	// arr, gen (the same loops, generated) and the hand-written Go
 	switch kernel {
 	case "batax":
 		return 16*nnz + 16*out + 24*n

@@ -9,14 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/bench"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
-	lexec "github.com/nablasd/nablasd/internal/legacyexec"
+	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -49,7 +48,7 @@ func (g *genRunner) describe() string {
 			parts = append(parts, k+"="+g.layouts[k])
 		}
 	}
-	return "root GenerateGo (internal/legacyexec), result layouts " + strings.Join(parts, " ")
+	return "root GenerateGo (package gogen), results " + strings.Join(parts, " ")
 }
 
 // moduleRoot is the nablasd module's source folder this program was
@@ -109,7 +108,7 @@ func buildGenRunner(workDir string, log io.Writer) *genRunner {
 			g.why = err.Error()
 			return g
 		}
-		g.layouts[k] = gk.Layout.String()
+		g.layouts[k] = genLayout(gk)
 		fmt.Fprintf(&binds, "\t%q: %s,\n", k, src)
 	}
 	binds.WriteString("}\n")
@@ -138,7 +137,7 @@ func buildGenRunner(workDir string, log io.Writer) *genRunner {
 
 // generateKernel writes a kernel's Go with the root package's GenerateGo
 // over a small instance of its inputs, in the arr system's formats.
-func generateKernel(k string) (*lexec.GoKernel, map[string]sdql.Value, error) {
+func generateKernel(k string) (*gogen.Kernel, map[string]sdql.Value, error) {
 	req := Request{Kernel: k}
 	d := &kernelData{beta: scalar(req, "beta"), s: scalar(req, "s")}
 	if isVectorKernel(k) {
@@ -198,14 +197,16 @@ func genBindings(in nablasd.Inputs) (map[string]sdql.Value, error) {
 }
 
 // genBinding returns a GenKernel literal calling the generated kernel:
-// its parameters from the bindings by name, its destination allocated for
-// the result's extent n, its result's values walked.
-func genBinding(k *lexec.GoKernel, b map[string]sdql.Value) (string, error) {
+// its parameters from the bindings by name, its destination (the
+// generated result type, refilled by every call) and workspace made
+// once, its result's values walked.
+func genBinding(k *gogen.Kernel, b map[string]sdql.Value) (string, error) {
 	var s strings.Builder
-	s.WriteString("func(in_ map[string]sdql.Value, n_ int) (func(), func(func(float64))) {\n")
-	for _, n := range k.Params {
+	s.WriteString("func(in_ map[string]sdql.Value) (func(), func(func(float64))) {\n")
+	var args []string
+	for _, p := range k.Params {
 		var conv string
-		switch b[n].(type) {
+		switch b[p.Name].(type) {
 		case sdql.Int:
 			conv = "int(%s[%q].(sdql.Int))"
 		case sdql.Real:
@@ -215,83 +216,33 @@ func genBinding(k *lexec.GoKernel, b map[string]sdql.Value) (string, error) {
 		case sdql.RealArray:
 			conv = "[]float64(%s[%q].(sdql.RealArray))"
 		default:
-			return "", fmt.Errorf("generated Go parameter %s: no binding of a %T", n, b[n])
+			return "", fmt.Errorf("generated Go parameter %s: no binding of a %T", p.Name, b[p.Name])
 		}
-		fmt.Fprintf(&s, "\t%s := "+conv+"\n", n, "in_", n)
+		fmt.Fprintf(&s, "\t%s := "+conv+"\n", p.GoName, "in_", p.Name)
+		args = append(args, p.GoName)
 	}
-	args := strings.Join(k.Params, ", ")
-	dargs := "d_"
-	if k.WorkType != "" {
-		fmt.Fprintf(&s, "\tw_ := &%s{}\n", k.WorkType)
-		dargs += ", w_"
-	}
-	ext := k.Extent
-	if ext == "" {
-		ext = "n_"
-	}
-	walkSlice := "func(f func(float64)) { for _, v := range d_ { f(v) } }"
-	switch k.Layout {
-	case lexec.GoScalar:
-		fmt.Fprintf(&s, "\tvar r_ float64\n\treturn func() { r_ = %s(%s) }, func(f func(float64)) { f(r_) }\n", k.Func, args)
-	case lexec.GoDense, lexec.GoDiag:
-		clr := "clear(d_); "
-		if k.Overwrites {
-			clr = ""
+	if k.Scalar != "" {
+		if k.Scalar != "float64" {
+			return "", fmt.Errorf("generated Go: a %s result, not a gradient", k.Scalar)
 		}
-		fmt.Fprintf(&s, "\td_ := make([]float64, %s)\n\treturn func() { %s%s(%s, %s) }, %s\n", ext, clr, k.Func, args, dargs, walkSlice)
-	case lexec.GoPositions:
-		clr := "clear(d_); "
-		if k.Overwrites {
-			clr = ""
+		fmt.Fprintf(&s, "\tvar r_ float64\n\treturn func() {\n\t\tr, err := %s(%s)\n\t\tif err != nil {\n\t\t\tpanic(err)\n\t\t}\n\t\tr_ = r\n\t}, func(f func(float64)) { f(r_) }\n", k.Func, strings.Join(args, ", "))
+	} else {
+		fmt.Fprintf(&s, "\td_ := &%s{}\n", k.ResultType)
+		args = append(args, "d_")
+		if k.WorkType != "" {
+			fmt.Fprintf(&s, "\tw_ := &%s{}\n", k.WorkType)
+			args = append(args, "w_")
 		}
-		fmt.Fprintf(&s, "\td_ := make([]float64, len(%s))\n\treturn func() { %s%s(%s, %s) }, %s\n", k.Idx, clr, k.Func, args, dargs, walkSlice)
-	case lexec.GoMap:
-		fmt.Fprintf(&s, "\td_ := &%s{}\n\treturn func() { d_.Reset(); %s(%s, %s) }, func(f func(float64)) { for _, v := range d_.Vals { f(v) } }\n", k.MapType, k.Func, args, dargs)
-	case lexec.GoCSR:
-		fmt.Fprintf(&s, "\td_ := &%s{Pos: make([]int, %s+1)}\n\treturn func() { %s(%s, %s) }, func(f func(float64)) { for _, v := range d_.Val { f(v) } }\n", k.CSRType, ext, k.Func, args, dargs)
-	case lexec.GoRows:
-		fmt.Fprintf(&s, "\td_ := make([]%s, %s)\n\treturn func() {\n\t\tfor i := range d_ {\n\t\t\td_[i].Reset()\n\t\t}\n\t\t%s(%s, %s)\n\t}, func(f func(float64)) { for i := range d_ { for _, v := range d_[i].Vals { f(v) } } }\n", k.MapType, ext, k.Func, args, dargs)
-	case lexec.GoValue:
-		fmt.Fprintf(&s, "\tvar r_ %s\n\treturn func() { r_ = %s(%s) }, func(f func(float64)) { paper.WalkGoValue(r_, f) }\n", k.ResultType, k.Func, args)
-	default:
-		return "", fmt.Errorf("generated Go: no runner for the %s layout", k.Layout)
+		fmt.Fprintf(&s, "\treturn func() {\n\t\tif err := %s(%s); err != nil {\n\t\t\tpanic(err)\n\t\t}\n\t}, func(f func(float64)) { d_.Entries(func(_ []int, v float64) bool { f(v); return true }) }\n", k.Func, strings.Join(args, ", "))
 	}
 	s.WriteString("}")
 	return s.String(), nil
 }
 
-// WalkGoValue calls f with every value of a generated kernel's result in
-// the general translation's layout (a number or nested int-keyed maps).
-func WalkGoValue(v any, f func(float64)) {
-	switch x := v.(type) {
-	case float64:
-		f(x)
-	case map[int]float64:
-		keys := make([]int, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Ints(keys)
-		for _, k := range keys {
-			f(x[k])
-		}
-	case map[int]map[int]float64:
-		for _, row := range x {
-			WalkGoValue(row, f)
-		}
-	case map[int]map[int]map[int]float64:
-		for _, m := range x {
-			WalkGoValue(m, f)
-		}
-	default:
-		panic(fmt.Sprintf("internal error: a generated result of type %T", v))
-	}
-}
-
-// GenKernel binds a generated kernel to its inputs' storage arrays and the
-// result's extent n; run runs it into its destination, values walks the
+// GenKernel binds a generated kernel to its inputs' storage arrays; run
+// runs it into its destination, values walks the
 // last result's values.
-type GenKernel func(in map[string]sdql.Value, n int) (run func(), values func(f func(float64)))
+type GenKernel func(in map[string]sdql.Value) (run func(), values func(f func(float64)))
 
 // GenMain is the generated Go runner's main: it answers one Request read
 // from standard input, for the kernels given, over the same inputs as the
@@ -318,8 +269,16 @@ func GenMain(kernels map[string]GenKernel) {
 			if err != nil {
 				return nil, err
 			}
-			run, values := gk(b, data.n)
+			run, values := gk(b)
 			return &goCell{run: func() error { run(); return nil }, values: func(f func(float64)) error { values(f); return nil }}, nil
 		})
 	})
+}
+
+// genLayout describes a generated kernel's result for the CSV's header.
+func genLayout(k *gogen.Kernel) string {
+	if k.Scalar != "" {
+		return k.Scalar
+	}
+	return fmt.Sprintf("%s(order %d)", k.ResultType, k.Order)
 }
