@@ -14,7 +14,9 @@
 //	Query.Plan(wrt...)                differentiate (package ad), optimize (fuse)  → *Plan, every stage
 //	Query.Compile(wrt...)             compile the program that runs (exec)         → *Kernel
 //	Kernel.NewResult, Kernel.Run      run into a reusable destination              → *Result
-//	Query.Value, Grad, ValueAndGrad   the same in one call
+//	Query.Value, Grad, ValueAndGrad   the same in one call (several gradients and the value: one kernel)
+//	Query.VJP, JVP, HVP               vector–Jacobian, Jacobian–vector and Hessian–vector products
+//	Query.PlanDerivative, CompileDerivative   any of them as a Plan or a Kernel (Derivative)
 //	Query.GenerateGo                  the kernel as Go source, ahead of time
 //
 // The shortest use, the gradient of ½‖Ax − b‖² with respect to x:
@@ -33,7 +35,13 @@
 //
 // The derivative of a result of type tensor n with respect to an input of
 // type tensor m is a tensor (n+m), the result's indices first, given on
-// the input's stored positions. A Kernel compiled once runs over new
+// the input's stored positions. Options.Mode chooses how it is computed:
+// ∇SD's tensorized forward mode, or reverse mode (linearize, unzip,
+// transpose), whose gradient costs a small constant times the program at
+// any depth; "auto", the default, proposes reverse mode for a loss (a
+// result of lower order than the inputs) and keeps the mode whose
+// optimized program the cost model estimates cheaper (Plan.Mode,
+// Plan.ModeChoice). A Kernel compiled once runs over new
 // inputs of the same formats (a batch of groups) into a destination it
 // reuses without allocating.
 //

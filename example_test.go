@@ -67,7 +67,9 @@ func Example_gonum() {
 }
 
 // The logistic loss Σ softplus(zᵢ) − yᵢzᵢ, z = Ax, and its gradient
-// Aᵀ(sigmoid(Ax) − y) in one call, next to both computed by hand.
+// Aᵀ(sigmoid(Ax) − y) from one kernel and one run (reverse mode: the
+// gradient's primal sweep computes the loss), next to both computed by
+// hand.
 func ExampleQuery_ValueAndGrad() {
 	A, err := nablasd.CSR(3, 2, []int{0, 2, 3, 4}, []int{0, 1, 1, 0}, []float64{1, -1, 2, 0.5})
 	if err != nil {
@@ -167,4 +169,27 @@ func ExamplePrepare_shapeMismatch() {
 		nablasd.Inputs{"A": A, "x": []float64{1, 1}}, &nablasd.Options{File: "smvm.sdql"})
 	fmt.Println(err)
 	// Output: smvm.sdql:1:43: x has 2 entries but is indexed by A's columns (3)
+}
+
+// The Hessian–vector product of ½‖Ax − b‖² is AᵀA v whatever x and b:
+// forward mode over the reverse-mode gradient.
+func ExampleQuery_HVP() {
+	A, err := nablasd.CSR(3, 2, []int{0, 2, 3, 4}, []int{0, 1, 1, 0}, []float64{1, -1, 2, 0.5})
+	if err != nil {
+		panic(err)
+	}
+	q, err := nablasd.Prepare(`
+		let d = (sum(<i, row> in A) { i -> sum(<j, a> in row) a * x(j) }) - b in
+		0.5 * sum(<i, v> in d) v * v`,
+		nablasd.Inputs{"A": A, "x": []float64{0.5, -0.25}, "b": []float64{1, 0, 1}}, nil)
+	if err != nil {
+		panic(err)
+	}
+	h, err := q.HVP("x", []float64{1, 0})
+	if err != nil {
+		panic(err)
+	}
+	// AᵀA = [[1.25, -1], [-1, 5]], its first column
+	fmt.Println(h)
+	// Output: {0 -> 1.25, 1 -> -1}
 }

@@ -13,6 +13,9 @@ import (
 type GoOptions struct {
 	// Wrt names the input of the gradient to generate ("" for the value).
 	Wrt string
+	// Derivative, when set, is what to generate instead (several
+	// gradients, the value with them, a product; see Derivative).
+	Derivative *Derivative
 	// Func is the function's name (default Kernel, or Grad_x for the
 	// gradient with respect to x).
 	Func string
@@ -40,7 +43,13 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 	if opts.Wrt != "" {
 		wrt = []string{opts.Wrt}
 	}
-	p, err := q.Plan(wrt...)
+	var p *Plan
+	var err error
+	if opts.Derivative != nil {
+		p, err = q.PlanDerivative(opts.Derivative)
+	} else {
+		p, err = q.Plan(wrt...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -52,18 +61,30 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 	fn := opts.Func
 	if fn == "" {
 		fn = "Kernel"
-		if opts.Wrt != "" {
+		switch {
+		case opts.Derivative != nil:
+			fn = strings.ToUpper(p.req.kind[:1]) + p.req.kind[1:]
+			for _, w := range p.req.wrt {
+				fn += "_" + strings.ReplaceAll(w, "'", "_prime")
+			}
+		case opts.Wrt != "":
 			fn = "Grad_" + strings.ReplaceAll(opts.Wrt, "'", "_prime")
 		}
 	}
+	return q.generateFor(p, fn, opts.Package, opts.Workspace)
+}
+
+// generateFor generates the Go of plan p's kernel: GenerateGo's work once
+// the plan is made (the JIT calls it on the plan it compiles).
+func (q *Query) generateFor(p *Plan, fn, pkg string, workspace bool) (*gogen.Kernel, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
 	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS})
 	if err != nil {
 		return nil, q.withFile(err)
 	}
-	k, err := gogen.Generate(ir, gogen.Options{Func: fn, Package: opts.Package, Doc: q.goDoc(p), Formats: fs,
-		Workspace: opts.Workspace, ResultSizes: q.resultSizes(p, shape)})
+	k, err := gogen.Generate(ir, gogen.Options{Func: fn, Package: pkg, Doc: q.goDoc(p), Formats: fs,
+		Workspace: workspace, ResultSizes: q.resultSizes(p, shape)})
 	if err != nil {
 		return nil, q.withFile(err)
 	}

@@ -84,7 +84,7 @@ func wrapperSource(k *gogen.Kernel) ([]byte, error) {
 // compileJIT generates the Go of the kernel of plan p and builds it into
 // native code.
 func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
-	k, err := q.GenerateGo(GoOptions{Wrt: p.Wrt, Func: "Kernel", Package: "main", Workspace: true})
+	k, err := q.generateFor(p, "Kernel", "main", true)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package nablasd
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,11 +38,31 @@ type Kernel struct {
 	wrtValue sdql.Value
 }
 
-// Compile compiles the program's value (no wrt) or its gradient with
-// respect to one input: Plan, then the compiled kernel of the program
-// that runs (with Options.Exec "interp", the reference interpreter). The
-// kernel is cached: compiling again returns it.
+// Compile compiles the program's value (no wrt) or its gradients with
+// respect to the inputs named (several make one kernel with several
+// results: Split): Plan, then the compiled kernel of the program that runs
+// (with Options.Exec "interp", the reference interpreter). The kernel is
+// cached: compiling again returns it.
 func (q *Query) Compile(wrt ...string) (*Kernel, error) {
+	r, err := q.gradRequest(wrt)
+	if err != nil {
+		return nil, err
+	}
+	return q.compile(r)
+}
+
+// CompileDerivative compiles what d asks for (see Derivative). A product's
+// kernel is compiled for its values: it is not cached.
+func (q *Query) CompileDerivative(d *Derivative) (*Kernel, error) {
+	r, err := q.request(d)
+	if err != nil {
+		return nil, err
+	}
+	return q.compile(r)
+}
+
+// compile compiles a checked request's kernel.
+func (q *Query) compile(r *request) (*Kernel, error) {
 	if q.planOnly {
 		for _, v := range sdql.FreeVars(q.prog) {
 			if _, ok := q.inputs[v]; !ok {
@@ -49,49 +70,52 @@ func (q *Query) Compile(wrt ...string) (*Kernel, error) {
 			}
 		}
 	}
-	w, err := q.oneWrt(wrt)
-	if err != nil {
-		return nil, err
-	}
-	q.mu.Lock()
-	k := q.kernels[w]
-	q.mu.Unlock()
-	if k != nil {
-		return k, nil
+	key, cached := r.key()
+	if cached {
+		q.mu.Lock()
+		k := q.kernels[key]
+		q.mu.Unlock()
+		if k != nil {
+			return k, nil
+		}
 	}
 	start := time.Now()
-	p, err := q.planFor(w)
+	p, err := q.planFor(r)
 	if err != nil {
 		return nil, err
 	}
-	if w != "" {
-		if err := q.checkMemory(p.derivative, nil, w); err != nil {
+	kq := q.with(r) // a product's values are inputs of its kernel
+	if r.kind != "value" {
+		if err := kq.checkMemory(p.derivative, nil, strings.Join(r.wrt, ", ")); err != nil {
 			return nil, err
 		}
 	}
-	k = &Kernel{q: q, plan: p, resultShape: q.denseResultShape(p), shape: q.resultShape(p)}
+	k := &Kernel{q: kq, plan: p, resultShape: kq.denseResultShape(p), shape: kq.resultShape(p)}
 	if q.opts.Exec == "jit" {
-		if k.jit, err = q.compileJIT(p); err != nil {
+		if k.jit, err = kq.compileJIT(p); err != nil {
 			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
 		}
 	}
 	if q.opts.Exec == "compiled" || q.opts.Exec == "jit" && k.jit == nil {
 		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
-			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, q.execOptions(k.resultShape))
+			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(k.resultShape))
 			if err != nil {
-				return nil, q.withFile(err)
+				return nil, kq.withFile(err)
 			}
-		} else if k.ex, err = q.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
+		} else if k.ex, err = kq.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
 			return nil, err
 		}
 	}
 	k.compile = time.Since(start)
+	if !cached {
+		return k, nil
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if old := q.kernels[w]; old != nil {
+	if old := q.kernels[key]; old != nil {
 		return old, nil
 	}
-	q.kernels[w] = k
+	q.kernels[key] = k
 	return k, nil
 }
 
@@ -242,6 +266,46 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 		dst.v = k.onStoredPositions(dst.ex.Value(), bindings, inputs)
 	}
 	return nil
+}
+
+// Outputs names the kernel's results when it computes several in one run
+// (a value and gradients): "value", or the input a gradient is taken with
+// respect to; nil when it computes one, its Result.
+func (k *Kernel) Outputs() []string {
+	if o := k.plan.Outputs; o != nil && o.Bundled() {
+		return append([]string(nil), o.Names...)
+	}
+	return nil
+}
+
+// Split returns the results of a run into dst, in the order of Outputs:
+// dst itself for a kernel with one result. A gradient of a program with a
+// real result is given on exactly its input's stored positions, as Run
+// gives a single one.
+func (k *Kernel) Split(dst *Result) ([]*Result, error) {
+	o := k.plan.Outputs
+	if o == nil || !o.Bundled() {
+		return []*Result{dst}, nil
+	}
+	vs, err := o.Split(dst.Value())
+	if err != nil {
+		return nil, fmt.Errorf("internal error: %v", err)
+	}
+	out := make([]*Result, len(vs))
+	dims := k.q.dims()
+	for i, v := range vs {
+		name := o.Names[i]
+		if in := k.q.inputs[name]; name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
+			k.q.info.Result == sdql.RealType {
+			x := in.logical
+			if in.tensor != nil {
+				x = formats.ToValue(in.tensor)
+			}
+			v = ad.OnStoredPositions(v, x)
+		}
+		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i])}
+	}
+	return out, nil
 }
 
 // completes reports whether the gradient a run computes must be completed

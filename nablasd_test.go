@@ -171,7 +171,7 @@ func TestWarningsAndErrors(t *testing.T) {
 		}
 	}
 	q, _ = nablasd.Prepare("x * y", nablasd.Inputs{"x": 1.0, "y": 2.0}, nil)
-	if _, err := q.Compile("x", "y"); err == nil || !strings.Contains(err.Error(), "needs reverse mode") {
+	if k, err := q.Compile("x", "y"); err != nil || strings.Join(k.Outputs(), " ") != "x y" {
 		t.Errorf("two wrt in one kernel: %v", err)
 	}
 	if g, err := q.Grad("x", "y"); err != nil || g[0].Scalar() != 2 || g[1].Scalar() != 1 {
@@ -193,25 +193,35 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := q.Plan("x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, s := range p.Stages {
-		names = append(names, s.Name)
-	}
-	if got := strings.Join(names, " "); got != "logical differentiated sparsity saturated composed normalized" {
-		t.Errorf("stages %s", got)
-	}
-	if !strings.Contains(p.String(), "-- stage: differentiated\n") || p.Program != p.Stages[len(p.Stages)-1].Program {
-		t.Errorf("plan:\n%s", p)
+	for mode, want := range map[string]string{
+		"forward": "logical differentiated sparsity saturated composed normalized",
+		"reverse": "logical anf linearized unzipped transposed differentiated sparsity saturated composed normalized",
+	} {
+		q, err := nablasd.Prepare("sum(<i, r> in A) sum(<j, a> in r) a * x(j)", nablasd.Inputs{"A": A, "x": []float64{1, 1}}, &nablasd.Options{Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := q.Plan("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range p.Stages {
+			names = append(names, s.Name)
+		}
+		if got := strings.Join(names, " "); got != want {
+			t.Errorf("%s mode: stages %s", mode, got)
+		}
+		if !strings.Contains(p.String(), "-- stage: differentiated\n") || !strings.HasSuffix(p.String(), "-- mode: "+mode+"\n") ||
+			p.Program != p.Stages[len(p.Stages)-1].Program {
+			t.Errorf("%s mode: plan:\n%s", mode, p)
+		}
 	}
 	q, err = nablasd.Prepare("sum(<i, a> in V2) V1(i) * a", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := q.Plan("V1"); err != nil || p.Stages[1].Name != "differentiated" {
+	if p, err := q.Plan("V1"); err != nil || !strings.Contains(p.String(), "-- stage: differentiated\n") || p.Mode.String() != "reverse" {
 		t.Errorf("plan without inputs: %v", err)
 	}
 	if _, err := q.Value(); err == nil || !strings.Contains(err.Error(), "undefined: V2 (no input binds it)") {

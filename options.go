@@ -3,9 +3,9 @@ package nablasd
 import "fmt"
 
 // Options configure Prepare. The zero value, and a nil *Options, mean the
-// defaults: the full optimizer, compiled kernels, shapes checked and the
-// memory budget of DefaultMemoryLimit. (Automatic differentiation's mode
-// will be an option here when reverse mode comes.)
+// defaults: the full optimizer, compiled kernels, the mode of automatic
+// differentiation chosen per program, shapes checked and the memory budget
+// of DefaultMemoryLimit.
 type Options struct {
 	// File names the program in messages (prog.sdql:3:14: ...);
 	// PrepareFile sets it.
@@ -23,6 +23,11 @@ type Options struct {
 	// where plugins cannot be built or loaded, the compiled kernel with a
 	// warning) or "interp" (the reference interpreter).
 	Exec string
+	// Mode selects automatic differentiation's mode: "auto" (the default:
+	// chosen per derivative, see Plan.Mode), "forward" (∇SD's tensorized
+	// forward mode) or "reverse" (linearize, unzip, transpose: a gradient
+	// costs a small constant times the program at any depth).
+	Mode string
 	// Dict selects the hash index of the compiled kernel's hashed
 	// dictionaries: "intmap" (the default), "map" or "swiss".
 	Dict string
@@ -55,11 +60,12 @@ type Options struct {
 	MemoryLimit int64
 }
 
-// The values of Options.Opt and Options.Exec, and of Options.Dict.
+// The values of Options.Opt, Options.Exec, Options.Dict and Options.Mode.
 var (
 	optModes  = []string{"full", "rules", "none"}
 	execModes = []string{"compiled", "jit", "interp"}
 	dictKinds = []string{"intmap", "map", "swiss"}
+	adModes   = []string{"auto", "forward", "reverse"}
 )
 
 // withDefaults returns a copy of o with the defaults filled in, or an
@@ -78,10 +84,13 @@ func (o *Options) withDefaults() (Options, error) {
 	if c.Dict == "" {
 		c.Dict = "intmap"
 	}
+	if c.Mode == "" {
+		c.Mode = "auto"
+	}
 	for _, chk := range []struct {
 		what, v string
 		want    []string
-	}{{"Opt", c.Opt, optModes}, {"Exec", c.Exec, execModes}, {"Dict", c.Dict, dictKinds}} {
+	}{{"Opt", c.Opt, optModes}, {"Exec", c.Exec, execModes}, {"Dict", c.Dict, dictKinds}, {"Mode", c.Mode, adModes}} {
 		if !contains(chk.want, chk.v) {
 			return c, fmt.Errorf("nablasd: Options.%s %q: want one of %v", chk.what, chk.v, chk.want)
 		}

@@ -18,12 +18,21 @@ import (
 // normalized.
 type Stage = fuse.Stage
 
-// Plan is the pipeline of one program (the value, or the gradient with
-// respect to one input) up to the program that runs.
+// Plan is the pipeline of one program (the value, a gradient, or what a
+// Derivative asks for) up to the program that runs.
 type Plan struct {
-	// Wrt is the input the gradient is taken with respect to ("" for the
-	// value).
+	// Wrt is the input a single gradient is taken with respect to ("" for
+	// the value, and for a plan with several results or a product).
 	Wrt string
+	// Mode is the mode that differentiated (ad.ModeAuto for the value
+	// alone); ModeChoice says how Options.Mode "auto" chose it, with the
+	// estimated costs when it compared both ("" otherwise).
+	Mode       ad.Mode
+	ModeChoice string
+	// Outputs describes the results of a derivative's program (nil for
+	// the value): several (a value and gradients from one run) make a
+	// bundle that Kernel.Split takes apart.
+	Outputs *ad.Outputs
 	// Stages are every program of the pipeline, in order: the logical
 	// program, its derivative, and the optimizer's stages.
 	Stages []Stage
@@ -42,13 +51,16 @@ type Plan struct {
 	// derivative is the differentiated (or the logical) program: the one
 	// whose result the run computes, before optimization
 	derivative sdql.Expr
+	// req is what the plan computes
+	req *request
 	// loopsShape is the dense result shape Loops was lowered with
 	loopsShape []int
 }
 
 // String prints every stage, each after a line "-- stage: NAME", then the
-// optimizer's reports and warnings as "--" lines: what `nablasd plan`
-// prints.
+// optimizer's reports and warnings as "--" lines, and for a derivative the
+// mode that computed it ("-- mode: reverse (auto; estimated cost ...)"):
+// what `nablasd plan` prints.
 func (p *Plan) String() string {
 	var b strings.Builder
 	for _, s := range p.Stages {
@@ -60,51 +72,55 @@ func (p *Plan) String() string {
 	if p.Fuse != nil {
 		b.WriteString(p.Fuse.Notes())
 	}
+	if p.Outputs != nil {
+		fmt.Fprintf(&b, "-- mode: %s", p.Mode)
+		if p.ModeChoice != "" {
+			fmt.Fprintf(&b, " (auto; %s)", p.ModeChoice)
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 
-// Plan returns the pipeline of the program's value, or of its gradient
-// with respect to one input: parse, check, differentiate (ad), optimize
-// (fuse, over the inputs' storage formats). Several wrt are for reverse
-// mode, not there yet: an error.
+// Plan returns the pipeline of the program's value, or of its gradients
+// with respect to the inputs named: parse, check, differentiate (ad, in
+// Options.Mode), optimize (fuse, over the inputs' storage formats).
+// Several inputs make one program with several results (Plan.Outputs).
 func (q *Query) Plan(wrt ...string) (*Plan, error) {
-	w, err := q.oneWrt(wrt)
+	r, err := q.gradRequest(wrt)
 	if err != nil {
 		return nil, err
 	}
-	return q.planFor(w)
+	return q.planFor(r)
 }
 
-// planFor is Plan of a checked wrt ("" for the value), cached.
-func (q *Query) planFor(w string) (*Plan, error) {
+// PlanDerivative returns the pipeline of what d asks for (see Derivative).
+func (q *Query) PlanDerivative(d *Derivative) (*Plan, error) {
+	r, err := q.request(d)
+	if err != nil {
+		return nil, err
+	}
+	return q.planFor(r)
+}
+
+// planFor is the plan of a checked request, cached unless it carries
+// values (a product's).
+func (q *Query) planFor(r *request) (*Plan, error) {
+	key, cached := r.key()
+	if !cached {
+		return q.with(r).plan(r)
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if p := q.plans[w]; p != nil {
+	if p := q.plans[key]; p != nil {
 		return p, nil
 	}
-	p, err := q.plan(w)
+	p, err := q.plan(r)
 	if err != nil {
 		return nil, err
 	}
-	q.plans[w] = p
+	q.plans[key] = p
 	return p, nil
-}
-
-// oneWrt checks the inputs to differentiate with respect to: none (the
-// value) or one input of the program.
-func (q *Query) oneWrt(wrt []string) (string, error) {
-	switch len(wrt) {
-	case 0:
-		return "", nil
-	case 1:
-	default:
-		return "", fmt.Errorf("nablasd: a gradient with respect to %s at once needs reverse mode; take one gradient each (Grad does)", strings.Join(wrt, ", "))
-	}
-	w := wrt[0]
-	if _, ok := q.types[w]; !ok {
-		return "", fmt.Errorf("wrt %s: %s is not an input of the program (its inputs: %s)", w, w, q.inputList())
-	}
-	return w, nil
 }
 
 func (q *Query) inputList() string {
@@ -115,17 +131,24 @@ func (q *Query) inputList() string {
 	return strings.Join(names, ", ")
 }
 
-// plan runs the pipeline: the one place that assembles it.
-func (q *Query) plan(wrt string) (*Plan, error) {
-	p := &Plan{Wrt: wrt, Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}}
+// plan runs the pipeline: the one place that assembles it (the
+// derivative: derive).
+func (q *Query) plan(r *request) (*Plan, error) {
+	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r}
 	prog := q.prog
-	if wrt != "" {
-		d, err := ad.Grad(prog, wrt, q.types)
+	var optimized *fuse.Result
+	if r.kind != "value" {
+		d, err := q.derive(r)
 		if err != nil {
-			return nil, q.withFile(err)
+			return nil, err
 		}
-		prog = d
-		p.Stages = append(p.Stages, Stage{Name: fuse.StageDifferentiated, Program: d})
+		prog, optimized = d.prog, d.optimized
+		p.Mode, p.ModeChoice, p.Outputs = d.mode, d.choice, d.outputs
+		if r.kind == "grad" && !d.outputs.Bundled() {
+			p.Wrt = r.wrt[0]
+		}
+		p.Stages = append(p.Stages, d.stages...)
+		p.Stages = append(p.Stages, Stage{Name: fuse.StageDifferentiated, Program: prog})
 	}
 	p.derivative = prog
 	if q.opts.Opt == "none" {
@@ -138,12 +161,14 @@ func (q *Query) plan(wrt string) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if wrt != "" {
-			cfg.InputStage = fuse.StageDifferentiated
-		}
-		res, err := fuse.Optimize(prog, cfg)
-		if err != nil {
-			return nil, q.withFile(err)
+		res := optimized
+		if res == nil {
+			if r.kind != "value" {
+				cfg.InputStage = fuse.StageDifferentiated
+			}
+			if res, err = fuse.Optimize(prog, cfg); err != nil {
+				return nil, q.withFile(err)
+			}
 		}
 		p.Fuse = res
 		p.Stages = append(p.Stages, res.Stages[1:]...)

@@ -270,38 +270,93 @@ func (q *Query) Value() (*Result, error) {
 // Grad computes the gradient of the program with respect to each input
 // named in wrt (one Result each, in order): for a result of type tensor n
 // and an input of type tensor m a tensor of order n+m, the result's
-// indices first, given on the input's stored positions.
+// indices first, given on the input's stored positions. In reverse mode
+// (Options.Mode; auto chooses it for a loss) they come from one kernel and
+// one sweep; in forward mode each is a kernel of its own.
 func (q *Query) Grad(wrt ...string) ([]*Result, error) {
 	if len(wrt) == 0 {
 		return nil, errors.New("nablasd: Grad needs the inputs to differentiate with respect to")
 	}
-	out := make([]*Result, len(wrt))
-	for i, w := range wrt {
-		k, err := q.Compile(w)
-		if err != nil {
-			return nil, err
+	if len(wrt) > 1 && q.opts.Mode == "forward" {
+		out := make([]*Result, len(wrt))
+		for i, w := range wrt {
+			g, err := q.Grad(w)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = g[0]
 		}
-		out[i] = k.NewResult()
-		if err := k.Run(out[i], nil); err != nil {
-			return nil, err
-		}
+		return out, nil
 	}
-	return out, nil
+	return q.run(&Derivative{Wrt: wrt})
 }
 
 // ValueAndGrad computes the program's value and its gradients with
-// respect to each input in wrt, in one call. (Each is a kernel of its own
-// today, forward mode; reverse mode will compute them in one pass.)
+// respect to each input in wrt from one kernel and one run: in reverse
+// mode the gradients' primal sweep is the value's computation.
 func (q *Query) ValueAndGrad(wrt ...string) (*Result, []*Result, error) {
-	v, err := q.Value()
+	if len(wrt) == 0 {
+		return nil, nil, errors.New("nablasd: ValueAndGrad needs the inputs to differentiate with respect to")
+	}
+	rs, err := q.run(&Derivative{Wrt: wrt, Value: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := q.Grad(wrt...)
-	if err != nil {
-		return nil, nil, err
+	return rs[0], rs[1:], nil
+}
+
+// VJP computes the vector–Jacobian product: the cotangent (a value of the
+// program's result's kind, as Inputs takes) times the Jacobian, with
+// respect to each input in wrt (one Result each, of the input's type), in
+// reverse mode: one sweep.
+func (q *Query) VJP(cotangent any, wrt ...string) ([]*Result, error) {
+	if cotangent == nil {
+		return nil, errors.New("nablasd: VJP needs a cotangent")
 	}
-	return v, g, nil
+	return q.run(&Derivative{Wrt: wrt, Cotangent: cotangent})
+}
+
+// JVP computes the Jacobian–vector product: the derivative of the program
+// in the direction of the tangents given for some of its inputs (each of
+// the input's kind; the others' are zero), of the result's type. It is
+// forward mode on tangents.
+func (q *Query) JVP(tangents Inputs) (*Result, error) {
+	if len(tangents) == 0 {
+		return nil, errors.New("nablasd: JVP needs the tangent of an input")
+	}
+	rs, err := q.run(&Derivative{Tangents: tangents})
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+// HVP computes the Hessian–vector product of a program with a real
+// result: the derivative of its gradient with respect to wrt in the
+// direction given (of wrt's kind), forward over reverse, on wrt's stored
+// positions.
+func (q *Query) HVP(wrt string, direction any) (*Result, error) {
+	if direction == nil {
+		return nil, errors.New("nablasd: HVP needs a direction")
+	}
+	rs, err := q.run(&Derivative{Wrt: []string{wrt}, Direction: direction})
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+// run compiles what d asks for, runs it once and returns its results.
+func (q *Query) run(d *Derivative) ([]*Result, error) {
+	k, err := q.CompileDerivative(d)
+	if err != nil {
+		return nil, err
+	}
+	r := k.NewResult()
+	if err := k.Run(r, nil); err != nil {
+		return nil, err
+	}
+	return k.Split(r)
 }
 
 // withFile names the program's file in positioned errors that come from

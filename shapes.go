@@ -76,23 +76,42 @@ func modeName(order, m int) string {
 // as the program tells them from the inputs' shapes (0 where unknown): the
 // logical program's result's (sdql.AnalyzeExtents), then for a gradient
 // the wrt input's shape (a gradient's indices are the result's, then the
-// input's).
+// input's). A plan with several results has none (Kernel.Split gives each
+// its own).
 func (q *Query) resultShape(p *Plan) []int { return q.resultShapeFor(p, q.dims()) }
 
 // resultShapeFor is resultShape for inputs of the given extents.
 func (q *Query) resultShapeFor(p *Plan, dims map[string][]int) []int {
+	if p.Outputs == nil {
+		return q.outputShape("value", "", dims, p.Info.Result)
+	}
+	if p.Outputs.Bundled() {
+		return nil
+	}
+	return q.outputShape(p.req.kind, p.Outputs.Names[0], dims, p.Info.Result)
+}
+
+// outputShape returns the extents of one result of type t: the program's
+// value's (for "value" and a JVP), a gradient's with respect to the input
+// name (the value's, then the input's), a VJP's or an HVP's (the input's).
+func (q *Query) outputShape(kind, name string, dims map[string][]int, t sdql.Type) []int {
 	var shape []int
-	if ext, err := sdql.AnalyzeExtents(q.prog, q.types, dims); err == nil {
-		shape = extentsOf(ext.Result, max(sdql.Order(q.info.Result), 0))
-	}
-	if p.Wrt != "" {
-		wrtShape := dims[p.Wrt]
-		if wrtShape == nil {
-			wrtShape = make([]int, max(sdql.Order(q.types[p.Wrt]), 0))
+	input := func() []int {
+		s := dims[name]
+		if s == nil {
+			s = make([]int, max(sdql.Order(q.types[name]), 0))
 		}
-		shape = append(shape, wrtShape...)
+		return s
 	}
-	if len(shape) != max(sdql.Order(p.Info.Result), 0) {
+	if name == "value" || kind == "value" || kind == "jvp" || kind == "grad" {
+		if ext, err := sdql.AnalyzeExtents(q.prog, q.types, dims); err == nil {
+			shape = extentsOf(ext.Result, max(sdql.Order(q.info.Result), 0))
+		}
+	}
+	if name != "value" && (kind == "grad" || kind == "vjp" || kind == "hvp") {
+		shape = append(shape, input()...)
+	}
+	if len(shape) != max(sdql.Order(t), 0) {
 		return nil // not the shape of this result: let the writer measure it
 	}
 	return shape

@@ -28,6 +28,17 @@ var _ = flag.Bool // datadriven registers -rewrite
 //   - sparsify: prints Sparsify(program).
 //   - fd wrt=X: the finite-difference check of fd_test.go; prints the
 //     gradient's value (8 significant digits).
+//   - reverse wrt=X[,Y...] [value] [vjp=NAME] [dense=X[,Y...]]
+//     [dims=(X=N, A=MxN)] [stages]:
+//     Reverse; prints its result program (with stages, every stage). With
+//     bindings it evaluates the transposed and the result programs, checks
+//     that they agree and, without vjp, that every output equals forward
+//     mode's (Derive), and prints the outputs' values.
+//   - jvp X=NAME...: JVP with the tangent of X held by NAME (bound among
+//     the bindings); prints the program and, with bindings, its value.
+//   - hvp wrt=X dir=NAME: HVP; prints the program and, with bindings, its
+//     value.
+//   - mode wrt=X[,Y...]: prints ChooseMode's choice.
 //
 // Every printing command accepts, after the program, a line "===" and an
 // expected program (the paper's listing): the printed result must equal it
@@ -109,7 +120,139 @@ func suite() *sdqltest.Suite {
 		}
 		return roundedValue(g) + "\n"
 	})
+	s.Register("reverse", runReverse)
+	s.Register("jvp", func(t *testing.T, d *datadriven.TestData) string {
+		c := parseCase(t, d)
+		tangents := map[string]string{}
+		for _, a := range d.CmdArgs {
+			if len(a.Vals) != 1 {
+				t.Fatalf("%s: want X=NAME, not %s", d.Pos, a)
+			}
+			tangents[a.Key] = a.Vals[0]
+		}
+		types := c.typesWithout(tangents)
+		out, err := JVP(c.prog, tangents, types)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		return c.result(t, out) + c.valueOf(t, out)
+	})
+	s.Register("hvp", func(t *testing.T, d *datadriven.TestData) string {
+		c := parseCase(t, d)
+		var wrt, dir string
+		d.ScanArgs(t, "wrt", &wrt)
+		d.ScanArgs(t, "dir", &dir)
+		out, err := HVP(c.prog, wrt, dir, c.typesWithout(map[string]string{"": dir}))
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		return c.result(t, out) + c.valueOf(t, out)
+	})
+	s.Register("mode", func(t *testing.T, d *datadriven.TestData) string {
+		c := parseCase(t, d)
+		m, err := ChooseMode(c.prog, listArg(t, d, "wrt"), c.types)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		return m.String() + "\n"
+	})
 	return s
+}
+
+// runReverse is the reverse command.
+func runReverse(t *testing.T, d *datadriven.TestData) string {
+	c := parseCase(t, d)
+	req := &Request{Wrt: listArg(t, d, "wrt"), Value: d.HasArg("value"), Dense: map[string]bool{}, Dims: sdqltest.ScanDims(t, d)}
+	for _, n := range listArg(t, d, "dense") {
+		req.Dense[n] = true
+	}
+	types := c.types
+	if d.HasArg("vjp") {
+		d.ScanArgs(t, "vjp", &req.Cotangent)
+		types = c.typesWithout(map[string]string{"": req.Cotangent})
+	}
+	st, err := Reverse(c.prog, req, types)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	var b strings.Builder
+	if d.HasArg("stages") {
+		for _, s := range []struct {
+			name string
+			e    sdql.Expr
+		}{{"anf", st.ANF}, {"linearized", st.Linearized}, {"unzipped", st.Unzipped}, {"transposed", st.Transposed}} {
+			sdqltest.CheckRoundTrip(t, d.Pos, s.e)
+			fmt.Fprintf(&b, "%s:\n%s\n", s.name, sdql.Print(s.e))
+		}
+		b.WriteString("result:\n")
+	}
+	b.WriteString(c.result(t, st.Result))
+	if len(c.values) == 0 {
+		return b.String()
+	}
+	v := c.eval(t, st.Result)
+	if tv := c.eval(t, st.Transposed); !sdql.Equal(v, tv) {
+		t.Errorf("%s: the simplified reverse program gives %s, the transposed one %s", d.Pos, sdql.FormatValue(v), sdql.FormatValue(tv))
+	}
+	outs, err := st.Outputs.Split(v)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	var fwd []sdql.Value
+	if req.Cotangent == "" {
+		f, fo, _, err := Derive(c.prog, &Request{Wrt: req.Wrt, Value: req.Value}, ModeForward, types)
+		if err != nil {
+			t.Fatalf("%s: forward mode: %v", d.Pos, err)
+		}
+		if fwd, err = fo.Split(c.eval(t, f)); err != nil {
+			t.Fatalf("%s: %v", d.Pos, err)
+		}
+	}
+	for i, n := range st.Outputs.Names {
+		if fwd != nil && !sdql.Equal(outs[i], fwd[i]) {
+			t.Errorf("%s: reverse mode's %s is %s, forward mode's %s", d.Pos, n, sdql.FormatValue(outs[i]), sdql.FormatValue(fwd[i]))
+		}
+		fmt.Fprintf(&b, "%s: %s\n", n, roundedValue(outs[i]))
+	}
+	return b.String()
+}
+
+// listArg returns the comma-separated values of a command argument.
+func listArg(t *testing.T, d *datadriven.TestData, key string) []string {
+	var out []string
+	for _, a := range d.CmdArgs {
+		if a.Key == key {
+			for _, v := range a.Vals {
+				out = append(out, strings.Split(v, ",")...)
+			}
+		}
+	}
+	return out
+}
+
+// typesWithout returns the case's input types without the variables named
+// by the values of names (tangents, cotangents, directions bound among the
+// bindings), whose types the function under test decides.
+func (c *testCase) typesWithout(names map[string]string) map[string]sdql.Type {
+	out := map[string]sdql.Type{}
+	skip := map[string]bool{}
+	for _, n := range names {
+		skip[n] = true
+	}
+	for n, ty := range c.types {
+		if !skip[n] {
+			out[n] = ty
+		}
+	}
+	return out
+}
+
+// valueOf evaluates e when the case has bindings and prints "value: ...".
+func (c *testCase) valueOf(t *testing.T, e sdql.Expr) string {
+	if len(c.values) == 0 {
+		return ""
+	}
+	return "value: " + roundedValue(c.eval(t, e)) + "\n"
 }
 
 func TestData(t *testing.T) { suite().Run(t, "testdata/*.txt") }

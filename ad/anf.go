@@ -10,24 +10,37 @@ import "github.com/nablasd/nablasd/sdql"
 // `let t1 = x1 * y1 in let t2 = x2 * y2 in let t3 = t1 + t2 in t3`.
 //
 // Sharing is preserved: existing lets stay lets (nothing is inlined or
-// duplicated), the lets of a let's right-hand side are flattened into the
+// duplicated), an operation on atoms that a let in scope already computes
+// is that let's variable (x(i) - x(j) twice is bound once, so that its
+// derivative is accumulated once), the lets of a let's right-hand side are flattened into the
 // enclosing chain, and nothing is hoisted out of a sum body or an if branch.
 // Bound variables are first renamed apart (a name bound twice, or bound
 // and free, gets a fresh name), so flattening cannot capture. Tupled lets
 // become chains of single lets (they bind sequentially).
 func ANF(e sdql.Expr) sdql.Expr {
 	e = renameApart(e)
-	a := &anf{names: newNamer(e)}
+	a := &anf{names: newNamer(e), memo: map[string]string{}}
 	return a.scope(e)
 }
 
 type anf struct {
 	names *namer
+	// memo maps the printed operations on atoms bound in scope to their
+	// variables (names are unique after renameApart, so an operation
+	// means the same wherever its let is in scope)
+	memo map[string]string
 }
 
-// scope normalizes e as a whole scope: a let chain ending in an atom.
+// scope normalizes e as a whole scope: a let chain ending in an atom. Its
+// bindings are visible to nothing outside it.
 func (a *anf) scope(e sdql.Expr) sdql.Expr {
+	outer := a.memo
+	a.memo = make(map[string]string, len(outer))
+	for k, v := range outer {
+		a.memo[k] = v
+	}
 	bs, x := a.atom(e)
+	a.memo = outer
 	return wrapLets(bs, x)
 }
 
@@ -37,7 +50,19 @@ func (a *anf) atom(e sdql.Expr) ([]binding, sdql.Expr) {
 	if isAtom(c) {
 		return bs, c
 	}
+	var key string
+	switch c.(type) {
+	case *sdql.SumExpr, *sdql.IfExpr, *sdql.LetExpr:
+	default:
+		key = sdql.PrintFlat(c)
+		if t, ok := a.memo[key]; ok {
+			return bs, ident(t)
+		}
+	}
 	t := a.names.fresh("t")
+	if key != "" {
+		a.memo[key] = t
+	}
 	return append(bs, binding{binder(t), c}), ident(t)
 }
 

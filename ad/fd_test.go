@@ -83,6 +83,9 @@ func checkGradient(prog sdql.Expr, wrt string, values map[string]sdql.Value, giv
 	if err := compareFlat("gradient without ANF vs with", flatten(mv), gflat, modeTol, 0); err != nil {
 		return nil, err
 	}
+	if err := checkReverse(prog, wrt, values, types, gflat, true); err != nil {
+		return nil, err
+	}
 
 	// scalar mode, one run per position
 	tan, err := Forward(st.ANF, types)

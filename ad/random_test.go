@@ -193,16 +193,7 @@ var inputScope = scope{vars: [3][]string{{"s", "t"}, {"V", "W"}, {"M"}}}
 // checkGradient. Set
 // NABLASD_AD_RANDOM to the number of programs for a longer run.
 func TestRandomPrograms(t *testing.T) {
-	n := 300
-	if testing.Short() {
-		n = 60
-	}
-	if s := os.Getenv("NABLASD_AD_RANDOM"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			t.Fatalf("NABLASD_AD_RANDOM=%q: %v", s, err)
-		}
-	}
+	n := randomCount(t, 300, 60)
 	failures := 0
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -241,4 +232,20 @@ func TestRandomPrograms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomCount is the number of random programs a test checks: normal, or
+// short with -short, or NABLASD_AD_RANDOM's.
+func randomCount(t *testing.T, normal, short int) int {
+	n := normal
+	if testing.Short() {
+		n = short
+	}
+	if s := os.Getenv("NABLASD_AD_RANDOM"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("NABLASD_AD_RANDOM=%q: %v", s, err)
+		}
+	}
+	return n
 }

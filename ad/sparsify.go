@@ -27,6 +27,13 @@ const maxSparsifyRounds = 50
 // the key k, but a tangent is only ever compared as a function (a missing
 // key equals zero), so a structural zero need not be stored.
 //
+// Where keys matter the rules are exact: a sum iterates its source's keys,
+// zeros included, so sum(<k, v> in M * 0) { k -> 1.0 } is not zero. In a
+// sum's source, and in the value of every let whose variable flows into
+// one (keyCarrying), only zeros that are empty dictionaries or scalars
+// propagate: {k -> 0} keeps its entry, and a product is zero only when it
+// is a scalar or iterates an empty dictionary (zero[D] * e, s * zero[D]).
+//
 // The clean-up removes what the propagation leaves behind: dead lets (such
 // as the primal half of a tupled let whose tangent no longer needs it, and
 // the ∅ tangents of keys), lets of atoms (substituted), and lets whose
@@ -44,14 +51,19 @@ func Sparsify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
 
 // simplify applies the rules and the clean-up to a fixed point.
 func simplify(e sdql.Expr, inputs map[string]sdql.Type) (sdql.Expr, error) {
+	return simplifyWith(e, inputs, cleanLets)
+}
+
+// simplifyWith applies the rules and a given let clean-up to a fixed point.
+func simplifyWith(e sdql.Expr, inputs map[string]sdql.Type, clean func(sdql.Expr) sdql.Expr) (sdql.Expr, error) {
 	prev := sdql.PrintFlat(e)
 	for range maxSparsifyRounds {
 		info, err := sdql.Check(e, &sdql.CheckConfig{Inputs: inputs})
 		if err != nil {
 			return nil, err
 		}
-		s := &simplifier{types: info.Types}
-		e = cleanLets(s.expr(e, nil))
+		s := &simplifier{types: info.Types, keyed: keyCarrying(e)}
+		e = clean(s.expr(e, nil))
 		cur := sdql.PrintFlat(e)
 		if cur == prev {
 			break
@@ -91,6 +103,59 @@ func (z *zenv) shadow(b sdql.Binder) *zenv {
 // simplifier applies the zero rules bottom-up over a checked program.
 type simplifier struct {
 	types map[sdql.Expr]sdql.Type
+	// keyed names the variables whose keys matter (keyCarrying); exact is
+	// set while simplifying an expression whose keys matter.
+	keyed map[string]bool
+	exact bool
+}
+
+// keyCarrying returns the variables whose values flow into a sum's source
+// (or a onehot's argument), where their keys matter, directly or through
+// the value of another such variable. Names are compared, not bindings: a
+// name bound twice counts for both, which only makes the rules more exact.
+func keyCarrying(e sdql.Expr) map[string]bool {
+	keyed := map[string]bool{}
+	sdql.Inspect(e, func(x sdql.Expr) bool {
+		switch x := x.(type) {
+		case *sdql.SumExpr:
+			for _, v := range sdql.FreeVars(x.Src) {
+				keyed[v] = true
+			}
+		case *sdql.OneHotExpr:
+			for _, v := range sdql.FreeVars(x.X) {
+				keyed[v] = true
+			}
+		}
+		return true
+	})
+	for changed := true; changed; {
+		changed = false
+		sdql.Inspect(e, func(x sdql.Expr) bool {
+			if l, ok := x.(*sdql.LetExpr); ok {
+				for i, n := range l.Names {
+					if !keyed[n.Name] {
+						continue
+					}
+					for _, v := range sdql.FreeVars(l.Values[i]) {
+						if !keyed[v] {
+							keyed[v], changed = true, true
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return keyed
+}
+
+// exactly simplifies e with the exact rules.
+func (s *simplifier) exactly(e sdql.Expr, env *zenv) sdql.Expr {
+	saved := s.exact
+	s.exact = true
+	out := s.expr(e, env)
+	s.exact = saved
+	return out
 }
 
 func (s *simplifier) typeOf(e sdql.Expr) sdql.Type { return s.types[e] }
@@ -145,7 +210,7 @@ func (s *simplifier) expr(e sdql.Expr, env *zenv) sdql.Expr {
 		out := &sdql.DictExpr{Lbrace: x.Lbrace}
 		for _, en := range x.Entries {
 			k, v := s.expr(en.Key, env), s.expr(en.Val, env)
-			if s.isZero(v) && s.zero(t) != nil {
+			if s.isZero(v) && s.zero(t) != nil && !s.exact {
 				continue
 			}
 			out.Entries = append(out.Entries, sdql.Entry{Key: k, Val: v})
@@ -155,7 +220,7 @@ func (s *simplifier) expr(e sdql.Expr, env *zenv) sdql.Expr {
 		}
 		return s.rebuilt(e, out)
 	case *sdql.SumExpr:
-		src := s.expr(x.Src, env)
+		src := s.exactly(x.Src, env)
 		if s.isZero(src) {
 			if z := s.zero(t); z != nil {
 				return z
@@ -171,7 +236,12 @@ func (s *simplifier) expr(e sdql.Expr, env *zenv) sdql.Expr {
 	case *sdql.LetExpr:
 		out := &sdql.LetExpr{Let: x.Let}
 		for i, n := range x.Names {
-			v := s.expr(x.Values[i], env)
+			var v sdql.Expr
+			if s.keyed[n.Name] {
+				v = s.exactly(x.Values[i], env)
+			} else {
+				v = s.expr(x.Values[i], env)
+			}
 			if z, ok := v.(*sdql.ZeroExpr); ok && n.Name != "_" && sdql.Order(z.T) >= 0 {
 				env = &zenv{name: n.Name, zero: z, next: env}
 				continue
@@ -236,6 +306,12 @@ func (s *simplifier) binary(x *sdql.BinaryExpr, l, r sdql.Expr) sdql.Expr {
 	zl, zr := s.isZero(l), s.isZero(r)
 	switch x.Op {
 	case sdql.MUL:
+		if s.exact && sdql.Order(t) > 0 {
+			// dict * e iterates the dict; s * dict the dict on the right
+			lo, ro := sdql.Order(s.typeOf(l)), sdql.Order(s.typeOf(r))
+			zl = zl && lo > 0
+			zr = zr && ro > 0 && lo == 0
+		}
 		if zl || zr {
 			if z := s.zero(t); z != nil {
 				return z
@@ -243,9 +319,9 @@ func (s *simplifier) binary(x *sdql.BinaryExpr, l, r sdql.Expr) sdql.Expr {
 		}
 		switch {
 		case isOne(r) && same(l):
-			return l
+			return s.real(l)
 		case isOne(l) && same(r):
-			return r
+			return s.real(r)
 		}
 	case sdql.QUO:
 		if zl {
@@ -254,7 +330,7 @@ func (s *simplifier) binary(x *sdql.BinaryExpr, l, r sdql.Expr) sdql.Expr {
 			}
 		}
 		if isOne(r) && same(l) {
-			return l
+			return s.real(l)
 		}
 	case sdql.ADD:
 		switch {
@@ -280,6 +356,16 @@ func (s *simplifier) binary(x *sdql.BinaryExpr, l, r sdql.Expr) sdql.Expr {
 		}
 	}
 	return s.rebuilt(x, &sdql.BinaryExpr{X: l, OpPos: x.OpPos, Op: x.Op, Y: r})
+}
+
+// real returns e, or the real literal of an int literal that the context
+// types real (2 in 1.0 * 2), so that it stays real wherever it ends up (a
+// program that is only a literal is typed by the literal).
+func (s *simplifier) real(e sdql.Expr) sdql.Expr {
+	if n, ok := e.(*sdql.IntLit); ok && s.typeOf(e) == sdql.RealType {
+		return s.rebuilt(e, &sdql.RealLit{ValuePos: n.ValuePos, Value: float64(n.Value)})
+	}
+	return e
 }
 
 // isOne reports whether e is the literal 1 or 1.0.

@@ -23,7 +23,9 @@ var Logical = map[string]string{
 var Wrt = map[string]string{"batax": "x", "smmm": "B", "smvm": "x", "vva": "V1", "vvd": "V1", "vsm": "s"}
 
 // Pipeline runs the real ∇SD pipeline over a kernel through the root
-// package, exactly as nablasd grad does: the logical program of
+// package, exactly as nablasd grad --mode forward does (the paper's
+// system is forward mode; BenchmarkModes compares the modes): the
+// logical program of
 // Logical[kernel] prepared over the bound tensors and scalars, and its
 // plan for the gradient with respect to Wrt[kernel] (differentiated,
 // optimized with the tensors' storage definitions). The plan's Program is
@@ -48,7 +50,7 @@ func PipelineOf(name, src, wrt string, tensors map[string]*formats.Tensor, scala
 	for n, x := range scalars {
 		inputs[n] = x
 	}
-	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: name})
+	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{File: name, Mode: "forward"})
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %v", name, err)
 	}

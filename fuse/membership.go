@@ -17,6 +17,12 @@ import "github.com/nablasd/nablasd/sdql"
 // resolves on the way to sum(<a, b> in D(x)) F[k2 := x]: when x is not stored
 // both are zero, since the body is a sum over v2.
 //
+// A lookup of a let-bound dictionary that its scope uses more than once,
+// whose E holds a reduction (a sum of numbers), is left alone: the
+// dictionary is built anyway, and reading its entry costs less than the
+// reduction (the reverse sweep of tanh(A tanh(A x)) reads the primal's
+// tanh(A x) instead of computing A x again).
+//
 // Every fact (a let, an enclosing sum) is used only where the names it
 // mentions still mean what they meant where it was recorded.
 var ResolveMembership = Named("ResolveMembership", func(c *Ctx, e sdql.Expr) (sdql.Expr, bool) {
@@ -29,6 +35,7 @@ type letFact struct {
 	id    int // the binding the name refers to
 	value sdql.Expr
 	snap  map[string]int // bindings of value's free variables
+	uses  int            // occurrences of the name in the let's scope
 }
 
 type iterFact struct {
@@ -110,7 +117,12 @@ func (m *membership) walk(e sdql.Expr) sdql.Expr {
 			id, leave := m.enter(b.Name)
 			leaves = append(leaves, leave)
 			if b.Name != "_" {
-				m.lets[b.Name] = letFact{id: id, value: vals[i], snap: snap}
+				uses, _ := occurrences(x.Body, b.Name)
+				for _, v := range x.Values[i+1:] {
+					n, _ := occurrences(v, b.Name)
+					uses += n
+				}
+				m.lets[b.Name] = letFact{id: id, value: vals[i], snap: snap, uses: uses}
 			}
 		}
 		body := m.walk(x.Body)
@@ -153,6 +165,12 @@ func (m *membership) member(l *sdql.LookupExpr) sdql.Expr {
 	}
 	s, body := keyedSum(m.resolve(l.X, 8))
 	if s == nil || !sdql.AlphaEqual(s.Src, it.src) || hasUnique(body) {
+		return nil
+	}
+	if id, isName := l.X.(*sdql.Ident); isName && m.lets[id.Name].uses > 1 && reduces(body) {
+		// the dictionary is built anyway for its other uses: reading its
+		// entry is cheaper than a reduction per lookup (a reverse sweep
+		// reading the primal's tanh(A x) must not compute A x again)
 		return nil
 	}
 	sub := map[string]sdql.Expr{s.Key.Name: &sdql.Ident{Name: k.Name}}
@@ -198,6 +216,37 @@ func (m *membership) resolve(e sdql.Expr, fuel int) sdql.Expr {
 		})
 	}
 	return e
+}
+
+// reduces reports whether e holds a reduction: a sum whose body (through
+// lets and conditions) is not a dictionary, so that evaluating e costs a
+// loop, not the construction of a view.
+func reduces(e sdql.Expr) bool {
+	return sdql.Any(e, func(x sdql.Expr) bool {
+		s, ok := x.(*sdql.SumExpr)
+		if !ok {
+			return false
+		}
+		b := s.Body
+		for {
+			switch y := b.(type) {
+			case *sdql.LetExpr:
+				b = y.Body
+				continue
+			case *sdql.IfExpr:
+				if y.Else == nil {
+					b = y.Then
+					continue
+				}
+			}
+			break
+		}
+		switch b.(type) {
+		case *sdql.DictExpr, *sdql.SumExpr:
+			return false
+		}
+		return true
+	})
 }
 
 // keyedSum matches sum(<k2, v2> in D) { k2 -> E } (the key possibly

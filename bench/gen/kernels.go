@@ -124,8 +124,9 @@ var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
 		d_ := &wl_least_squares_gradResult{}
+		w_ := &wl_least_squares_gradWork{}
 		return func() {
-			if err := wl_least_squares_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, d_); err != nil {
+			if err := wl_least_squares_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, x_len, x_val, d_, w_); err != nil {
 				panic(err)
 			}
 		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }
@@ -192,8 +193,9 @@ var BindWorkload = map[string]func(in_ map[string]sdql.Value) (run_ func(), val_
 		x_len := int(in_["x_len"].(sdql.Int))
 		x_val := []float64(in_["x_val"].(sdql.RealArray))
 		d_ := &wl_ridge_gradResult{}
+		w_ := &wl_ridge_gradWork{}
 		return func() {
-			if err := wl_ridge_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, d_); err != nil {
+			if err := wl_ridge_grad(A_idx, A_len, A_pos, A_val, b_len, b_val, lambda, x_len, x_val, d_, w_); err != nil {
 				panic(err)
 			}
 		}, func() sdql.Value { return EntriesValue(1, d_.Entries) }

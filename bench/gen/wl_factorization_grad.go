@@ -19,18 +19,16 @@ import (
 //
 // as the program, optimized over its inputs' storage,
 //
-//	let U = sum(<_, i3> in (0:U_rows))
-//	    { i3 -> sum(<_, j1> in (0:U_cols)) { j1 -> U_val(i3 * U_cols + j1) } } in
-//	let W = sum(<_, i4> in (0:W_rows))
-//	    { i4 -> sum(<_, j2> in (0:W_cols)) { j2 -> W_val(i4 * W_cols + j2) } } in
-//	let U' = sum(<i1, v> in U) { i1 -> sum(<i2, _> in v) { i2 -> { i1 -> { i2 -> 1 } } } } in
+//	let U = sum(<_, i1> in (0:U_rows))
+//	    { i1 -> sum(<_, j1> in (0:U_cols)) { j1 -> U_val(i1 * U_cols + j1) } } in
+//	let W = sum(<_, i2> in (0:W_rows))
+//	    { i2 -> sum(<_, j2> in (0:W_cols)) { j2 -> W_val(i2 * W_cols + j2) } } in
 //	sum(<_, i> in (0:R_len))
 //	  sum(<p, j> in R_idx(R_pos(i):R_pos(i + 1)))
 //	    let t = U(i) in
-//	    let t' = U'(i) in
 //	    let e = R_val(p) - (sum(<k, u> in t) u * W(j)(k)) in
-//	    let t1 = -(sum(<k1, u1> in t) let t2 = t'(k1) in t2 * W(j)(k1)) in
-//	    (e + e) * t1
+//	    let c = -(e + e) in
+//	    { i -> sum(<k1, u1> in t) { k1 -> c * W(j)(k1) } }
 //
 // Its parameters come from the inputs:
 //
@@ -75,47 +73,43 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 				s := 0.0
 				if i < U_rows {
 					if 0 < U_cols {
-						c3 := U_cols * i
+						c1 := U_cols * i
 						b := 0 <= j && j < W_rows
 						for i1 := 0; i1 < U_cols; i1++ {
 							x4 := 0.0
 							if b && i1 < W_cols {
 								x4 = W_val[W_cols*j+i1]
 							}
-							s += U_val[c3+i1] * x4
+							s += U_val[c1+i1] * x4
 						}
 					}
 				}
 				e := R_valSeg[k] - s
-				c := e + e
+				c := -(e + e)
+				if uint(i) >= uint(out_n0) {
+					dst.Vals = out_vals
+					dst.N0 = out_n0
+					dst.N1 = out_n1
+					return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+				}
+				q := i
 				if i < U_rows {
-					if 0 < U_cols {
-						c4 := -c
-						b1 := 0 <= j && j < W_rows
-						for i2 := 0; i2 < U_cols; i2++ {
-							x5 := 0.0
-							if b1 && i2 < W_cols {
-								x5 = W_val[W_cols*j+i2]
-							}
-							c1 := x5
-							c2 := c4 * c1
-							if uint(i) >= uint(out_n0) {
-								dst.Vals = out_vals
-								dst.N0 = out_n0
-								dst.N1 = out_n1
-								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-							}
-							q := i
-							if uint(i2) >= uint(out_n1) {
-								dst.Vals = out_vals
-								dst.N0 = out_n0
-								dst.N1 = out_n1
-								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i2, out_n1-1)
-							}
-							c5 := q*out_n1 + i2
-							q1 := c5
-							out_vals[q1] += c2
+					b1 := 0 <= j && j < W_rows
+					for i2 := 0; i2 < U_cols; i2++ {
+						x5 := 0.0
+						if b1 && i2 < W_cols {
+							x5 = W_val[W_cols*j+i2]
 						}
+						v := c * x5
+						if uint(i2) >= uint(out_n1) {
+							dst.Vals = out_vals
+							dst.N0 = out_n0
+							dst.N1 = out_n1
+							return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i2, out_n1-1)
+						}
+						c2 := q*out_n1 + i2
+						q1 := c2
+						out_vals[q1] += v
 					}
 				}
 			}

@@ -20,10 +20,9 @@ import (
 //
 //	sum(<_, i> in (0:A_len))
 //	  sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
-//	    let t = { i -> 1 } - { j -> 1 } in
-//	    A_val(p) *
-//	      ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) *
-//	      t
+//	    let t2bar = A_val(p) *
+//	        ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) in
+//	    { j -> -t2bar } + { i -> t2bar }
 //
 // Its parameters come from the inputs:
 //
@@ -59,18 +58,11 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 		lo := A_pos[i]
 		hi := A_pos[i+1]
 		if lo < hi {
-			if uint(i) >= uint(len(out_vals)) {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-			}
-			q := i
 			x := 0.0
 			if i < x_len {
 				x = x_val[i]
 			}
-			c1 := x
-			acc := 0.0
+			c := x
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -80,18 +72,24 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 					if 0 <= j && j < x_len {
 						x1 = x_val[j]
 					}
-					c := A_valSeg[k] * (c1 - x1)
-					acc += c
+					t2bar := A_valSeg[k] * (c - x1)
+					v := -t2bar
 					if uint(j) >= uint(len(out_vals)) {
 						dst.Vals = out_vals
 						dst.N0 = out_n0
 						return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
 					}
-					q1 := j
-					out_vals[q1] += -c
+					q := j
+					out_vals[q] += v
+					if uint(i) >= uint(len(out_vals)) {
+						dst.Vals = out_vals
+						dst.N0 = out_n0
+						return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+					}
+					q1 := i
+					out_vals[q1] += t2bar
 				}
 			}
-			out_vals[q] += acc
 		}
 	}
 	dst.Vals = out_vals

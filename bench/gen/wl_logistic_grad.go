@@ -21,9 +21,8 @@ import (
 //
 //	sum(<_, i> in (0:A_len))
 //	  let row = sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in
-//	  let z = sum(<j1, a> in row) a * (if 0 <= j1 && j1 < x_len then x_val(j1)) in
-//	  (let t = exp(z) * row in 1.0 / (1 + exp(z)) * t) -
-//	    (if 0 <= i && i < y_len then y_val(i)) * row
+//	  let t2 = exp(sum(<j1, a> in row) a * (if 0 <= j1 && j1 < x_len then x_val(j1))) in
+//	  ((if 0 <= i && i < y_len then y_val(i)) * -1.0 + t2 * (1.0 / (1 + t2))) * row
 //
 // Its parameters come from the inputs:
 //
@@ -73,9 +72,12 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 				s += A_valSeg[k] * x
 			}
 		}
-		c := 1.0 / (1.0 + math.Exp(s))
-		c1 := math.Exp(s)
-		c2 := c * c1
+		t2 := math.Exp(s)
+		x1 := 0.0
+		if i < y_len {
+			x1 = y_val[i]
+		}
+		c := -1.0*x1 + 1.0/(1.0+t2)*t2
 		lo1 := A_pos[i]
 		hi1 := A_pos[i+1]
 		if lo1 < hi1 {
@@ -89,29 +91,7 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 					return fmt.Errorf("wl_logistic_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 				}
 				q := j1
-				out_vals[q] += A_valSeg1[k1] * c2
-			}
-		}
-		x1 := 0.0
-		if i < y_len {
-			x1 = y_val[i]
-		}
-		c3 := x1
-		c4 := -1.0 * c3
-		lo2 := A_pos[i]
-		hi2 := A_pos[i+1]
-		if lo2 < hi2 {
-			A_idxSeg2 := A_idx[lo2:hi2]
-			A_valSeg2 := A_val[lo2:hi2]
-			for k2 := range A_idxSeg2 {
-				j2 := A_idxSeg2[k2]
-				if uint(j2) >= uint(len(out_vals)) {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					return fmt.Errorf("wl_logistic_grad: key %d out of range 0..%d of a dense result", j2, out_n0-1)
-				}
-				q1 := j2
-				out_vals[q1] += A_valSeg2[k2] * c4
+				out_vals[q] += A_valSeg1[k1] * c
 			}
 		}
 	}

@@ -23,23 +23,15 @@ import (
 //	    { i -> sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } } in
 //	let h = sum(<i4, row> in A)
 //	    { i4 ->
-//	      tanh(sum(<j3, a> in row) a * (if 0 <= j3 && j3 < x_len then x_val(j3))) } in
-//	let h' = sum(<i3, row2> in A)
-//	    let t2 = sum(<j2, a2> in row2) a2 * (if 0 <= j2 && j2 < x_len then x_val(j2)) in
-//	    { i3 -> (1.0 - tanh(t2) * tanh(t2)) * row2 } in
-//	sum(<i1, row1> in A)
-//	  let t7 = sum(<j1, a1> in row1) a1 * h(j1) in
-//	  let c = 1.0 - tanh(t7) * tanh(t7) in
-//	  sum(<j4, a4> in row1) sum(<i2, v> in h'(j4)) { i2 -> c * a4 * v }
+//	      tanh(sum(<j2, a> in row) a * (if 0 <= j2 && j2 < x_len then x_val(j2))) } in
+//	let hbar = sum(<i1, row1> in A)
+//	    let t8 = tanh(sum(<j1, a1> in row1) a1 * h(j1)) in (1.0 - t8 * t8) * row1 in
+//	sum(<i2, row2> in A) let t3 = h(i2) in (1.0 - t3 * t3) * hbar(i2) * row2
 //
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
 //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
-//
-// It relies on the coordinates A_idx being strictly ascending within
-// each parent, as their format promises (formats.Tensor.Validate checks it):
-// it does not check them.
 //
 // It writes its result into dst (see wl_mlp2_gradResult), emptied first.
 // It keeps its intermediates in ws (see wl_mlp2_gradWork).
@@ -67,16 +59,15 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	A_val = A_val[:len(A_idx)]
 	x_val = x_val[:x_len]
 	h := &ws.h
-	h_prime := &ws.h_prime
+	hbar := &ws.hbar
 	out_vals := dst.Vals
 	out_n0 := dst.N0
 	h_vals := h.Vals
 	h_n0 := h.N0
 	h_present0 := h.Present0
-	h_prime_vals := h_prime.Vals
-	h_prime_n0 := h_prime.N0
-	h_prime_present0 := h_prime.Present0
-	h_prime_present1 := h_prime.Present1
+	hbar_vals := hbar.Vals
+	hbar_n0 := hbar.N0
+	hbar_present0 := hbar.Present0
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
@@ -91,13 +82,13 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 		if lo < hi {
 			A_idxSeg := A_idx[lo:hi]
 			A_valSeg := A_val[lo:hi]
-			for k1 := range A_idxSeg {
-				j := A_idxSeg[k1]
-				x1 := 0.0
+			for k := range A_idxSeg {
+				j := A_idxSeg[k]
+				x3 := 0.0
 				if 0 <= j && j < x_len {
-					x1 = x_val[j]
+					x3 = x_val[j]
 				}
-				s += A_valSeg[k1] * x1
+				s += A_valSeg[k] * x3
 			}
 		}
 		v := math.Tanh(s)
@@ -108,10 +99,9 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 				h.Vals = h_vals
 				h.N0 = h_n0
 				h.Present0 = h_present0
-				h_prime.Vals = h_prime_vals
-				h_prime.N0 = h_prime_n0
-				h_prime.Present0 = h_prime_present0
-				h_prime.Present1 = h_prime_present1
+				hbar.Vals = hbar_vals
+				hbar.N0 = hbar_n0
+				hbar.Present0 = hbar_present0
 				return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", i)
 			}
 			h.Vals = h_vals
@@ -126,15 +116,13 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 		q := i
 		h_vals[q] += v
 	}
-	h_prime.Vals = h_prime_vals
-	h_prime.N0 = h_prime_n0
-	h_prime.Present0 = h_prime_present0
-	h_prime.Present1 = h_prime_present1
-	h_prime.init(A_len, A_pos, A_idx)
-	h_prime_vals = h_prime.Vals
-	h_prime_n0 = h_prime.N0
-	h_prime_present0 = h_prime.Present0
-	h_prime_present1 = h_prime.Present1
+	hbar.Vals = hbar_vals
+	hbar.N0 = hbar_n0
+	hbar.Present0 = hbar_present0
+	hbar.init(0)
+	hbar_vals = hbar.Vals
+	hbar_n0 = hbar.N0
+	hbar_present0 = hbar.Present0
 	for i1 := 0; i1 < A_len; i1++ {
 		s1 := 0.0
 		lo1 := A_pos[i1]
@@ -142,112 +130,89 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 		if lo1 < hi1 {
 			A_idxSeg1 := A_idx[lo1:hi1]
 			A_valSeg1 := A_val[lo1:hi1]
-			for k2 := range A_idxSeg1 {
-				j1 := A_idxSeg1[k2]
-				x2 := 0.0
-				if 0 <= j1 && j1 < x_len {
-					x2 = x_val[j1]
+			for k1 := range A_idxSeg1 {
+				j1 := A_idxSeg1[k1]
+				x := 0.0
+				if uint(j1) < uint(h_n0) {
+					if h_present0[j1] {
+						q1 := j1
+						x = h_vals[q1]
+					}
 				}
-				s1 += A_valSeg1[k2] * x2
+				s1 += A_valSeg1[k1] * x
 			}
 		}
-		if uint(i1) >= uint(h_prime_n0) {
-			if i1 < 0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				h.Vals = h_vals
-				h.N0 = h_n0
-				h.Present0 = h_present0
-				h_prime.Vals = h_prime_vals
-				h_prime.N0 = h_prime_n0
-				h_prime.Present0 = h_prime_present0
-				h_prime.Present1 = h_prime_present1
-				return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", i1)
-			}
-			h_prime.Vals = h_prime_vals
-			h_prime.N0 = h_prime_n0
-			h_prime.Present0 = h_prime_present0
-			h_prime.Present1 = h_prime_present1
-			h_prime.grow0(i1)
-			h_prime_vals = h_prime.Vals
-			h_prime_n0 = h_prime.N0
-			h_prime_present0 = h_prime.Present0
-			h_prime_present1 = h_prime.Present1
-		}
-		h_prime_present0[i1] = true
-		e := math.Tanh(s1)
-		c := 1.0 - e*e
+		t8 := math.Tanh(s1)
+		c := 1.0 - t8*t8
 		lo2 := A_pos[i1]
 		hi2 := A_pos[i1+1]
 		if lo2 < hi2 {
+			A_idxSeg2 := A_idx[lo2:hi2]
 			A_valSeg2 := A_val[lo2:hi2]
-			h_prime_present1Seg := h_prime_present1[lo2:hi2]
-			h_prime_valsSeg := h_prime_vals[lo2:hi2]
-			for k3 := range A_valSeg2 {
-				h_prime_present1Seg[k3] = true
-				h_prime_valsSeg[k3] += A_valSeg2[k3] * c
+			for k2 := range A_idxSeg2 {
+				j2 := A_idxSeg2[k2]
+				if uint(j2) >= uint(hbar_n0) {
+					if j2 < 0 {
+						dst.Vals = out_vals
+						dst.N0 = out_n0
+						h.Vals = h_vals
+						h.N0 = h_n0
+						h.Present0 = h_present0
+						hbar.Vals = hbar_vals
+						hbar.N0 = hbar_n0
+						hbar.Present0 = hbar_present0
+						return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", j2)
+					}
+					hbar.Vals = hbar_vals
+					hbar.N0 = hbar_n0
+					hbar.Present0 = hbar_present0
+					hbar.grow0(j2)
+					hbar_vals = hbar.Vals
+					hbar_n0 = hbar.N0
+					hbar_present0 = hbar.Present0
+				}
+				hbar_present0[j2] = true
+				q2 := j2
+				hbar_vals[q2] += A_valSeg2[k2] * c
 			}
 		}
 	}
 	for i2 := 0; i2 < A_len; i2++ {
-		s2 := 0.0
+		x1 := 0.0
+		if uint(i2) < uint(h_n0) {
+			if h_present0[i2] {
+				q3 := i2
+				x1 = h_vals[q3]
+			}
+		}
+		x2 := 0.0
+		if uint(i2) < uint(hbar_n0) {
+			if hbar_present0[i2] {
+				q4 := i2
+				x2 = hbar_vals[q4]
+			}
+		}
+		c1 := (1.0 - x1*x1) * x2
 		lo3 := A_pos[i2]
 		hi3 := A_pos[i2+1]
 		if lo3 < hi3 {
-			A_idxSeg2 := A_idx[lo3:hi3]
+			A_idxSeg3 := A_idx[lo3:hi3]
 			A_valSeg3 := A_val[lo3:hi3]
-			for k4 := range A_idxSeg2 {
-				j3 := A_idxSeg2[k4]
-				x := 0.0
-				if uint(j3) < uint(h_n0) {
-					if h_present0[j3] {
-						q3 := j3
-						x = h_vals[q3]
-					}
+			for k3 := range A_idxSeg3 {
+				j3 := A_idxSeg3[k3]
+				if uint(j3) >= uint(len(out_vals)) {
+					dst.Vals = out_vals
+					dst.N0 = out_n0
+					h.Vals = h_vals
+					h.N0 = h_n0
+					h.Present0 = h_present0
+					hbar.Vals = hbar_vals
+					hbar.N0 = hbar_n0
+					hbar.Present0 = hbar_present0
+					return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", j3, out_n0-1)
 				}
-				s2 += A_valSeg3[k4] * x
-			}
-		}
-		e1 := math.Tanh(s2)
-		c1 := 1.0 - e1*e1
-		lo4 := A_pos[i2]
-		hi4 := A_pos[i2+1]
-		if lo4 < hi4 {
-			A_idxSeg3 := A_idx[lo4:hi4]
-			for k5 := range A_idxSeg3 {
-				p4 := lo4 + k5
-				j4 := A_idxSeg3[k5]
-				if uint(j4) < uint(h_prime_n0) {
-					if h_prime_present0[j4] {
-						q4 := j4
-						lo5, hi5 := 0, 0
-						if q4 >= 0 && q4+1 < len(A_pos) {
-							lo5, hi5 = A_pos[q4], A_pos[q4+1]
-						}
-						for c2 := lo5; c2 < hi5; c2++ {
-							if !h_prime_present1[c2] {
-								continue
-							}
-							k := A_idx[c2]
-							q5 := c2
-							v1 := A_val[p4] * c1 * h_prime_vals[q5]
-							if uint(k) >= uint(len(out_vals)) {
-								dst.Vals = out_vals
-								dst.N0 = out_n0
-								h.Vals = h_vals
-								h.N0 = h_n0
-								h.Present0 = h_present0
-								h_prime.Vals = h_prime_vals
-								h_prime.N0 = h_prime_n0
-								h_prime.Present0 = h_prime_present0
-								h_prime.Present1 = h_prime_present1
-								return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", k, out_n0-1)
-							}
-							q6 := k
-							out_vals[q6] += v1
-						}
-					}
-				}
+				q5 := j3
+				out_vals[q5] += A_valSeg3[k3] * c1
 			}
 		}
 	}
@@ -256,10 +221,9 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h.Vals = h_vals
 	h.N0 = h_n0
 	h.Present0 = h_present0
-	h_prime.Vals = h_prime_vals
-	h_prime.N0 = h_prime_n0
-	h_prime.Present0 = h_prime_present0
-	h_prime.Present1 = h_prime_present1
+	hbar.Vals = hbar_vals
+	hbar.N0 = hbar_n0
+	hbar.Present0 = hbar_present0
 	return nil
 }
 
@@ -366,21 +330,18 @@ func (t *wl_mlp2_grad_h) grow0(k int) {
 	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
 }
 
-// wl_mlp2_grad_h_prime is the tensor h' of wl_mlp2_grad, of type {int -> {int -> real}}, stored in 2 level(s):
+// wl_mlp2_grad_hbar is the tensor hbar of wl_mlp2_grad, of type {int -> real}, stored in 1 level(s):
 //   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
-//   - level 1, an input's positions: the children of parent position q are the positions c in Pos1[q]..Pos1[q+1]-1, key Idx1[c], present where Present1 is true;
 //
 // Vals[c] is the value at position c of the last level.
-type wl_mlp2_grad_h_prime struct {
-	N0         int
-	Present0   []bool
-	Pos1, Idx1 []int
-	Present1   []bool
-	Vals       []float64
+type wl_mlp2_grad_hbar struct {
+	N0       int
+	Present0 []bool
+	Vals     []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *wl_mlp2_grad_h_prime) init(n0 int, pos1, idx1 []int) {
+func (t *wl_mlp2_grad_hbar) init(n0 int) {
 	t.N0 = max(n0, t.N0)
 	if n := t.N0; cap(t.Present0) >= n {
 		t.Present0 = t.Present0[:n]
@@ -388,14 +349,7 @@ func (t *wl_mlp2_grad_h_prime) init(n0 int, pos1, idx1 []int) {
 	} else {
 		t.Present0 = make([]bool, n)
 	}
-	t.Pos1, t.Idx1 = pos1, idx1
-	if n := len(idx1); cap(t.Present1) >= n {
-		t.Present1 = t.Present1[:n]
-		clear(t.Present1)
-	} else {
-		t.Present1 = make([]bool, n)
-	}
-	if n := len(t.Idx1); cap(t.Vals) >= n {
+	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
 		clear(t.Vals)
 	} else {
@@ -404,17 +358,17 @@ func (t *wl_mlp2_grad_h_prime) init(n0 int, pos1, idx1 []int) {
 }
 
 // grow0 grows level 0 of t to hold the key k >= 0.
-func (t *wl_mlp2_grad_h_prime) grow0(k int) {
+func (t *wl_mlp2_grad_hbar) grow0(k int) {
 	t.N0 = max(k+1, 2*t.N0, 8)
 	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
-	t.Vals = append(t.Vals, make([]float64, len(t.Idx1)-len(t.Vals))...)
+	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
 }
 
 // wl_mlp2_gradWork holds wl_mlp2_grad's intermediate tensors across calls, so that their
 // memory is reused; the zero value is ready.
 type wl_mlp2_gradWork struct {
-	h       wl_mlp2_grad_h
-	h_prime wl_mlp2_grad_h_prime
+	h    wl_mlp2_grad_h
+	hbar wl_mlp2_grad_hbar
 }
 
 // wl_mlp2_gradFormatReal prints a real as SDQL does: Go's shortest round-trip

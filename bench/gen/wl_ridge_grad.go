@@ -20,17 +20,14 @@ import (
 //
 // as the program, optimized over its inputs' storage,
 //
-//	let t = sum(<i1, v> in (sum(<_, i> in (0:A_len))
-//	       { i ->
-//	         sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
-//	           A_val(p) * (if 0 <= j && j < x_len then x_val(j)) }) -
-//	      (sum(<_, i2> in (0:b_len)) { i2 -> b_val(i2) }))
-//	    sum(<i3, v1> in let t2 = if 0 <= i1 && i1 < A_len then
-//	          sum(<p1, j1> in A_idx(A_pos(i1):A_pos(i1 + 1))) { j1 -> A_val(p1) } in
-//	      (v + v) * t2)
-//	      { i3 -> 0.5 * v1 } in
-//	let t1 = sum(<_, i4> in (0:x_len)) { i4 -> lambda * x_val(i4) } in
-//	t + t1
+//	let A = sum(<_, i> in (0:A_len))
+//	    { i -> sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } } in
+//	let t7 = 0.5 * lambda in
+//	let dbar = (sum(<i4, row> in A)
+//	     { i4 -> sum(<j1, a> in row) a * (if 0 <= j1 && j1 < x_len then x_val(j1)) }) -
+//	    (sum(<_, i1> in (0:b_len)) { i1 -> b_val(i1) }) in
+//	let t = sum(<i2, row1> in A) dbar(i2) * row1 in
+//	(let c = t7 + t7 in sum(<_, i3> in (0:x_len)) { i3 -> c * x_val(i3) }) + t
 //
 // Its parameters come from the inputs:
 //
@@ -39,12 +36,16 @@ import (
 //   - from x, a formats.Tensor t in dense: x_len = t.Shape[0], x_val = t.Val.
 //
 // It writes its result into dst (see wl_ridge_gradResult), emptied first.
+// It keeps its intermediates in ws (see wl_ridge_gradWork).
 // An input that breaks its format's invariants, or a key a dense result
 // cannot hold, is an error; so is a failure of the program (its position
 // and message).
-func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len int, b_val []float64, lambda float64, x_len int, x_val []float64, dst *wl_ridge_gradResult) (err error) {
+func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len int, b_val []float64, lambda float64, x_len int, x_val []float64, dst *wl_ridge_gradResult, ws *wl_ridge_gradWork) (err error) {
 	if dst == nil {
 		return fmt.Errorf("wl_ridge_grad: nil destination")
+	}
+	if ws == nil {
+		return fmt.Errorf("wl_ridge_grad: nil workspace")
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -53,80 +54,137 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 				panic(r)
 			}
 			*dst = wl_ridge_gradResult{}
+			*ws = wl_ridge_gradWork{}
 			err = fmt.Errorf("wl_ridge_grad: %v (an input breaks its format's invariants)", e)
 		}
 	}()
 	A_val = A_val[:len(A_idx)]
 	b_val = b_val[:b_len]
 	x_val = x_val[:x_len]
+	dbar := &ws.dbar
 	out_vals := dst.Vals
 	out_n0 := dst.N0
+	dbar_vals := dbar.Vals
+	dbar_n0 := dbar.N0
+	dbar_present0 := dbar.Present0
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	x2 := A_len
+	t7 := 0.5 * lambda
+	x1 := A_len
 	if A_len < b_len {
-		x2 = b_len
+		x1 = b_len
 	}
-	n := x2
-	for i := 0; i < n; i++ {
-		x := 0.0
-		if i < A_len {
-			s := 0.0
-			lo := A_pos[i]
-			hi := A_pos[i+1]
-			if lo < hi {
-				A_idxSeg := A_idx[lo:hi]
-				A_valSeg := A_val[lo:hi]
-				for k := range A_idxSeg {
-					j := A_idxSeg[k]
-					x3 := 0.0
-					if 0 <= j && j < x_len {
-						x3 = x_val[j]
-					}
-					s += A_valSeg[k] * x3
+	dbar.init(x1)
+	dbar_vals = dbar.Vals
+	dbar_n0 = dbar.N0
+	dbar_present0 = dbar.Present0
+	for i := 0; i < A_len; i++ {
+		s := 0.0
+		lo := A_pos[i]
+		hi := A_pos[i+1]
+		if lo < hi {
+			A_idxSeg := A_idx[lo:hi]
+			A_valSeg := A_val[lo:hi]
+			for k := range A_idxSeg {
+				j := A_idxSeg[k]
+				x2 := 0.0
+				if 0 <= j && j < x_len {
+					x2 = x_val[j]
 				}
-			}
-			x += s
-		}
-		x4 := 0.0
-		if i < b_len {
-			x4 = b_val[i]
-		}
-		e := x - x4
-		c := e + e
-		if i < A_len {
-			lo1 := A_pos[i]
-			hi1 := A_pos[i+1]
-			if lo1 < hi1 {
-				A_idxSeg1 := A_idx[lo1:hi1]
-				A_valSeg1 := A_val[lo1:hi1]
-				for k1 := range A_idxSeg1 {
-					j1 := A_idxSeg1[k1]
-					v := 0.5 * (A_valSeg1[k1] * c)
-					if uint(j1) >= uint(len(out_vals)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
-					}
-					q := j1
-					out_vals[q] += v
-				}
+				s += A_valSeg[k] * x2
 			}
 		}
+		if uint(i) >= uint(dbar_n0) {
+			if i < 0 {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				dbar.Vals = dbar_vals
+				dbar.N0 = dbar_n0
+				dbar.Present0 = dbar_present0
+				return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i)
+			}
+			dbar.Vals = dbar_vals
+			dbar.N0 = dbar_n0
+			dbar.Present0 = dbar_present0
+			dbar.grow0(i)
+			dbar_vals = dbar.Vals
+			dbar_n0 = dbar.N0
+			dbar_present0 = dbar.Present0
+		}
+		dbar_present0[i] = true
+		q := i
+		dbar_vals[q] += s
 	}
-	for i1 := 0; i1 < x_len; i1++ {
-		v1 := lambda * x_val[i1]
-		if uint(i1) >= uint(len(out_vals)) {
+	for i1 := 0; i1 < b_len; i1++ {
+		if uint(i1) >= uint(dbar_n0) {
+			if i1 < 0 {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				dbar.Vals = dbar_vals
+				dbar.N0 = dbar_n0
+				dbar.Present0 = dbar_present0
+				return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i1)
+			}
+			dbar.Vals = dbar_vals
+			dbar.N0 = dbar_n0
+			dbar.Present0 = dbar_present0
+			dbar.grow0(i1)
+			dbar_vals = dbar.Vals
+			dbar_n0 = dbar.N0
+			dbar_present0 = dbar.Present0
+		}
+		dbar_present0[i1] = true
+		q1 := i1
+		dbar_vals[q1] += -1.0 * b_val[i1]
+	}
+	c := t7 + t7
+	for i2 := 0; i2 < x_len; i2++ {
+		v := c * x_val[i2]
+		if uint(i2) >= uint(len(out_vals)) {
 			dst.Vals = out_vals
 			dst.N0 = out_n0
-			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", i1, out_n0-1)
+			dbar.Vals = dbar_vals
+			dbar.N0 = dbar_n0
+			dbar.Present0 = dbar_present0
+			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", i2, out_n0-1)
 		}
-		q1 := i1
-		out_vals[q1] += v1
+		q2 := i2
+		out_vals[q2] += v
+	}
+	for i3 := 0; i3 < A_len; i3++ {
+		x := 0.0
+		if uint(i3) < uint(dbar_n0) {
+			if dbar_present0[i3] {
+				q3 := i3
+				x = dbar_vals[q3]
+			}
+		}
+		lo1 := A_pos[i3]
+		hi1 := A_pos[i3+1]
+		if lo1 < hi1 {
+			A_idxSeg1 := A_idx[lo1:hi1]
+			A_valSeg1 := A_val[lo1:hi1]
+			for k1 := range A_idxSeg1 {
+				j1 := A_idxSeg1[k1]
+				if uint(j1) >= uint(len(out_vals)) {
+					dst.Vals = out_vals
+					dst.N0 = out_n0
+					dbar.Vals = dbar_vals
+					dbar.N0 = dbar_n0
+					dbar.Present0 = dbar_present0
+					return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
+				}
+				q4 := j1
+				out_vals[q4] += A_valSeg1[k1] * x
+			}
+		}
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
+	dbar.Vals = dbar_vals
+	dbar.N0 = dbar_n0
+	dbar.Present0 = dbar_present0
 	return nil
 }
 
@@ -197,6 +255,46 @@ func (t *wl_ridge_gradResult) str0(b *strings.Builder, q int) {
 		b.WriteString(wl_ridge_gradFormatReal(t.Vals[c]))
 	}
 	b.WriteByte('}')
+}
+
+// wl_ridge_grad_dbar is the tensor dbar of wl_ridge_grad, of type {int -> real}, stored in 1 level(s):
+//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
+//
+// Vals[c] is the value at position c of the last level.
+type wl_ridge_grad_dbar struct {
+	N0       int
+	Present0 []bool
+	Vals     []float64
+}
+
+// init empties t and sizes its levels, reusing its memory.
+func (t *wl_ridge_grad_dbar) init(n0 int) {
+	t.N0 = max(n0, t.N0)
+	if n := t.N0; cap(t.Present0) >= n {
+		t.Present0 = t.Present0[:n]
+		clear(t.Present0)
+	} else {
+		t.Present0 = make([]bool, n)
+	}
+	if n := t.N0; cap(t.Vals) >= n {
+		t.Vals = t.Vals[:n]
+		clear(t.Vals)
+	} else {
+		t.Vals = make([]float64, n)
+	}
+}
+
+// grow0 grows level 0 of t to hold the key k >= 0.
+func (t *wl_ridge_grad_dbar) grow0(k int) {
+	t.N0 = max(k+1, 2*t.N0, 8)
+	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
+	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
+}
+
+// wl_ridge_gradWork holds wl_ridge_grad's intermediate tensors across calls, so that their
+// memory is reused; the zero value is ready.
+type wl_ridge_gradWork struct {
+	dbar wl_ridge_grad_dbar
 }
 
 // wl_ridge_gradFormatReal prints a real as SDQL does: Go's shortest round-trip

@@ -59,11 +59,16 @@ func validName(s string) bool {
 // options turns the common flags into the API's options, and sets the Go
 // runtime's soft memory limit to the budget.
 func (c *commonArgs) options(name string) (*nablasd.Options, error) {
-	o := &nablasd.Options{File: name, Opt: c.opt, NoShapeCheck: c.noShapeCheck}
+	o := &nablasd.Options{File: name, Opt: c.opt, NoShapeCheck: c.noShapeCheck, Mode: c.diff.mode}
 	switch c.opt {
 	case "full", "rules", "none":
 	default:
 		return nil, usagef("--opt %q: want full, rules or none", c.opt)
+	}
+	switch c.diff.mode {
+	case "", "auto", "forward", "reverse":
+	default:
+		return nil, usagef("--mode %q: want auto, forward or reverse", c.diff.mode)
 	}
 	limit, err := nablasd.ParseBytes(c.memoryLimit)
 	if err != nil {
@@ -104,8 +109,8 @@ func (c *commonArgs) prepare(o *nablasd.Options, stderr io.Writer) (*nablasd.Que
 	for _, w := range q.Warnings() {
 		fmt.Fprintf(stderr, "nablasd: warning: %s\n", w)
 	}
-	if c.wrt.name != "" {
-		if err := checkWrt(q, c.wrt.name); err != nil {
+	for _, w := range c.wrt.names {
+		if err := checkWrt(q, w); err != nil {
 			return nil, err
 		}
 	}

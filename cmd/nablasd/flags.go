@@ -109,16 +109,29 @@ type inputFlags []string
 func (f *inputFlags) String() string     { return strings.Join(*f, " ") }
 func (f *inputFlags) Set(s string) error { *f = append(*f, s); return nil }
 
-// wrtFlag is --wrt NAME, given at most once: a gradient with respect to
-// several inputs at once needs reverse mode.
-type wrtFlag struct{ name string }
+// wrtFlag is --wrt NAME[,NAME...], repeatable: the inputs to
+// differentiate with respect to (several: one reverse sweep). name joins
+// them with commas.
+type wrtFlag struct {
+	name  string
+	names []string
+}
 
 func (f *wrtFlag) String() string { return f.name }
 func (f *wrtFlag) Set(s string) error {
-	if f.name != "" {
-		return fmt.Errorf("given twice (%s and %s): one gradient at a time until reverse mode; run grad once for each", f.name, s)
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return fmt.Errorf("%q: want NAME[,NAME...]", s)
+		}
+		for _, m := range f.names {
+			if m == n {
+				return fmt.Errorf("%s is given twice", n)
+			}
+		}
+		f.names = append(f.names, n)
 	}
-	f.name = s
+	f.name = strings.Join(f.names, ",")
 	return nil
 }
 
@@ -127,6 +140,7 @@ type commonArgs struct {
 	file, text   string
 	inputs       inputFlags
 	wrt          wrtFlag
+	diff         diffFlags // with wrt: --mode, --value, --vjp, --jvp, --hvp (derive.go)
 	opt          string
 	noShapeCheck bool
 	memoryLimit  string
@@ -137,7 +151,8 @@ func (c *commonArgs) register(fs *flagSet, withWrt bool) {
 	fs.String(&c.text, "e", "", "the program `TEXT`")
 	fs.Value(&c.inputs, "in", "bind an input: `NAME=VALUE` (repeatable; see 'nablasd help')")
 	if withWrt {
-		fs.Value(&c.wrt, "wrt", "differentiate with respect to the input `NAME` (once)")
+		fs.Value(&c.wrt, "wrt", "differentiate with respect to the inputs `NAME[,NAME...]` (repeatable; several from one reverse sweep)")
+		c.diff.register(fs)
 	}
 	fs.String(&c.opt, "opt", "full", "optimizations, a `LEVEL`: full, rules (no equality saturation) or none (the logical program)")
 	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns): keys x lacks read as zero")
@@ -231,11 +246,22 @@ func genFlags(a *genArgs) *flagSet {
 const gradHelp = `The derivative of a result of type tensor n with respect to an input of type
 tensor m is a tensor of order n+m, the result's indices first, given on the
 input's stored positions (every position for an input bound :dense).
+
+--mode forward is the paper's tensorized forward mode; --mode reverse
+linearizes, unzips and transposes (a gradient costs a small constant times
+the program at any depth); --mode auto proposes reverse for a result of
+lower order than the inputs (a loss) and keeps the mode whose optimized
+program the cost model estimates cheaper. Several --wrt and --value come
+from one run and print one per line: value: ..., grad x: .... --vjp's NAME
+labels the cotangent; --jvp x=VALUE gives x's tangent; --hvp x=VALUE the
+direction of a Hessian-vector product (forward over reverse).
 `
 
-const planHelp = `Each stage prints after a line "-- stage: NAME": logical, differentiated (with
---wrt), sparsity, saturated (or simplified with --opt rules), composed (with
-the inputs' storage formats), normalized; the last is the program that runs.
+const planHelp = `Each stage prints after a line "-- stage: NAME": logical, in reverse mode anf,
+linearized, unzipped and transposed, differentiated (with --wrt), sparsity,
+saturated (or simplified with --opt rules), composed (with the inputs'
+storage formats), normalized; the last is the program that runs. A
+derivative's plan ends with "-- mode: ...", how --mode auto chose.
 Without --in the inputs' types are inferred from their use.
 `
 

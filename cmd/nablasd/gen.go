@@ -27,7 +27,14 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: a.wrt.name, Func: a.fn, Package: a.pkg, Workspace: a.workspace})
+	g := nablasd.GoOptions{Wrt: a.wrt.name, Func: a.fn, Package: a.pkg, Workspace: a.workspace}
+	if !a.simple() {
+		g.Wrt = ""
+		if g.Derivative, err = a.derivative(stderr); err != nil {
+			return err
+		}
+	}
+	k, err := q.GenerateGo(g)
 	if err != nil {
 		return err
 	}

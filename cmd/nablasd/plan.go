@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"github.com/nablasd/nablasd"
 )
 
-// cmdPlan: nablasd plan (-f FILE | -e TEXT) [--wrt NAME] [--in NAME=VALUE]...
-// prints every stage of the pipeline, each after a line "-- stage: NAME";
-// the last is the program that runs. Without --in, the inputs' types are
+// cmdPlan: nablasd plan (-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode
+// MODE] [--in NAME=VALUE]... prints every stage of the pipeline, each after
+// a line "-- stage: NAME"; the last is the program that runs; a derivative's
+// plan ends with "-- mode: ...". Without --in, the inputs' types are
 // inferred from their use.
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	var c commonArgs
@@ -25,11 +28,16 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var wrt []string
-	if c.wrt.name != "" {
-		wrt = []string{c.wrt.name}
+	var p *nablasd.Plan
+	if c.simple() {
+		p, err = q.Plan(c.wrt.names...)
+	} else {
+		var d *nablasd.Derivative
+		if d, err = c.derivative(stderr); err != nil {
+			return err
+		}
+		p, err = q.PlanDerivative(d)
 	}
-	p, err := q.Plan(wrt...)
 	if err != nil {
 		return err
 	}

@@ -19,15 +19,19 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	return a.run("", stdout, stderr)
 }
 
-// cmdGrad: nablasd grad (-f FILE | -e TEXT) --wrt NAME [--in NAME=VALUE]...
-// [--out FILE] [--repeat N] [--stats]
+// cmdGrad: nablasd grad (-f FILE | -e TEXT) (--wrt NAME[,NAME...] | --jvp
+// NAME=VALUE... | --hvp NAME=VALUE) [--mode MODE] [--value] [--vjp
+// NAME=VALUE] [--in NAME=VALUE]... [--out FILE] [--repeat N] [--stats]
 func cmdGrad(args []string, stdout, stderr io.Writer) error {
 	var a evalArgs
 	if err := gradFlags(&a).parse(args); err != nil {
 		return err
 	}
-	if a.wrt.name == "" {
-		return usagef("grad needs --wrt NAME: the input to differentiate with respect to")
+	if a.wrt.name == "" && len(a.diff.jvp) == 0 && len(a.diff.hvp) == 0 {
+		return usagef("grad needs --wrt NAME[,NAME...] (or --jvp or --hvp): the inputs to differentiate with respect to")
+	}
+	if !a.simple() {
+		return a.runDerivative(stdout, stderr)
 	}
 	return a.run(a.wrt.name, stdout, stderr)
 }

@@ -66,7 +66,11 @@ func collect(t *testing.T, glob string, cmds ...string) []item {
 // result through the compiled kernel, over logical inputs and over every
 // storage format of its inputs (each input in turn in each format of its
 // order; dense formats store zeros, which the interpreter then sees too),
-// unfused and optimized.
+// unfused and optimized. A program with a wrt input also gives its
+// gradient in forward and in reverse mode (which must agree on the logical
+// inputs), and, when the wrt input is bound dense, the reverse gradient
+// that leaves out the restriction to its stored positions where the
+// inputs' shapes prove it the identity (ad.Request's Dense and Dims).
 func TestCorpusAcrossExecutors(t *testing.T) {
 	var items []item
 	items = append(items, collect(t, "../../sdql/testdata/*.txt", "eval", "check")...)
@@ -86,6 +90,18 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 			}
 			if g, err := ad.Grad(it.prog, it.wrt, types); err == nil {
 				progs["gradient"] = g
+			}
+			if st, err := ad.Reverse(it.prog, &ad.Request{Wrt: []string{it.wrt}}, types); err == nil {
+				progs["reverse"] = st.Result
+			} else {
+				t.Errorf("%s: reverse mode: %v", it.where, err)
+			}
+		}
+		if progs["gradient"] != nil && progs["reverse"] != nil {
+			f, ferr := sdql.Eval(progs["gradient"], it.inputs)
+			r, rerr := sdql.Eval(progs["reverse"], it.inputs)
+			if ferr == nil && (rerr != nil || !sdql.Equal(f, r)) {
+				t.Errorf("%s: reverse mode gives %v (%v), forward mode %s", it.where, r, rerr, sdql.FormatValue(f))
 			}
 		}
 		for kind, prog := range progs {
@@ -118,6 +134,9 @@ func TestCorpusAcrossExecutors(t *testing.T) {
 					continue
 				}
 				paths += check(t, where+" optimized over "+b.desc, opt, b.phys, want)
+				if kind == "reverse" && b.dense[it.wrt] {
+					paths += checkDenseReverse(t, where+" (dense) over "+b.desc, it, b, want)
+				}
 			}
 		}
 	}
@@ -321,9 +340,37 @@ func coords(d *sdql.Dict, order int) ([]int, [][]int, []float64, bool) {
 	return shape, idx, val, ok && len(val) > 0
 }
 
-// optimize runs fuse's pipeline as nablasd does for the binding: with
-// the dense inputs and the shapes (so LookupOfSum's extent condition sees
-// what the CLI gives it).
+// checkDenseReverse checks the reverse gradient with respect to a wrt input
+// bound dense, with the shapes of the inputs, which may leave out the
+// restriction to its stored positions: interpreted it equals want (the
+// gradient with the restriction) as a function, and unfused and optimized
+// (with fuse's dense inputs and shapes) it gives the interpreter's
+// dictionary.
+func checkDenseReverse(t *testing.T, where string, it item, b bound, want sdql.Value) int {
+	t.Helper()
+	types := map[string]sdql.Type{}
+	for k, v := range b.logical {
+		types[k] = sdql.TypeOfValue(v)
+	}
+	st, err := ad.Reverse(it.prog, &ad.Request{Wrt: []string{it.wrt}, Dense: map[string]bool{it.wrt: true}, Dims: b.dims}, types)
+	if err != nil {
+		t.Errorf("%s: reverse mode: %v", where, err)
+		return 0
+	}
+	got, err := sdql.Eval(st.Result, b.logical)
+	if err != nil || !sdql.Equal(got, want) {
+		t.Errorf("%s: interpreter: %v (%v), want %s\n%s", where, got, err, sdql.FormatValue(want), sdql.Print(st.Result))
+		return 0
+	}
+	n := check(t, where+" composed", fuse.Compose(st.Result, b.defs), b.phys, got)
+	opt, err := optimize(st.Result, b)
+	if err != nil {
+		t.Errorf("%s: fuse: %v", where, err)
+		return n
+	}
+	return n + check(t, where+" optimized", opt, b.phys, got)
+}
+
 func optimize(prog sdql.Expr, b bound) (sdql.Expr, error) {
 	types := map[string]sdql.Type{}
 	for n, v := range b.logical {

@@ -223,3 +223,18 @@ func (g *Gen) let(typ string, depth int, env []genVar) string {
 
 // Indent is a helper for error messages: the program with a margin.
 func Indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
+
+// TanhStack returns a program of depth layers of tanh over one sparse
+// matrix A, written as ../shared/workloads/mlp2.sdql writes two:
+// h1 = tanh(A x), h(k+1) = tanh(A hk), and the sum of the last layer's
+// entries. Depth 2 is mlp2.
+func TanhStack(depth int) string {
+	var b strings.Builder
+	prev := "x"
+	for k := 1; k < depth; k++ {
+		fmt.Fprintf(&b, "let h%d = sum(<i, row> in A) { i -> tanh(sum(<j, a> in row) a * %s(j)) } in\n", k, prev)
+		prev = fmt.Sprintf("h%d", k)
+	}
+	fmt.Fprintf(&b, "sum(<i, row> in A) tanh(sum(<j, a> in row) a * %s(j))", prev)
+	return b.String()
+}

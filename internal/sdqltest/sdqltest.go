@@ -56,6 +56,8 @@ type Suite struct {
 //   - eval: evaluates the program with the reference interpreter over the
 //     bindings and prints the value; arg want=VALUE compares as functions
 //     instead of textually (a missing key equals zero).
+//   - work: evaluates like eval and prints the interpreter's operation
+//     counts (sdql.Work) after the value.
 //   - lint: prints the warnings of sdql.Lint, one a line, or "no warnings".
 //   - extents: sdql.AnalyzeExtents with dims=(A=2x3, x=3): the bounds of
 //     the result's levels and of every bound name.
@@ -136,6 +138,21 @@ func New() *Suite {
 			}
 		}
 		return sdql.FormatValue(v) + "\n"
+	})
+	s.Register("work", func(t *testing.T, d *datadriven.TestData) string {
+		inputs, prog := MustSplit(t, d)
+		e, err := sdql.Parse("prog.sdql", prog)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		in := &sdql.Interp{File: "prog.sdql"}
+		v, err := in.Eval(e, inputs)
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+		w := in.Work
+		return fmt.Sprintf("%s\narith=%d writes=%d lookups=%d iters=%d total=%d\n",
+			sdql.FormatValue(v), w.Arith, w.Writes, w.Lookups, w.Iters, w.Total())
 	})
 	s.Register("extents", func(t *testing.T, d *datadriven.TestData) string {
 		inputs, prog := MustSplit(t, d)
