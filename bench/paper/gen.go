@@ -153,7 +153,7 @@ func generateKernel(k string) (*gogen.Kernel, map[string]sdql.Value, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k})
+	q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, Mode: PaperMode})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -249,7 +249,7 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		if err != nil {
 			return nil, err
 		}
-		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req)})
+		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode})
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +273,7 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		if opt == "" {
 			opt = "dps"
 		}
-		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req)})
+		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode})
 		if err != nil {
 			return nil, err
 		}
@@ -309,6 +309,12 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 	}
 	return nil, fmt.Errorf("unknown Go system %q", req.System)
 }
+
+// PaperMode is the differentiation mode of the six kernels' nablasd
+// systems (arr, dict, gen and the ablation): the paper's tensorized
+// forward mode, not Options.Mode "auto" (which picks reverse mode for
+// SMMM, SMVM and VVD). The workloads figure keeps the default.
+const PaperMode = "forward"
 
 // denseShape is the shape of a dense wrt input (a dense tensor or a
 // vector), whose gradient the compiled kernel writes densely; nil for
