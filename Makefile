@@ -2,11 +2,12 @@
 GO       ?= go
 FUZZTIME ?= 60s
 REPORTFLAGS ?=
+SUDO     ?= $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages cheap enough to run again under the race detector (-short).
 RACE_PKGS = ./sdql/... ./internal/... ./formats/... ./ad/... ./exec/... ./cmd/...
 
-.PHONY: all build test demo bench fuzz vet clean
+.PHONY: all build test demo bench fuzz vet clean paper paper-deps
 
 all: build
 
@@ -34,6 +35,21 @@ demo:
 bench:
 	$(GO) run ./bench/cmd/report $(REPORTFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## paper: the paper's experiments (Table 1, Figs. 11-16, the workloads, peak
+## memory) against hand-written Go, PyTorch and SciPy: bench/results/paper.csv
+## and doc/figures/*.svg|png (about 45 minutes; resumes where it stopped).
+## QUICK=1: a reduced set in bench/results/quick/ (about 3 minutes).
+## PAPERFLAGS go to the command (go doc ./bench/cmd/paper), e.g. -fresh.
+paper:
+	$(GO) run ./bench/cmd/paper $(if $(QUICK),-quick) $(PAPERFLAGS)
+
+## paper-deps: the Python peers of `make paper` (Debian's PyTorch 1.13 and
+## SciPy, for /usr/bin/python3). Optional: without them the peers' cells are
+## recorded as "not installed" and the figures say so.
+paper-deps:
+	$(SUDO) apt-get update
+	$(SUDO) apt-get install -y --no-install-recommends python3-torch python3-scipy
 
 ## fuzz: every fuzz target for FUZZTIME (default 60s) each.
 fuzz:
