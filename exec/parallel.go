@@ -30,7 +30,7 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 	clo, chi := c.extraVar(), c.extraVar()
 	chunkVarLo := &lower.Var{Name: s.V.Name + "_lo", Kind: lower.Int, ID: clo}
 	chunkVarHi := &lower.Var{Name: s.V.Name + "_hi", Kind: lower.Int, ID: chi}
-	chunk := c.serialFor(&lower.For{V: s.V, Lo: &lower.Ref{V: chunkVarLo}, Hi: &lower.Ref{V: chunkVarHi}, Body: s.Body})
+	chunk := c.serialFor(&lower.For{V: s.V, Lo: &lower.Ref{V: chunkVarLo}, Hi: &lower.Ref{V: chunkVarHi}, Body: s.Body, Prim: s.Prim})
 	par := s.Par
 	threads := c.opts.Threads
 	seg := segmentOf(s)

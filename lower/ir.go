@@ -447,6 +447,11 @@ type Par struct {
 	// Private are the workspaces the loop initializes itself: each
 	// worker has its own, and nothing is merged from them.
 	Private []*Tensor
+	// Shared are the tensors the workers write in place: every
+	// iteration inserts into level 0 only under its own key (the loop's
+	// variable), and every level is dense and full, so the workers'
+	// positions are disjoint and nothing grows.
+	Shared []*Tensor
 }
 
 // Merge is how a parallel loop's workers combine their results.

@@ -35,6 +35,7 @@ func parallel(f *For) *Par {
 	written := map[*Tensor]bool{}
 	read := map[*Tensor]bool{}
 	reduce := map[*Var]bool{}
+	byOther := map[*Tensor]bool{} // inserted at level 0 under another key than f's variable
 	ok := true
 	reads := func(e Expr) {
 		WalkExpr(e, func(x Expr) {
@@ -92,6 +93,9 @@ func parallel(f *For) *Par {
 			reads(s.Key)
 			walk(s.Body)
 		case *Insert:
+			if s.Level == 0 && !isRefTo(s.Key, f.V) {
+				byOther[s.T] = true
+			}
 			// a worker's copy starts empty: the loop must insert the
 			// whole path, from level 0 or under a position it inserted
 			if s.Level > 0 {
@@ -126,9 +130,20 @@ func parallel(f *For) *Par {
 		if read[t] && !inited[t] {
 			return nil // reads what other iterations add
 		}
-		if !inited[t] {
-			par.Tensors = append(par.Tensors, t)
+		if inited[t] {
+			continue
 		}
+		if !byOther[t] && denseFull(t) {
+			// every iteration writes under its own key of level 0 of a
+			// tensor whose levels are all dense and full (no level
+			// grows): the workers write the shared tensor in place
+			par.Shared = append(par.Shared, t)
+			continue
+		}
+		par.Tensors = append(par.Tensors, t)
+	}
+	if len(par.Tensors) == 0 && len(reduce) == 0 {
+		par.Merge = Disjoint
 	}
 	for t := range inited {
 		par.Private = append(par.Private, t)
@@ -138,8 +153,20 @@ func parallel(f *For) *Par {
 	}
 	sortTensors(par.Private)
 	sortTensors(par.Tensors)
+	sortTensors(par.Shared)
 	sortVars(par.Reduce)
 	return par
+}
+
+// denseFull reports whether every level of t is dense and full: its
+// positions are fixed when it is initialized.
+func denseFull(t *Tensor) bool {
+	for _, l := range t.Levels {
+		if l.Storage != Dense || !l.Full {
+			return false
+		}
+	}
+	return true
 }
 
 func sortTensors(ts []*Tensor) {

@@ -172,11 +172,17 @@ func parString(p *Par) string {
 	for _, v := range p.Reduce {
 		what = append(what, v.Name)
 	}
-	kind := "disjoint"
-	if p.Merge == Sum {
-		kind = "sum"
+	s := "parallel"
+	if len(what) > 0 {
+		s += " sum(" + strings.Join(what, ", ") + ")"
 	}
-	s := "parallel " + kind + "(" + strings.Join(what, ", ") + ")"
+	if len(p.Shared) > 0 {
+		var ws []string
+		for _, t := range p.Shared {
+			ws = append(ws, t.Name)
+		}
+		s += " disjoint(" + strings.Join(ws, ", ") + ")"
+	}
 	if len(p.Private) > 0 {
 		var ws []string
 		for _, t := range p.Private {
