@@ -43,7 +43,8 @@
 // positions becomes one loop over all positions, so Go checks no bounds
 // but the gathers' and scatters'; a result stored on an input's
 // positions is marked and stored through segments too; a value a loop
-// adds into at a fixed position is summed in a local first), a Select is
+// adds into at a fixed position is summed in a local by the lowering,
+// lower.LocalAccumulators), a Select is
 // an if into a temporary, so each branch is evaluated only when taken,
 // and a Fail returns an error naming the program position. The tensors' hot fields are locals. A key
 // a dense result cannot hold and an input that breaks its format's

@@ -189,9 +189,6 @@ type gen struct {
 	// element (loops.go)
 	segInsert map[*lower.Insert]string
 	segStore  map[*lower.Var]string
-	// accum maps the values a loop accumulates in locals to the locals
-	// (accum.go)
-	accum map[accKey]string
 	// synced are the tensors whose locals are known to equal their
 	// struct's fields at the point of emission (tensor.go)
 	synced  map[*tinfo]bool
@@ -213,7 +210,7 @@ type loadKey struct {
 func newGen(p *lower.Program, opts Options) *gen {
 	g := &gen{p: p, opts: opts, fn: opts.Func, loc: newNamer(), w: &bytes.Buffer{},
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
-		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, accum: map[accKey]string{}, synced: map[*tinfo]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
+		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may

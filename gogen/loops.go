@@ -22,8 +22,6 @@ import (
 //     array grows monotonically.
 
 func (g *gen) forStmt(s *lower.For) {
-	accs := g.promote(s) // accum.go
-	defer g.flush(accs)
 	if g.flatten(s) {
 		return
 	}

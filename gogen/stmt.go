@@ -256,10 +256,6 @@ func (g *gen) initStmt(s *lower.Init) {
 
 func (g *gen) store(s *lower.Store) {
 	ti := g.ts[s.T]
-	if r, ok := s.Pos.(*lower.Ref); ok && s.Op == lower.AddTo && g.accum[accKey{s.T, r.V}] != "" {
-		g.line("%s += %s", g.accum[accKey{s.T, r.V}], g.exprAs(s.X, s.T.Leaf))
-		return
-	}
 	var dst string
 	if r, ok := s.Pos.(*lower.Ref); ok && g.segStore[r.V] != "" {
 		dst = g.segStore[r.V] // through a segment (loops.go)
