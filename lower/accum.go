@@ -19,74 +19,28 @@ package lower
 // store and reload on every iteration were most of such a loop's time.
 // Only real values are accumulated so (+ over booleans is "or").
 func LocalAccumulators(p *Program) {
-	p.Body = accumStmt(p, p.Body)
-}
-
-func accumStmt(p *Program, s Stmt) Stmt {
-	switch s := s.(type) {
-	case *Block:
-		var out []Stmt
-		for _, x := range s.List {
-			if f, ok := x.(*For); ok {
-				f.Body = accumStmt(p, f.Body)
-				out = append(out, accumLoop(p, f)...)
-				continue
-			}
-			out = append(out, accumStmt(p, x))
-		}
-		s.List = out
-	case *If:
-		s.Then = accumStmt(p, s.Then)
-		if s.Else != nil {
-			s.Else = accumStmt(p, s.Else)
-		}
-	case *For:
-		s.Body = accumStmt(p, s.Body)
-		if list := accumLoop(p, s); len(list) > 1 {
-			return &Block{List: list}
-		}
-	case *ForLevel:
-		s.Body = accumStmt(p, s.Body)
-	case *Search:
-		s.Body = accumStmt(p, s.Body)
-	case *Locate:
-		s.Body = accumStmt(p, s.Body)
-	}
-	return s
+	p.Body = rewriteLoops(p.Body, func(f *For) Stmt { return stmtsOf(accumLoop(p, f)) })
 }
 
 // accumLoop rewrites the fixed-position additions of loop f: the
 // statements that replace it (f alone when there are none).
 func accumLoop(p *Program, f *For) []Stmt {
 	// what the loop defines or changes, and the tensors it reads or sets
-	inner := map[*Var]bool{f.V: true}
+	// otherwise than by adding
+	inner, _ := loopEffects(f)
 	unsafe := map[*Tensor]bool{}
+	transposes := false
 	var stores []*Store
 	WalkStmts(f.Body, func(s Stmt) {
 		switch x := s.(type) {
-		case *Let:
-			inner[x.V] = true
-		case *Assign:
-			inner[x.V] = true
-		case *For:
-			inner[x.V] = true
 		case *ForLevel:
 			unsafe[x.T] = true
-			inner[x.Key] = true
-			if x.Pos != nil {
-				inner[x.Pos] = true
-			}
 		case *Locate:
 			unsafe[x.T] = true
-			inner[x.Pos] = true
-		case *Search:
-			inner[x.Pos] = true
 		case *Init:
 			unsafe[x.T] = true
-		case *Insert:
-			inner[x.Pos] = true
 		case *Transpose:
-			unsafe = nil // leave loops that transpose alone
+			transposes = true // leave loops that transpose alone
 		case *Store:
 			if x.Op != AddTo || x.T.Leaf != Real {
 				unsafe[x.T] = true
@@ -95,7 +49,7 @@ func accumLoop(p *Program, f *For) []Stmt {
 			}
 		}
 	})
-	if unsafe == nil || len(stores) == 0 {
+	if transposes || len(stores) == 0 {
 		return []Stmt{f}
 	}
 	WalkStmtExprs(f.Body, func(e Expr) {
@@ -110,6 +64,7 @@ func accumLoop(p *Program, f *For) []Stmt {
 	accs := map[slot]*Var{}
 	var order []slot
 	var positions []Expr
+	local := map[*Store]*Var{} // the stores that add into a local
 	for _, st := range stores {
 		if unsafe[st.T] || readsAny(st.Pos, inner) {
 			continue
@@ -120,15 +75,16 @@ func accumLoop(p *Program, f *For) []Stmt {
 			order = append(order, k)
 			positions = append(positions, st.Pos)
 		}
+		local[st] = accs[k]
 	}
 	if len(order) == 0 {
 		return []Stmt{f}
 	}
 	f.Body = replaceStores(f.Body, func(st *Store) Stmt {
-		if unsafe[st.T] || readsAny(st.Pos, inner) {
-			return st
+		if v := local[st]; v != nil {
+			return &Assign{V: v, Op: AddTo, X: st.X}
 		}
-		return &Assign{V: accs[slot{st.T, CanonString(st.Pos)}], Op: AddTo, X: st.X}
+		return st
 	})
 	var list []Stmt
 	for _, k := range order {

@@ -18,58 +18,16 @@ package lower
 // loop runs no iteration, is harmless; a select's condition is lazy, so
 // the order of its conjuncts does not change its value.
 func HoistConjuncts(p *Program) {
-	p.Body = conjStmt(p, p.Body)
-}
-
-func conjStmt(p *Program, s Stmt) Stmt {
-	switch s := s.(type) {
-	case *Block:
-		var out []Stmt
-		for _, x := range s.List {
-			if f, ok := x.(*For); ok {
-				f.Body = conjStmt(p, f.Body)
-				out = append(out, conjLoop(p, f)...)
-				continue
-			}
-			out = append(out, conjStmt(p, x))
-		}
-		s.List = out
-	case *If:
-		s.Then = conjStmt(p, s.Then)
-		if s.Else != nil {
-			s.Else = conjStmt(p, s.Else)
-		}
-	case *For:
-		s.Body = conjStmt(p, s.Body)
-		if list := conjLoop(p, s); len(list) > 1 {
-			return &Block{List: list}
-		}
-	case *ForLevel:
-		s.Body = conjStmt(p, s.Body)
-	case *Search:
-		s.Body = conjStmt(p, s.Body)
-	case *Locate:
-		s.Body = conjStmt(p, s.Body)
-	}
-	return s
+	p.Body = rewriteLoops(p.Body, func(f *For) Stmt { return stmtsOf(conjLoop(p, f)) })
 }
 
 // conjLoop hoists the invariant conjuncts of the selects of f's body: the
 // lets that compute them, then f.
 func conjLoop(p *Program, f *For) []Stmt {
-	inner := definedIn(f)
+	inner, _ := loopEffects(f)
 	var lets []Stmt
 	hoisted := map[string]*Var{}
-	invariant := func(e Expr) bool {
-		ok := !readsAny(e, inner)
-		WalkExpr(e, func(x Expr) {
-			switch x.(type) {
-			case *Load, *ValAt:
-				ok = false
-			}
-		})
-		return ok
-	}
+	invariant := func(e Expr) bool { return !readsAny(e, inner) && !readsMemory(e) }
 	var rewrite func(e Expr) Expr
 	rewrite = func(e Expr) Expr {
 		switch x := e.(type) {
@@ -133,33 +91,6 @@ func conjLoop(p *Program, f *For) []Stmt {
 	}
 	walk(f.Body)
 	return append(lets, f)
-}
-
-// definedIn is the variables loop f defines or changes.
-func definedIn(f *For) map[*Var]bool {
-	inner := map[*Var]bool{f.V: true}
-	WalkStmts(f.Body, func(s Stmt) {
-		switch x := s.(type) {
-		case *Let:
-			inner[x.V] = true
-		case *Assign:
-			inner[x.V] = true
-		case *For:
-			inner[x.V] = true
-		case *ForLevel:
-			inner[x.Key] = true
-			if x.Pos != nil {
-				inner[x.Pos] = true
-			}
-		case *Locate:
-			inner[x.Pos] = true
-		case *Search:
-			inner[x.Pos] = true
-		case *Insert:
-			inner[x.Pos] = true
-		}
-	})
-	return inner
 }
 
 // andOf joins conditions with &&.

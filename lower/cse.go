@@ -18,31 +18,7 @@ package lower
 // under the condition that the loop runs at all, as HoistInvariants does
 // for whole statements. Inner loops first.
 func HoistExprs(p *Program) {
-	p.Body = hoistExprsStmt(p, p.Body)
-}
-
-func hoistExprsStmt(p *Program, s Stmt) Stmt {
-	switch s := s.(type) {
-	case *Block:
-		for i, x := range s.List {
-			s.List[i] = hoistExprsStmt(p, x)
-		}
-	case *If:
-		s.Then = hoistExprsStmt(p, s.Then)
-		if s.Else != nil {
-			s.Else = hoistExprsStmt(p, s.Else)
-		}
-	case *ForLevel:
-		s.Body = hoistExprsStmt(p, s.Body)
-	case *Search:
-		s.Body = hoistExprsStmt(p, s.Body)
-	case *Locate:
-		s.Body = hoistExprsStmt(p, s.Body)
-	case *For:
-		s.Body = hoistExprsStmt(p, s.Body)
-		return hoistExprsFrom(p, s)
-	}
-	return s
+	p.Body = rewriteLoops(p.Body, func(f *For) Stmt { return hoistExprsFrom(p, f) })
 }
 
 func hoistExprsFrom(p *Program, f *For) Stmt {

@@ -350,16 +350,15 @@ func (l *lowerer) childOf(t *Tensor, lv int, pos Expr) binding {
 // scaling matches c * d, d * c and d / c with c a scalar and d a
 // dictionary; c is lowered (and hoisted) now.
 func (l *lowerer) scaling(e *sdql.BinaryExpr, env *scope) (Expr, sdql.Expr, bool) {
-	xd, yd := l.vkindOf(e.X) == kDict, l.vkindOf(e.Y) == kDict
-	switch {
-	case e.Op == sdql.MUL && !xd && yd:
-		return l.hoist(l.real(l.scalar(e.X, env)), "c"), e.Y, true
-	case e.Op == sdql.MUL && xd && !yd:
-		return l.hoist(l.real(l.scalar(e.Y, env)), "c"), e.X, true
-	case e.Op == sdql.QUO && xd && !yd:
-		return l.hoist(&Binary{Op: Div, X: realConst(1), Y: l.real(l.scalar(e.Y, env))}, "c"), e.X, true
+	c, d, ok := l.scalingOf(e)
+	if !ok {
+		return nil, nil, false
 	}
-	return nil, nil, false
+	x := l.real(l.scalar(c, env))
+	if e.Op == sdql.QUO {
+		x = &Binary{Op: Div, X: realConst(1), Y: x}
+	}
+	return l.hoist(x, "c"), d, true
 }
 
 // scalingOf is scaling without lowering the factor: the dictionary

@@ -45,20 +45,7 @@ type implied struct {
 
 // stable reports whether a conjunct's truth cannot change where it is
 // known: it reads no assigned variable and no memory.
-func (d *implied) stable(e Expr) bool {
-	ok := true
-	WalkExpr(e, func(x Expr) {
-		switch x := x.(type) {
-		case *Ref:
-			if d.mutable[x.V] {
-				ok = false
-			}
-		case *Load, *ValAt:
-			ok = false
-		}
-	})
-	return ok
-}
+func (d *implied) stable(e Expr) bool { return !readsAny(e, d.mutable) && !readsMemory(e) }
 
 // conjuncts splits a condition at its &&s.
 func conjuncts(e Expr, out []Expr) []Expr {

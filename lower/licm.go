@@ -14,34 +14,7 @@ package lower
 // a statement inside a loop once per iteration. Inner loops are hoisted
 // first, so code climbs as far as it is invariant.
 func HoistInvariants(p *Program) {
-	p.Body = hoistStmt(p.Body)
-}
-
-func hoistStmt(s Stmt) Stmt {
-	switch s := s.(type) {
-	case *Block:
-		out := make([]Stmt, 0, len(s.List))
-		for _, x := range s.List {
-			out = append(out, hoistStmt(x))
-		}
-		s.List = out
-		return s
-	case *If:
-		s.Then = hoistStmt(s.Then)
-		if s.Else != nil {
-			s.Else = hoistStmt(s.Else)
-		}
-	case *ForLevel:
-		s.Body = hoistStmt(s.Body)
-	case *Search:
-		s.Body = hoistStmt(s.Body)
-	case *Locate:
-		s.Body = hoistStmt(s.Body)
-	case *For:
-		s.Body = hoistStmt(s.Body)
-		return hoistFrom(s)
-	}
-	return s
+	p.Body = rewriteLoops(p.Body, hoistFrom)
 }
 
 // hoistFrom hoists the invariant statements leading f's body, returning
