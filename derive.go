@@ -352,6 +352,17 @@ func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Ty
 	if q.opts.Opt == "none" || q.planOnly && len(q.inputs) == 0 {
 		return q.deriveIn(d, req, types, proposed)
 	}
+	// the inputs' storage, types and sizes, the same for both modes
+	cfg, phys, err := q.fuseConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.InputStage = fuse.StageDifferentiated
+	ptypes := map[string]sdql.Type{}
+	for n, v := range phys {
+		ptypes[n] = sdql.TypeOfValue(v)
+	}
+	stats := fuse.StatsOf(phys)
 	var best *derived
 	bestCost := 0.0
 	var costs []string
@@ -363,21 +374,12 @@ func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Ty
 			}
 			continue // the other mode cannot compute it: keep the proposal
 		}
-		cfg, phys, err := q.fuseConfig()
-		if err != nil {
-			return nil, err
-		}
-		cfg.InputStage = fuse.StageDifferentiated
 		res, err := fuse.Optimize(c.prog, cfg)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
 		c.optimized = res
-		ptypes := map[string]sdql.Type{}
-		for n, v := range phys {
-			ptypes[n] = sdql.TypeOfValue(v)
-		}
-		cost := fuse.Cost(res.Program, ptypes, fuse.StatsOf(phys))
+		cost := fuse.Cost(res.Program, ptypes, stats)
 		costs = append(costs, fmt.Sprintf("%s %.4g", m, cost))
 		margin := 1.0
 		if m == ad.ModeReverse {
