@@ -185,6 +185,19 @@ func (k *Kernel) Type() sdql.Type { return k.plan.Info.Result }
 // compiling (inputs' loading and Prepare excluded).
 func (k *Kernel) CompileTime() time.Duration { return k.compile }
 
+// Executor names what runs the kernel: "jit" (native code), "compiled"
+// (exec's closures; also where Options.Exec "jit" fell back, with a
+// warning) or "interp".
+func (k *Kernel) Executor() string {
+	switch {
+	case k.jit != nil:
+		return "jit"
+	case k.ex != nil:
+		return "compiled"
+	}
+	return "interp"
+}
+
 // Threads is the number of goroutines the kernel's most recent run used
 // (1 for the interpreter).
 func (k *Kernel) Threads() int {

@@ -96,8 +96,11 @@ func workloadTables(f workloadFlags) {
 					if err != nil {
 						fail(err)
 					}
-					if ws := cj.Query.Warnings(); len(ws) > 0 && strings.Contains(ws[len(ws)-1], "JIT") {
-						r.jitWhy = ws[len(ws)-1]
+					if cj.Kernel.Executor() != "jit" {
+						r.jitWhy = "the JIT fell back to the compiled kernel"
+						if ws := cj.Query.Warnings(); len(ws) > 0 {
+							r.jitWhy = ws[len(ws)-1]
+						}
 					} else {
 						r.jit = &variant{name: "jit", run: func() { mustRun(cj.Run()) }}
 						vs = append(vs, r.jit)
