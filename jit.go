@@ -170,13 +170,7 @@ func (j *jitKernel) newResult() *jitResult {
 // value builds the result as an sdql value.
 func (r *jitResult) value(t sdql.Type) sdql.Value {
 	if r.k.gen.ResultType == "" {
-		switch t {
-		case sdql.IntType:
-			return sdql.Int(int(r.scalar))
-		case sdql.BoolType:
-			return sdql.Bool(r.scalar != 0)
-		}
-		return sdql.Real(r.scalar)
+		return leafOf(t, r.scalar)
 	}
 	root := sdql.Zero(t)
 	r.k.entries(r.dst, func(keys []int, v float64) bool {
