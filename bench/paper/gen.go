@@ -16,6 +16,7 @@ import (
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/internal/gotool"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -75,12 +76,10 @@ func buildGenRunner(workDir string, log io.Writer) *genRunner {
 		g.why = "the nablasd module's source is not beside this program: the generated Go cannot be built"
 		return g
 	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			g.why = "no go command to build the generated Go"
-			return g
-		}
+	gobin, err := gotool.Command()
+	if err != nil {
+		g.why = "no go command to build the generated Go"
+		return g
 	}
 	// the runner's package lives inside the module, in a folder whose
 	// leading dot keeps it out of ./... patterns

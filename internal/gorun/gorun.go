@@ -29,11 +29,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/internal/gotool"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -79,7 +79,7 @@ const maxRounds = 10
 // command, or a build that fails outside the cases' files.
 func Run(cases []Case) ([]Result, error) {
 	results := make([]Result, len(cases))
-	gobin, err := goCommand()
+	gobin, err := gotool.Command()
 	if err != nil {
 		return nil, err
 	}
@@ -213,49 +213,17 @@ func Run(cases []Case) ([]Result, error) {
 	return results, nil
 }
 
-// goCommand finds the go command of the toolchain running the caller.
-func goCommand() (string, error) {
-	name := "go"
-	if runtime.GOOS == "windows" {
-		name = "go.exe"
-	}
-	if root := runtime.GOROOT(); root != "" {
-		p := filepath.Join(root, "bin", name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("go")
-	if err != nil {
-		return "", fmt.Errorf("gorun: no go command: %v", err)
-	}
-	return p, nil
-}
-
 // buildEnv is the environment of the build: offline, outside any
 // workspace, no cgo, the caller's GOFLAGS ignored, and the caller's build
 // cache (a cache in dir when there is none) so repeated runs are fast.
 func buildEnv(dir string) []string {
-	override := map[string]string{
-		"GOFLAGS": "", "GOWORK": "off", "GOTOOLCHAIN": "local", "GO111MODULE": "on",
-		"GOPROXY": "off", "CGO_ENABLED": "0", "GOPATH": filepath.Join(dir, "gopath"),
-	}
+	override := map[string]string{"GOPROXY": "off", "CGO_ENABLED": "0", "GOPATH": filepath.Join(dir, "gopath")}
 	if os.Getenv("GOCACHE") == "" {
 		if _, err := os.UserCacheDir(); err != nil {
 			override["GOCACHE"] = filepath.Join(dir, "cache")
 		}
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := override[k]; !ok {
-			env = append(env, kv)
-		}
-	}
-	for k, v := range override {
-		env = append(env, k+"="+v)
-	}
-	return env
+	return gotool.Env(override)
 }
 
 // packageClause matches a Go file's package clause.

@@ -24,6 +24,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/nablasd/nablasd/internal/gotool"
 )
 
 // CacheDir is where built plugins are kept: $NABLASD_JIT_CACHE, else
@@ -85,18 +87,6 @@ func Key(src []byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
-// goTool is the go command of the toolchain that built this process, or
-// the one on PATH.
-func goTool() string {
-	if root := runtime.GOROOT(); root != "" {
-		p := filepath.Join(root, "bin", "go")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return "go"
-}
-
 // build returns the path of the plugin of src, building it into the cache
 // if it is not there.
 func build(key string, src []byte) (string, error) {
@@ -124,9 +114,15 @@ func build(key string, src []byte) (string, error) {
 	if raceBuild {
 		args = append(args, "-race")
 	}
-	cmd := exec.Command(goTool(), append(args, "-o", "kernel.so", ".")...)
+	gobin, err := gotool.Command()
+	if err != nil {
+		return "", fmt.Errorf("jit: %v", err)
+	}
+	cmd := exec.Command(gobin, append(args, "-o", "kernel.so", ".")...)
 	cmd.Dir = tmp
-	cmd.Env = buildEnv()
+	// cgo on (plugins need it); GOFLAGS such as -race dropped (the host
+	// decides, raceBuild)
+	cmd.Env = gotool.Env(map[string]string{"CGO_ENABLED": "1"})
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -152,20 +148,4 @@ func build(key string, src []byte) (string, error) {
 		return "", fmt.Errorf("jit: %v", err)
 	}
 	return so, nil
-}
-
-// buildEnv is the environment of go build: the process's, with module
-// mode on, no workspace, the local toolchain only and cgo on; GOFLAGS are
-// dropped (flags such as -race would make a plugin the host cannot load).
-func buildEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GOFLAGS", "GO111MODULE", "GOWORK", "GOTOOLCHAIN", "CGO_ENABLED":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GO111MODULE=on", "GOWORK=off", "GOTOOLCHAIN=local", "CGO_ENABLED=1")
 }
