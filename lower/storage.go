@@ -173,8 +173,8 @@ func (l *lowerer) decideStorage(t *Tensor, shape []int) {
 				bounded = false
 			} else if size == nil {
 				size = k.hi
-			} else if CanonString(size) != CanonString(k.hi) {
-				size = &Select{Cond: &Binary{Op: Lt, X: size, Y: k.hi}, Then: k.hi, Else: size}
+			} else {
+				size = maxExpr(size, k.hi)
 			}
 		}
 		if !seen || !nonneg {
