@@ -11,7 +11,8 @@ package lower
 //	                                  }
 //	                                  out.val[q] += s
 //
-// (a graph Laplacian's gradient: row i's entry and column j's). It holds
+// (per entry (i, j) of a matrix, one addition at row i, fixed in the inner
+// loop, and one at column j, which varies). It holds
 // when q does not change in the loop and the loop only adds into the
 // tensor's values, never reads or sets them: additions commute, so the
 // other additions (even at q) are unaffected. A back end need not prove
