@@ -184,7 +184,7 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 	case *lower.Store:
 		return c.store(s)
 	case *lower.Init:
-		return c.init(s.T)
+		return c.init(s)
 	case *lower.Fail:
 		args := make([]func(*frame) any, len(s.Args))
 		for i, a := range s.Args {
@@ -364,8 +364,13 @@ func (c *compiler) store(s *lower.Store) stmt {
 	return func(fr *frame) { fr.t[t].vals[pos(fr)] += x(fr) }
 }
 
-func (c *compiler) init(t *lower.Tensor) stmt {
+func (c *compiler) init(s *lower.Init) stmt {
+	t := s.T
 	id := t.ID
+	var covered func(*frame) bool
+	if s.Covered != nil {
+		covered = c.boolean(s.Covered)
+	}
 	sizes := make([]iexpr, len(t.Levels))
 	for i, l := range t.Levels {
 		if l.Size != nil {
@@ -382,7 +387,7 @@ func (c *compiler) init(t *lower.Tensor) stmt {
 			fr.sizes = append(fr.sizes, n)
 		}
 		fr.t[id].bindPositions(fr.ia)
-		fr.t[id].reset(fr.sizes)
+		fr.t[id].resize(fr.sizes, covered != nil && covered(fr))
 	}
 }
 

@@ -496,6 +496,17 @@ func (rg *region) mapLoop(s *lower.For, l int, m *lower.Prim) vstmt {
 					pr[i] = true
 				}
 			}
+			if d := rt.levels; len(d) == 2 && !d[1].full && !d[1].all {
+				// a diagonal level's presence, a child per row
+				pr := rt.levels[1].present[lo:hi]
+				for i := range pr {
+					pr[i] = true
+				}
+			}
+			if m.Set {
+				setMap(vals, A, X, lo, hi, xn, c)
+				continue
+			}
 			switch {
 			case A != nil && X == nil:
 				as := A[lo:hi]
@@ -529,6 +540,51 @@ func (rg *region) mapLoop(s *lower.For, l int, m *lower.Prim) vstmt {
 					vals[i-lo] += v
 				}
 			}
+		}
+	}
+}
+
+// setMap runs a Map that assigns (lower.Prim.Set): vals[i-lo] = c·A[i]·X[i]
+// for i in lo..hi, X reading as 0 from xn on. A copy where c is 1 and
+// one array is read, a fill where none is.
+func setMap(vals, A, X []float64, lo, hi, xn int, c float64) {
+	switch {
+	case A != nil && X == nil:
+		as := A[lo:hi]
+		if c == 1 {
+			copy(vals, as)
+			return
+		}
+		for i := range vals {
+			vals[i] = as[i] * c
+		}
+	case A == nil && X == nil:
+		for i := range vals {
+			vals[i] = c
+		}
+	case A == nil:
+		in := max(min(xn-lo, len(vals)), 0)
+		if in > 0 {
+			if c == 1 {
+				copy(vals[:in], X[lo:lo+in])
+			} else {
+				for i, x := range X[lo : lo+in] {
+					vals[i] = x * c
+				}
+			}
+		}
+		clear(vals[in:])
+	default:
+		for i := lo; i < hi; i++ {
+			v := c * A[i]
+			if X != nil {
+				if i < xn {
+					v *= X[i]
+				} else {
+					v = 0
+				}
+			}
+			vals[i-lo] = v
 		}
 	}
 }

@@ -34,6 +34,9 @@ type tensor struct {
 //     one burst, so consecutive: head..tail (+1) per parent, keys[c];
 //     mark[key] is c + 1 for the children of the parent being filled
 //     (cur), cleared when the next parent starts.
+//   - diagonal: at most one child per parent, at the parent's key and
+//     position (level 1 under a dense level 0); present marks the parents
+//     that have it (nil when full: every parent present has).
 type level struct {
 	kind    lower.Storage
 	size    int
@@ -47,6 +50,9 @@ type level struct {
 	head, tail   []int32   // per parent: first and last child + 1
 	next         []int32   // per child: the next sibling + 1
 	ix           hashIndex // Options.Dict other than intmap: replaces table
+	// diagonal, not full: every parent has its child (an Init found
+	// Covered: the program inserts every row's), present unused
+	all bool
 	// appended
 	mark []int32
 	cur  int
@@ -67,7 +73,12 @@ func newTensor(t *lower.Tensor, dict string) *tensor {
 
 // reset empties the tensor and sizes its levels (sizes[i] <= 0: unknown),
 // reusing its memory.
-func (rt *tensor) reset(sizes []int) {
+func (rt *tensor) reset(sizes []int) { rt.resize(sizes, false) }
+
+// resize sizes the tensor's levels as reset does; with covered (an Init
+// whose Covered holds: the program sets every value and presence before
+// reading any), dense levels and values keep what they hold.
+func (rt *tensor) resize(sizes []int, covered bool) {
 	parents := 1
 	for i, l := range rt.levels {
 		n := max(sizes[i], 0)
@@ -81,9 +92,20 @@ func (rt *tensor) reset(sizes []int) {
 				l.present = nil
 			} else {
 				l.present = resize(l.present, parents*n)
-				clear(l.present)
+				if !covered {
+					clear(l.present)
+				}
 			}
 			parents *= n
+		case lower.Diagonal:
+			// a child per parent, at the parent's position
+			l.all = covered && !l.full
+			if l.full || l.all {
+				l.present = l.present[:0]
+			} else {
+				l.present = resize(l.present, parents)
+				clear(l.present)
+			}
 		case lower.Sparse:
 			if len(l.present) < n {
 				l.present = make([]bool, n)
@@ -124,9 +146,11 @@ func (rt *tensor) reset(sizes []int) {
 	}
 	last := rt.levels[len(rt.levels)-1]
 	switch last.kind {
-	case lower.Dense:
+	case lower.Dense, lower.Diagonal:
 		rt.vals = resize(rt.vals, parents)
-		clear(rt.vals)
+		if !covered {
+			clear(rt.vals)
+		}
 	case lower.Sparse:
 		if len(rt.vals) < last.size {
 			rt.vals = make([]float64, last.size)
@@ -160,6 +184,8 @@ func (rt *tensor) positions(i int) int {
 		return l.size
 	case lower.Positions:
 		return len(l.idx)
+	case lower.Diagonal:
+		return rt.positions(i - 1)
 	}
 	return len(l.keys)
 }
@@ -227,6 +253,14 @@ func (rt *tensor) insert(i, parent, key int) int {
 			l.present[c] = true
 		}
 		return c
+	case lower.Diagonal:
+		if key != parent {
+			panic(rtErrorf("internal error: key %d under row %d of a diagonal level", key, parent))
+		}
+		if !l.full && !l.all {
+			l.present[parent] = true
+		}
+		return parent
 	case lower.Sparse:
 		if key < 0 {
 			panic(rtErrorf("key %d of a dense workspace is negative", key))
@@ -302,6 +336,8 @@ func (rt *tensor) locate(i, parent, key int) (int, bool) {
 		return c, l.present == nil || l.present[c]
 	case lower.Sparse:
 		return key, key >= 0 && key < len(l.present) && l.present[key]
+	case lower.Diagonal:
+		return parent, key == parent && (l.full || l.all || l.present[parent])
 	case lower.Hash:
 		return l.find(parent, key)
 	case lower.Appended:
@@ -337,7 +373,12 @@ func (rt *tensor) growDense(i, n int) {
 	rt.reserve(9 * float64(n-l.size))
 	l.present = append(l.present, make([]bool, n-l.size)...)
 	l.size = n
-	if len(rt.levels) == 1 {
+	if len(rt.levels) == 2 && rt.levels[1].kind == lower.Diagonal {
+		if d := rt.levels[1]; !d.full && !d.all {
+			d.present = append(d.present, make([]bool, n-len(d.present))...)
+		}
+	}
+	if len(rt.levels) == 1 || len(rt.levels) == 2 && rt.levels[1].kind == lower.Diagonal {
 		rt.vals = append(rt.vals, make([]float64, n-len(rt.vals))...)
 	}
 }
@@ -361,6 +402,10 @@ func (rt *tensor) children(i, parent int, f func(key, c int) bool) {
 			if !f(k, k) {
 				return
 			}
+		}
+	case lower.Diagonal:
+		if l.full || l.all || l.present[parent] {
+			f(parent, parent)
 		}
 	case lower.Positions:
 		lo, hi := l.segment(parent)

@@ -191,7 +191,10 @@ type gen struct {
 	segStore  map[*lower.Var]string
 	// synced are the tensors whose locals are known to equal their
 	// struct's fields at the point of emission (tensor.go)
-	synced  map[*tinfo]bool
+	synced map[*tinfo]bool
+	// all says, in a loop emitted twice (forStmt), whether every row of
+	// a tensor's diagonal level is known present (its All)
+	all     map[*lower.Tensor]bool
 	imports map[string]bool
 	helpers map[string]bool
 	params  []Param
@@ -210,7 +213,7 @@ type loadKey struct {
 func newGen(p *lower.Program, opts Options) *gen {
 	g := &gen{p: p, opts: opts, fn: opts.Func, loc: newNamer(), w: &bytes.Buffer{},
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
-		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
+		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may

@@ -21,6 +21,8 @@ func (g *gen) insert(s *lower.Insert) {
 		g.positionsInsert(ti, s)
 	case lower.Appended:
 		g.appendedInsert(ti, s)
+	case lower.Diagonal:
+		g.diagonalInsert(ti, s)
 	default:
 		g.failf("internal error: a level of storage %s", s.T.Levels[s.Level].Storage)
 	}
@@ -39,6 +41,8 @@ func (g *gen) locate(s *lower.Locate) {
 		g.positionsLocate(ti, s)
 	case lower.Appended:
 		g.appendedLocate(ti, s)
+	case lower.Diagonal:
+		g.diagonalLocate(ti, s)
 	default:
 		g.failf("internal error: a level of storage %s", s.T.Levels[s.Level].Storage)
 	}
@@ -57,6 +61,8 @@ func (g *gen) forLevel(s *lower.ForLevel) {
 		g.positionsForLevel(ti, s)
 	case lower.Appended:
 		g.appendedForLevel(ti, s)
+	case lower.Diagonal:
+		g.diagonalForLevel(ti, s)
 	default:
 		g.failf("internal error: a level of storage %s", s.T.Levels[s.Level].Storage)
 	}

@@ -22,7 +22,50 @@ import (
 //     array grows monotonically.
 
 func (g *gen) forStmt(s *lower.For) {
-	if g.flatten(s) {
+	if t := g.unswitchOn(s); t != nil {
+		// the loop twice, as Go does not unswitch loops: one where every
+		// row of t's diagonal level is known present (its All), one
+		// marking the rows
+		g.line("if %s {", g.ts[t].f(allField(1)))
+		for _, all := range []bool{true, false} {
+			if !all {
+				g.line("} else {")
+			}
+			g.all[t] = all
+			g.unsync(nil)
+			g.push()
+			g.forLoop(s)
+			g.pop()
+		}
+		delete(g.all, t)
+		g.unsync(nil)
+		g.line("}")
+		return
+	}
+	g.forLoop(s)
+}
+
+// unswitchOn returns a tensor whose diagonal level's All the loop's
+// inserts test (a level not full under an Init that may be Covered), or
+// nil.
+func (g *gen) unswitchOn(s *lower.For) *lower.Tensor {
+	var found *lower.Tensor
+	lower.WalkStmts(s.Body, func(x lower.Stmt) {
+		in, ok := x.(*lower.Insert)
+		if !ok || found != nil {
+			return
+		}
+		if l := in.T.Levels[in.Level]; l.Storage == lower.Diagonal && !l.Full && g.covered(in.T) {
+			if _, known := g.all[in.T]; !known {
+				found = in.T
+			}
+		}
+	})
+	return found
+}
+
+func (g *gen) forLoop(s *lower.For) {
+	if g.flatten(s) || g.copyLoop(s) {
 		return
 	}
 	lo := g.exprAs(s.Lo, lower.Int)

@@ -29,6 +29,11 @@ func (g *gen) childrenAsc(t *lower.Tensor, lv int) (open, close string) {
 		open = fmt.Sprintf("for _, c := range t.%s.sorted(q) {\nk := t.%s.Keys[c]\n", hashField(lv), hashField(lv))
 	case lower.Appended:
 		open = fmt.Sprintf("for _, c := range t.%s.sorted(q) {\nk := t.%s.Keys[c]\n", appField(lv), appField(lv))
+	case lower.Diagonal:
+		open = "for k, c := q, q; k == q; k++ {\n"
+		if !l.Full {
+			open += fmt.Sprintf("if !t.%s && !t.%s[c] {\ncontinue\n}\n", allField(lv), presentField(lv))
+		}
 	case lower.Positions:
 		bounds := fmt.Sprintf("lo, hi := 0, 0\nif q == 0 {\nhi = len(t.%s)\n}\n", idxField(lv))
 		if l.Of.Pos != nil {
@@ -71,6 +76,10 @@ func (g *gen) resultMethods(w *bytes.Buffer, ti *tinfo) {
 			fmt.Fprintf(w, "t.%s.reset()\n", appField(lv))
 		case lower.Positions:
 			fmt.Fprintf(w, "clear(t.%s)\n", presentField(lv))
+		case lower.Diagonal:
+			if !l.Full {
+				fmt.Fprintf(w, "t.%s = false\nclear(t.%s)\n", allField(lv), presentField(lv))
+			}
 		}
 	}
 	switch {
@@ -100,6 +109,31 @@ func (t *%s) Entries(f func(keys []int, v float64) bool) {
 			fmt.Fprintf(w, "if !t.entries%d(c, keys, f) {\nreturn false\n}\n", lv+1)
 		}
 		w.WriteString(close + "return true\n}\n\n")
+	}
+
+	// Empty: the inner dictionaries present without entries, which
+	// Entries, a walk over the values, cannot show
+	fmt.Fprintf(w, `// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *%s) Empty(f func(keys []int) bool) {
+	keys := make([]int, %d)
+	_ = keys
+`, ti.typ, t.Order())
+	if last > 0 {
+		w.WriteString("t.empty0(0, keys, f)\n")
+	}
+	w.WriteString("}\n\n")
+	for lv := 0; lv < last; lv++ {
+		open, close := g.childrenAsc(t, lv)
+		fmt.Fprintf(w, "func (t *%s) empty%d(q int, keys []int, f func([]int) bool) bool {\n%skeys[%d] = k\n", ti.typ, lv, open, lv)
+		fmt.Fprintf(w, "if !t.has%d(c) {\nif !f(keys[:%d]) {\nreturn false\n}\ncontinue\n}\n", lv+1, lv+1)
+		if lv+1 < last {
+			fmt.Fprintf(w, "if !t.empty%d(c, keys, f) {\nreturn false\n}\n", lv+1)
+		}
+		w.WriteString(close + "return true\n}\n\n")
+		open, close = g.childrenAsc(t, lv+1)
+		fmt.Fprintf(w, "func (t *%s) has%d(q int) bool {\n%s_, _ = k, c\nreturn true\n%sreturn false\n}\n\n", ti.typ, lv+1, open, close)
 	}
 
 	// String

@@ -246,9 +246,29 @@ func (g *gen) fail(s *lower.Fail) {
 	g.returnErr(fmt.Sprintf("fmt.Errorf(%s%s)", strconv.Quote(msg), strings.Join(append([]string{""}, args...), ", ")))
 }
 
+// coveredCond is an Init's Covered condition in Go: level 0's size
+// against the loop's bound (lower.WriteOnce), the size the one init is
+// given when the result's extent is a parameter (Options.ResultSizes).
+func (g *gen) coveredCond(s *lower.Init) string {
+	if b, ok := s.Covered.(*lower.Binary); ok && b.Op == lower.Le {
+		if size := g.resultSize(s.T, 0); size != "" {
+			if hi := g.exprAs(b.Y, lower.Int); hi != size {
+				return size + " <= " + hi
+			}
+			return "true" // the loop's bound is the size
+		}
+	}
+	return g.exprAs(s.Covered, lower.Bool)
+}
+
 func (g *gen) initStmt(s *lower.Init) {
 	ti := g.ts[s.T]
 	args := g.initArgs(s.T)
+	if s.Covered != nil {
+		args = append(args, g.coveredCond(s))
+	} else if g.covered(s.T) {
+		args = append(args, "false")
+	}
 	g.syncOut(ti)
 	g.line("%s.init(%s)", ti.ptr, strings.Join(args, ", "))
 	g.syncIn(ti)

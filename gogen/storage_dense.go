@@ -28,7 +28,7 @@ func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
 	switch {
 	case l.Full:
 		bound := n
-		if lv == 0 && s.T.Order() == 1 && isZero(s.Parent) {
+		if lv == 0 && (s.T.Order() == 1 || s.T.Order() == 2 && s.T.Levels[1].Storage == lower.Diagonal) && isZero(s.Parent) {
 			// vals has exactly N entries: checking against it lets Go
 			// drop the bounds check of the store that follows
 			bound = "len(" + ti.f(valsField) + ")"

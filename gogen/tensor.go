@@ -30,6 +30,7 @@ type tinfo struct {
 // The fields of a tensor's levels, by storage.
 func nField(lv int) string       { return fmt.Sprintf("N%d", lv) }
 func presentField(lv int) string { return fmt.Sprintf("Present%d", lv) }
+func allField(lv int) string     { return fmt.Sprintf("All%d", lv) }
 func markField(lv int) string    { return fmt.Sprintf("Mark%d", lv) }
 func listField(lv int) string    { return fmt.Sprintf("List%d", lv) }
 func hashField(lv int) string    { return fmt.Sprintf("L%d", lv) }
@@ -68,6 +69,10 @@ func (g *gen) newTensor(t *lower.Tensor) {
 				g.failf("the tensor %s has an appended level %d above its last, which this generator does not support", t.Name, lv)
 			}
 			fixed = false
+		case lower.Diagonal:
+			if lv != 1 || t.Levels[0].Storage != lower.Dense {
+				g.failf("the tensor %s has a diagonal level %d not under a dense level 0", t.Name, lv)
+			}
 		default:
 			g.failf("the tensor %s has a level of storage %s, which this generator does not support", t.Name, l.Storage)
 		}
@@ -102,6 +107,11 @@ func (g *gen) newTensor(t *lower.Tensor) {
 			hoist(listField(lv))
 		case lower.Positions:
 			hoist(presentField(lv))
+		case lower.Diagonal:
+			if !l.Full {
+				hoist(presentField(lv))
+				hoist(allField(lv))
+			}
 		case lower.Appended:
 			for _, f := range []string{appKeys(lv), appMark(lv), appCur(lv), appFirst(lv)} {
 				hoist(f)
@@ -115,7 +125,7 @@ func (g *gen) newTensor(t *lower.Tensor) {
 // levels), so the values of a last such level are one array sized once.
 func fixedPositions(t *lower.Tensor, lv int) bool {
 	for i := 0; i <= lv; i++ {
-		if s := t.Levels[i].Storage; s != lower.Dense && s != lower.Positions {
+		if s := t.Levels[i].Storage; s != lower.Dense && s != lower.Positions && s != lower.Diagonal {
 			return false
 		}
 	}
@@ -141,6 +151,8 @@ func count(t *lower.Tensor, lv int) string {
 		return "len(t." + idxField(lv) + ")"
 	case lower.Appended:
 		return "len(t." + appKeys(lv) + ")"
+	case lower.Diagonal:
+		return count(t, lv-1)
 	}
 	return "len(t." + hashField(lv) + ".Keys)"
 }
@@ -262,6 +274,8 @@ func levelDoc(t *lower.Tensor, lv int) string {
 		return fmt.Sprintf("an input's positions: the children of parent position q are the positions c in Pos%d[q]..Pos%d[q+1]-1, key Idx%d[c], present where Present%d is true", lv, lv, lv, lv)
 	case lower.Appended:
 		return fmt.Sprintf("appended: each parent's children consecutive, in insertion order (A%d.span(q) gives them, A%d.Keys[c] the key of child c)", lv, lv)
+	case lower.Diagonal:
+		return "diagonal: the one child of parent position q is at key q and position q"
 	}
 	return l.Storage.String()
 }
@@ -300,6 +314,10 @@ func (g *gen) tensorType(w *bytes.Buffer, ti *tinfo) {
 		case lower.Appended:
 			fmt.Fprintf(w, "%s %sAppended\n", appField(lv), g.pfx)
 			g.helpers["appended"] = true
+		case lower.Diagonal:
+			if !l.Full {
+				fmt.Fprintf(w, "%s []bool\n%s bool\n", presentField(lv), allField(lv))
+			}
 		}
 	}
 	fmt.Fprintf(w, "Vals []%s\n}\n\n", leaf)
@@ -354,11 +372,30 @@ func (g *gen) resultSize(t *lower.Tensor, lv int) string {
 	return "" // not a parameter: the lowered size stays
 }
 
+// covered reports whether an Init of t has a Covered condition: its init
+// method then takes keep, which skips clearing what the program sets.
+func (g *gen) covered(t *lower.Tensor) bool {
+	found := false
+	lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
+		if in, ok := s.(*lower.Init); ok && in.T == t && in.Covered != nil {
+			found = true
+		}
+	})
+	return found
+}
+
 // initMethod writes init: empty the tensor, size its levels, reuse its
 // memory.
 func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 	t := ti.t
 	leaf := goKind(t.Leaf)
+	keep := g.covered(t)
+	clearIf := func(x string) string {
+		if keep {
+			return "if !keep {\nclear(" + x + ")\n}"
+		}
+		return "clear(" + x + ")"
+	}
 	var params []string
 	for lv, l := range t.Levels {
 		switch l.Storage {
@@ -367,6 +404,9 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 		case lower.Positions:
 			params = append(params, fmt.Sprintf("pos%d, idx%d []int", lv, lv))
 		}
+	}
+	if keep {
+		params = append(params, "keep bool")
 	}
 	fmt.Fprintf(w, "// init empties t and sizes its levels, reusing its memory.\nfunc (t *%s) init(%s) {\n", ti.typ, strings.Join(params, ", "))
 	for lv, l := range t.Levels {
@@ -381,7 +421,7 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 			}
 			if !l.Full {
 				p := "t." + presentField(lv)
-				fmt.Fprintf(w, "if n := %s; cap(%s) >= n {\n%s = %s[:n]\nclear(%s)\n} else {\n%s = make([]bool, n)\n}\n", count(t, lv), p, p, p, p, p)
+				fmt.Fprintf(w, "if n := %s; cap(%s) >= n {\n%s = %s[:n]\n%s\n} else {\n%s = make([]bool, n)\n}\n", count(t, lv), p, p, p, clearIf(p), p)
 			}
 		case lower.Sparse:
 			m, ls := "t."+markField(lv), "t."+listField(lv)
@@ -395,12 +435,24 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 			p := "t." + presentField(lv)
 			fmt.Fprintf(w, "t.%s, t.%s = pos%d, idx%d\n", posField(lv), idxField(lv), lv, lv)
 			fmt.Fprintf(w, "if n := len(idx%d); cap(%s) >= n {\n%s = %s[:n]\nclear(%s)\n} else {\n%s = make([]bool, n)\n}\n", lv, p, p, p, p, p)
+		case lower.Diagonal:
+			if !l.Full {
+				// every row's child is inserted when the init is kept
+				// (Covered): All says so, and Present is not used
+				all := "false"
+				if keep {
+					all = "keep"
+				}
+				p := "t." + presentField(lv)
+				fmt.Fprintf(w, "t.%s = %s\nif !t.%s {\nif n := %s; cap(%s) >= n {\n%s = %s[:n]\nclear(%s)\n} else {\n%s = make([]bool, n)\n}\n}\n",
+					allField(lv), all, allField(lv), count(t, lv), p, p, p, p, p)
+			}
 		}
 	}
 	last := t.Order() - 1
 	switch {
 	case fixedPositions(t, last):
-		fmt.Fprintf(w, "if n := %s; cap(t.Vals) >= n {\nt.Vals = t.Vals[:n]\nclear(t.Vals)\n} else {\nt.Vals = make([]%s, n)\n}\n", count(t, last), leaf)
+		fmt.Fprintf(w, "if n := %s; cap(t.Vals) >= n {\nt.Vals = t.Vals[:n]\n%s\n} else {\nt.Vals = make([]%s, n)\n}\n", count(t, last), clearIf("t.Vals"), leaf)
 	case t.Levels[last].Storage == lower.Sparse:
 		fmt.Fprintf(w, "if len(t.Vals) < len(t.%s) {\nt.Vals = make([]%s, len(t.%s))\n}\n", markField(last), leaf, markField(last))
 	default:
@@ -430,7 +482,7 @@ func (g *gen) growMethod(w *bytes.Buffer, ti *tinfo) {
 	case lower.Dense:
 		fmt.Fprintf(w, "t.N0 = max(k+1, 2*t.N0, 8)\n")
 		for lv := 0; lv <= last && fixedPositions(t, lv); lv++ {
-			if l := t.Levels[lv]; l.Storage == lower.Dense && !l.Full {
+			if l := t.Levels[lv]; (l.Storage == lower.Dense || l.Storage == lower.Diagonal) && !l.Full {
 				p := "t." + presentField(lv)
 				fmt.Fprintf(w, "%s = append(%s, make([]bool, %s-len(%s))...)\n", p, p, count(t, lv), p)
 			}

@@ -172,6 +172,8 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 		case *Transpose:
 			ex(s.Lo)
 			ex(s.Hi)
+		case *Init:
+			ex(s.Covered)
 		}
 	}
 	st(s)

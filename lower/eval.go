@@ -472,7 +472,7 @@ func (rt *rtTensor) insert(lv, parent, key int) int {
 	if c, ok := l.index[[2]int{parent, key}]; ok {
 		return c
 	}
-	if rt.t.Levels[lv].Full && (key < 0 || key >= l.size) {
+	if lt := rt.t.Levels[lv]; lt.Storage == Dense && lt.Full && (key < 0 || key >= l.size) {
 		panic(evalError{fmt.Errorf("exec: key %d out of range 0..%d of a dense result", key, l.size-1)})
 	}
 	c := len(l.keys)

@@ -80,6 +80,15 @@ const (
 	// workspace, its rows appended to a compressed result. Last level
 	// only.
 	Appended
+	// Diagonal: at most one child per parent, at the parent's own key
+	// and position: the child of parent q (a position of a dense level
+	// 0, so also its key) is q. A diagonal matrix, such as the Jacobian
+	// of an elementwise map, stored as its values; the lowering proves
+	// every insert's key is its parent's (ChooseDiagonal). With Full,
+	// every parent present has its child (each insert of a parent is
+	// followed by its child's); without, a presence bit per parent says
+	// which have. Level 1 under a Dense level 0 only.
+	Diagonal
 )
 
 func (s Storage) String() string {
@@ -94,6 +103,8 @@ func (s Storage) String() string {
 		return "positions"
 	case Appended:
 		return "appended"
+	case Diagonal:
+		return "diagonal"
 	}
 	return "?"
 }
@@ -105,7 +116,8 @@ type Level struct {
 	// 0..Size-1), evaluated when the tensor is initialized.
 	Size Expr
 	// Full: every key of a Dense level is present (a result whose every
-	// position is defined, such as a gradient on a dense input).
+	// position is defined, such as a gradient on a dense input); every
+	// parent of a Diagonal level has its child.
 	Full bool
 	// Of is the input level a Positions level reuses: its pos and idx
 	// arrays (Of.Pos is nil for the top level of a format).
@@ -386,7 +398,14 @@ type (
 	// Init makes T empty with its levels' sizes evaluated now: at its
 	// definition, and again wherever it is refilled (a workspace in a
 	// loop; a Sparse level empties in time proportional to its keys).
-	Init struct{ T *Tensor }
+	// Covered, when set, is a condition, evaluated with the sizes, under
+	// which the statements that follow set every value and presence of T
+	// before anything reads it (WriteOnce): T's memory is then sized but
+	// not cleared.
+	Init struct {
+		T       *Tensor
+		Covered Expr
+	}
 
 	// Transpose lists, for every coordinate j of the format level (Pos,
 	// Idx) under the parents Lo..Hi-1, where it occurs: for t in

@@ -89,6 +89,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	}
 	HoistInvariants(l.prog)
 	if !l.opts.NoDense {
+		ChooseDiagonal(l.prog)
 		ChooseAppended(l.prog)
 	}
 	HoistExprs(l.prog)
@@ -100,8 +101,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}
-	MarkPrimitives(l.prog)
 	MarkParallel(l.prog)
+	WriteOnce(l.prog)
+	MarkPrimitives(l.prog)
 	l.collectOrdered()
 	return l.prog, nil
 }

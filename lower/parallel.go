@@ -158,11 +158,12 @@ func parallel(f *For) *Par {
 	return par
 }
 
-// denseFull reports whether every level of t is dense and full: its
-// positions are fixed when it is initialized.
+// denseFull reports whether every level of t is dense and full, or
+// diagonal under such a level: its positions are fixed when it is
+// initialized.
 func denseFull(t *Tensor) bool {
-	for _, l := range t.Levels {
-		if l.Storage != Dense || !l.Full {
+	for i, l := range t.Levels {
+		if (l.Storage != Dense || !l.Full) && (i == 0 || l.Storage != Diagonal) {
 			return false
 		}
 	}

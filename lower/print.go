@@ -55,6 +55,10 @@ func tensorDecl(t *Tensor) string {
 			if l.Full {
 				s += " full"
 			}
+		case Diagonal:
+			if l.Full {
+				s += " full"
+			}
 		case Positions:
 			if l.Of != nil {
 				s += "(" + l.Of.Idx.Name + ")"
@@ -149,7 +153,11 @@ func (pr *printer) stmt(s Stmt) {
 		}
 		pr.line("%s.val[%s] %s %s", s.T.Name, ExprString(s.Pos), op, ExprString(s.X))
 	case *Init:
-		pr.line("init %s", s.T.Name)
+		if s.Covered != nil {
+			pr.line("init %s, uncleared when %s", s.T.Name, ExprString(s.Covered))
+		} else {
+			pr.line("init %s", s.T.Name)
+		}
 	case *Transpose:
 		pr.line("%s, %s, %s, %s := transpose(%s, %s, %s..%s)", s.TPos.Name, s.Parent.Name, s.At.Name, s.N.Name,
 			s.Pos.Name, s.Idx.Name, ExprString(s.Lo), ExprString(s.Hi))

@@ -24,7 +24,7 @@ type Rule struct {
 // Rules is the table of primitives, in the order they are tried.
 var Rules = []*Rule{
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
-	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); T.val[q] += v }: an elementwise map into a dense vector, F's arrays read at i", match: matchMap},
+	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
 	{Name: "SegAccum", Doc: "for p in lo..hi { j := I[p]; [v := F]; q := insert(T.levelL[Q], j); T.val[q] += v }: adding a segment, scaled, into one parent of a result's last level (a Gustavson workspace row)", match: matchSegAccum},
 	{Name: "SegStoreAt", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.levelL[Q], j) at p; T.val[q] += v }: adding a segment, scaled, into a result stored on the same positions", match: matchSegStoreAt},
@@ -50,6 +50,9 @@ type Prim struct {
 	Acc    *Var
 	Dst    *Tensor
 	Parent Expr
+	// Set: the loop assigns its values (a Map whose every position is
+	// written once, WriteOnce) rather than adding them.
+	Set bool
 }
 
 // MarkPrimitives marks every loop of the program a rule matches.
@@ -312,14 +315,29 @@ func matchMap(f *For) *Prim {
 		list = []Stmt{f.Body}
 	}
 	list, fold := valueLets(list)
+	if len(list) == 3 {
+		// a diagonal level under the row: its position is the row's
+		diag, ok := list[1].(*Insert)
+		if !ok || diag.Level != 1 || len(diag.T.Levels) != 2 || diag.T.Levels[1].Storage != Diagonal {
+			return nil
+		}
+		ins, ok := list[0].(*Insert)
+		st, ok2 := list[2].(*Store)
+		if !ok || !ok2 || ins.T != diag.T || !isRefTo(diag.Parent, ins.Pos) || !isRefTo(diag.Key, f.V) || !isRefTo(st.Pos, diag.Pos) {
+			return nil
+		}
+		list = []Stmt{ins, &Store{T: st.T, Pos: &Ref{V: ins.Pos}, Op: st.Op, X: st.X}}
+	}
 	if len(list) != 2 {
 		return nil
 	}
 	ins, ok1 := list[0].(*Insert)
 	st, ok2 := list[1].(*Store)
 	if !ok1 || !ok2 || ins.Level != 0 || !isRefTo(ins.Key, f.V) || !isConst(ins.Parent, 0) || ins.At != nil ||
-		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || len(ins.T.Levels) != 1 ||
-		ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || ins.T.Levels[0].Storage != Dense || ins.T.Leaf != Real {
+		return nil
+	}
+	if len(ins.T.Levels) != 1 && (len(ins.T.Levels) != 2 || ins.T.Levels[1].Storage != Diagonal) {
 		return nil
 	}
 	x, ok := fold(st.X, ins)
@@ -328,7 +346,7 @@ func matchMap(f *For) *Prim {
 	}
 	// arrays read at i: the first as Vals, a second (or a guarded one)
 	// as Gather at i
-	m := &Prim{Dst: ins.T}
+	m := &Prim{Dst: ins.T, Set: st.Op == Set}
 	if !product(x, f.V, f.V, m) {
 		return nil
 	}

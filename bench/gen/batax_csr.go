@@ -221,6 +221,38 @@ func (t *batax_csrResult) entries1(q int, keys []int, f func([]int, float64) boo
 	return true
 }
 
+// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *batax_csrResult) Empty(f func(keys []int) bool) {
+	keys := make([]int, 2)
+	_ = keys
+	t.empty0(0, keys, f)
+}
+
+func (t *batax_csrResult) empty0(q int, keys []int, f func([]int) bool) bool {
+	for k := 0; k < t.N0; k++ {
+		c := q*t.N0 + k
+		keys[0] = k
+		if !t.has1(c) {
+			if !f(keys[:1]) {
+				return false
+			}
+			continue
+		}
+	}
+	return true
+}
+
+func (t *batax_csrResult) has1(q int) bool {
+	for _, c := range t.A1.sorted(q) {
+		k := t.A1.Keys[c]
+		_, _ = k, c
+		return true
+	}
+	return false
+}
+
 // String prints r as an SDQL value literal, keys ascending: {0 -> {1 -> 2.5}}.
 func (t *batax_csrResult) String() string {
 	var b strings.Builder

@@ -244,6 +244,48 @@ func (t *smmm_csrResult) entries1(q int, keys []int, f func([]int, float64) bool
 	return true
 }
 
+// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *smmm_csrResult) Empty(f func(keys []int) bool) {
+	keys := make([]int, 2)
+	_ = keys
+	t.empty0(0, keys, f)
+}
+
+func (t *smmm_csrResult) empty0(q int, keys []int, f func([]int) bool) bool {
+	for k := 0; k < t.N0; k++ {
+		c := q*t.N0 + k
+		if !t.Present0[c] {
+			continue
+		}
+		keys[0] = k
+		if !t.has1(c) {
+			if !f(keys[:1]) {
+				return false
+			}
+			continue
+		}
+	}
+	return true
+}
+
+func (t *smmm_csrResult) has1(q int) bool {
+	lo, hi := 0, 0
+	if q >= 0 && q+1 < len(t.Pos1) {
+		lo, hi = t.Pos1[q], t.Pos1[q+1]
+	}
+	for c := lo; c < hi; c++ {
+		if !t.Present1[c] {
+			continue
+		}
+		k := t.Idx1[c]
+		_, _ = k, c
+		return true
+	}
+	return false
+}
+
 // String prints r as an SDQL value literal, keys ascending: {0 -> {1 -> 2.5}}.
 func (t *smmm_csrResult) String() string {
 	var b strings.Builder

@@ -39,7 +39,7 @@ func vsm_dense(V1_len int, V1_val []float64, s float64, dst *vsm_denseResult) (e
 	V1_val = V1_val[:V1_len]
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	dst.init(V1_len)
+	dst.init(V1_len, true)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	c := s + s
@@ -51,7 +51,7 @@ func vsm_dense(V1_len int, V1_val []float64, s float64, dst *vsm_denseResult) (e
 			return fmt.Errorf("vsm_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
 		}
 		q := i
-		out_vals[q] += v
+		out_vals[q] = v
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
@@ -69,11 +69,13 @@ type vsm_denseResult struct {
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *vsm_denseResult) init(n0 int) {
+func (t *vsm_denseResult) init(n0 int, keep bool) {
 	t.N0 = max(n0, 0)
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
-		clear(t.Vals)
+		if !keep {
+			clear(t.Vals)
+		}
 	} else {
 		t.Vals = make([]float64, n)
 	}
@@ -102,6 +104,14 @@ func (t *vsm_denseResult) entries0(q int, keys []int, f func([]int, float64) boo
 		}
 	}
 	return true
+}
+
+// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *vsm_denseResult) Empty(f func(keys []int) bool) {
+	keys := make([]int, 1)
+	_ = keys
 }
 
 // String prints r as an SDQL value literal, keys ascending: {0 -> {1 -> 2.5}}.

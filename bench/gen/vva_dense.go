@@ -3,11 +3,9 @@
 package gen
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,111 +39,89 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	}()
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	out_a1_keys := dst.A1.Keys
-	out_a1_mark := dst.A1.Mark
-	out_a1_cur := dst.A1.Cur
-	out_a1_first := dst.A1.First
-	dst.init(V1_len)
+	out_present1 := dst.Present1
+	out_all1 := dst.All1
+	dst.init(V1_len, true)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	out_a1_keys = dst.A1.Keys
-	out_a1_mark = dst.A1.Mark
-	out_a1_cur = dst.A1.Cur
-	out_a1_first = dst.A1.First
-	for i := 0; i < V1_len; i++ {
-		if uint(i) >= uint(out_n0) {
-			dst.Vals = out_vals
-			dst.N0 = out_n0
-			dst.A1.Keys = out_a1_keys
-			dst.A1.Mark = out_a1_mark
-			dst.A1.Cur = out_a1_cur
-			dst.A1.First = out_a1_first
-			return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
-		}
-		q := i
-		if out_a1_cur != q+1 {
-			if out_a1_cur != 0 {
-				dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
-			}
-			if uint(q) >= uint(len(dst.A1.Start)) {
-				if q < 0 {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					dst.A1.Keys = out_a1_keys
-					dst.A1.Mark = out_a1_mark
-					dst.A1.Cur = out_a1_cur
-					dst.A1.First = out_a1_first
-					return fmt.Errorf("vva_dense: internal error: the parent %d of an appended level is negative", q)
-				}
-				dst.A1.parents(q)
-			}
-			if dst.A1.Start[q] != 0 {
+	out_present1 = dst.Present1
+	out_all1 = dst.All1
+	if out_all1 {
+		for i := 0; i < V1_len; i++ {
+			if uint(i) >= uint(len(out_vals)) {
 				dst.Vals = out_vals
 				dst.N0 = out_n0
-				dst.A1.Keys = out_a1_keys
-				dst.A1.Mark = out_a1_mark
-				dst.A1.Cur = out_a1_cur
-				dst.A1.First = out_a1_first
-				return fmt.Errorf("vva_dense: internal error: the parent %d of an appended level is filled twice", q)
+				dst.Present1 = out_present1
+				dst.All1 = out_all1
+				return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
 			}
-			dst.A1.Start[q] = len(out_a1_keys) + 1
-			out_a1_first, out_a1_cur = len(out_a1_keys), q+1
+			q := i
+			q1 := q
+			out_vals[q1] = 1.0
 		}
-		if uint(i) >= uint(len(out_a1_mark)) {
-			if i < 0 {
+	} else {
+		for i := 0; i < V1_len; i++ {
+			if uint(i) >= uint(len(out_vals)) {
 				dst.Vals = out_vals
 				dst.N0 = out_n0
-				dst.A1.Keys = out_a1_keys
-				dst.A1.Mark = out_a1_mark
-				dst.A1.Cur = out_a1_cur
-				dst.A1.First = out_a1_first
-				return fmt.Errorf("vva_dense: key %d of an appended level is negative", i)
+				dst.Present1 = out_present1
+				dst.All1 = out_all1
+				return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
 			}
-			out_a1_mark = dst.A1.grown(out_a1_mark, i)
+			q := i
+			out_present1[q] = true
+			q1 := q
+			out_vals[q1] = 1.0
 		}
-		c := int(out_a1_mark[i]) - 1
-		if c < out_a1_first {
-			c = len(out_a1_keys)
-			out_a1_keys = append(out_a1_keys, i)
-			out_a1_mark[i] = int32(c + 1)
-			out_vals = append(out_vals, 0)
-		}
-		q1 := c
-		out_vals[q1] += 1.0
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
-	dst.A1.Keys = out_a1_keys
-	dst.A1.Mark = out_a1_mark
-	dst.A1.Cur = out_a1_cur
-	dst.A1.First = out_a1_first
+	dst.Present1 = out_present1
+	dst.All1 = out_all1
 	return nil
 }
 
 // vva_denseResult is the result of vva_dense, a dictionary of type {int -> {int -> real}} stored in 2 level(s):
 //   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k;
-//   - level 1, appended: each parent's children consecutive, in insertion order (A1.span(q) gives them, A1.Keys[c] the key of child c);
+//   - level 1, diagonal: the one child of parent position q is at key q and position q;
 //
 // Vals[c] is the value at position c of the last level. The zero value is empty;
 // vva_dense refills it on every call, reusing its memory.
 type vva_denseResult struct {
-	N0   int
-	A1   vva_denseAppended
-	Vals []float64
+	N0       int
+	Present1 []bool
+	All1     bool
+	Vals     []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *vva_denseResult) init(n0 int) {
+func (t *vva_denseResult) init(n0 int, keep bool) {
 	t.N0 = max(n0, 0)
-	t.A1.reset()
-	t.Vals = t.Vals[:0]
+	t.All1 = keep
+	if !t.All1 {
+		if n := t.N0; cap(t.Present1) >= n {
+			t.Present1 = t.Present1[:n]
+			clear(t.Present1)
+		} else {
+			t.Present1 = make([]bool, n)
+		}
+	}
+	if n := t.N0; cap(t.Vals) >= n {
+		t.Vals = t.Vals[:n]
+		if !keep {
+			clear(t.Vals)
+		}
+	} else {
+		t.Vals = make([]float64, n)
+	}
 }
 
 // Reset empties r, keeping its memory (a dense level that holds every key
 // keeps them, with zero values).
 func (t *vva_denseResult) Reset() {
-	t.A1.reset()
-	t.Vals = t.Vals[:0]
+	t.All1 = false
+	clear(t.Present1)
+	clear(t.Vals)
 }
 
 // Entries calls f for every value of r with its keys, outermost first, in
@@ -168,14 +144,50 @@ func (t *vva_denseResult) entries0(q int, keys []int, f func([]int, float64) boo
 }
 
 func (t *vva_denseResult) entries1(q int, keys []int, f func([]int, float64) bool) bool {
-	for _, c := range t.A1.sorted(q) {
-		k := t.A1.Keys[c]
+	for k, c := q, q; k == q; k++ {
+		if !t.All1 && !t.Present1[c] {
+			continue
+		}
 		keys[1] = k
 		if !f(keys, t.Vals[c]) {
 			return false
 		}
 	}
 	return true
+}
+
+// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *vva_denseResult) Empty(f func(keys []int) bool) {
+	keys := make([]int, 2)
+	_ = keys
+	t.empty0(0, keys, f)
+}
+
+func (t *vva_denseResult) empty0(q int, keys []int, f func([]int) bool) bool {
+	for k := 0; k < t.N0; k++ {
+		c := q*t.N0 + k
+		keys[0] = k
+		if !t.has1(c) {
+			if !f(keys[:1]) {
+				return false
+			}
+			continue
+		}
+	}
+	return true
+}
+
+func (t *vva_denseResult) has1(q int) bool {
+	for k, c := q, q; k == q; k++ {
+		if !t.All1 && !t.Present1[c] {
+			continue
+		}
+		_, _ = k, c
+		return true
+	}
+	return false
 }
 
 // String prints r as an SDQL value literal, keys ascending: {0 -> {1 -> 2.5}}.
@@ -204,8 +216,10 @@ func (t *vva_denseResult) str0(b *strings.Builder, q int) {
 func (t *vva_denseResult) str1(b *strings.Builder, q int) {
 	b.WriteByte('{')
 	n := 0
-	for _, c := range t.A1.sorted(q) {
-		k := t.A1.Keys[c]
+	for k, c := q, q; k == q; k++ {
+		if !t.All1 && !t.Present1[c] {
+			continue
+		}
 		if n > 0 {
 			b.WriteString(", ")
 		}
@@ -215,85 +229,6 @@ func (t *vva_denseResult) str1(b *strings.Builder, q int) {
 		b.WriteString(vva_denseFormatReal(t.Vals[c]))
 	}
 	b.WriteByte('}')
-}
-
-// vva_denseAppended is an appended level of a tensor: children numbered in
-// insertion order, each parent's inserted in one burst (no other
-// parent's in between), so that a parent's children are consecutive.
-// Mark[k] is c+1 for the last child c inserted at key k, which is the
-// current parent's (Cur-1; Cur is 0 when there is none) when c >= First,
-// the first child of its burst: marks need no clearing between bursts.
-type vva_denseAppended struct {
-	Keys       []int   // the key of each child
-	Start, End []int   // per parent: its first child + 1 (0: none), one past its last (once its burst ended)
-	Mark       []int32 // per key: the last child at it + 1, or 0
-	Cur        int     // the parent being filled + 1, or 0
-	First      int     // the first child of the parent being filled
-}
-
-// reset empties l, keeping its memory.
-func (l *vva_denseAppended) reset() {
-	for _, k := range l.Keys {
-		l.Mark[k] = 0
-	}
-	l.Keys = l.Keys[:0]
-	clear(l.Start)
-	clear(l.End)
-	l.Cur, l.First = 0, 0
-}
-
-// parents makes Start and End hold the parent q >= 0.
-func (l *vva_denseAppended) parents(q int) {
-	n := max(q+1, 2*len(l.Start), 64)
-	l.Start = append(l.Start, make([]int, n-len(l.Start))...)
-	l.End = append(l.End, make([]int, n-len(l.End))...)
-}
-
-// grown returns the marks m (l.Mark, or the function's copy of it)
-// grown to hold the key k >= 0.
-func (l *vva_denseAppended) grown(m []int32, k int) []int32 {
-	return append(m, make([]int32, max(k+1, 2*len(m), 64)-len(m))...)
-}
-
-// span returns the children of parent: lo..hi-1.
-func (l *vva_denseAppended) span(parent int) (lo, hi int) {
-	if parent < 0 || parent >= len(l.Start) || l.Start[parent] == 0 {
-		return 0, 0
-	}
-	if parent+1 == l.Cur {
-		return l.Start[parent] - 1, len(l.Keys)
-	}
-	return l.Start[parent] - 1, l.End[parent]
-}
-
-// find returns the child of parent at key.
-func (l *vva_denseAppended) find(parent, key int) (int, bool) {
-	if parent+1 == l.Cur {
-		if key >= 0 && key < len(l.Mark) {
-			if c := int(l.Mark[key]) - 1; c >= l.First {
-				return c, true
-			}
-		}
-		return 0, false
-	}
-	lo, hi := l.span(parent)
-	for c := lo; c < hi; c++ {
-		if l.Keys[c] == key {
-			return c, true
-		}
-	}
-	return 0, false
-}
-
-// sorted returns the children of parent in ascending key order.
-func (l *vva_denseAppended) sorted(parent int) []int {
-	lo, hi := l.span(parent)
-	cs := make([]int, 0, hi-lo)
-	for c := lo; c < hi; c++ {
-		cs = append(cs, c)
-	}
-	slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(l.Keys[a], l.Keys[b]) })
-	return cs
 }
 
 // vva_denseFormatReal prints a real as SDQL does: Go's shortest round-trip

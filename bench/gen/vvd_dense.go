@@ -40,22 +40,28 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	V2_val = V2_val[:V2_len]
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	dst.init(V1_len)
+	dst.init(V1_len, true)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	for i := 0; i < V1_len; i++ {
-		x := 0.0
-		if i < V2_len {
-			x = V2_val[i]
+	end := max(min(V2_len, V1_len), 0)
+	if 0 <= V1_len && V1_len <= len(out_vals) && end <= len(V2_val) {
+		copy(out_vals[0:end], V2_val[0:end])
+		clear(out_vals[end:V1_len])
+	} else {
+		for i := 0; i < V1_len; i++ {
+			x := 0.0
+			if i < V2_len {
+				x = V2_val[i]
+			}
+			v := x
+			if uint(i) >= uint(len(out_vals)) {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
+			}
+			q := i
+			out_vals[q] = v
 		}
-		v := x
-		if uint(i) >= uint(len(out_vals)) {
-			dst.Vals = out_vals
-			dst.N0 = out_n0
-			return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
-		}
-		q := i
-		out_vals[q] += v
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
@@ -73,11 +79,13 @@ type vvd_denseResult struct {
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *vvd_denseResult) init(n0 int) {
+func (t *vvd_denseResult) init(n0 int, keep bool) {
 	t.N0 = max(n0, 0)
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
-		clear(t.Vals)
+		if !keep {
+			clear(t.Vals)
+		}
 	} else {
 		t.Vals = make([]float64, n)
 	}
@@ -106,6 +114,14 @@ func (t *vvd_denseResult) entries0(q int, keys []int, f func([]int, float64) boo
 		}
 	}
 	return true
+}
+
+// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *vvd_denseResult) Empty(f func(keys []int) bool) {
+	keys := make([]int, 1)
+	_ = keys
 }
 
 // String prints r as an SDQL value literal, keys ascending: {0 -> {1 -> 2.5}}.

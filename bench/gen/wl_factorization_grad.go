@@ -181,6 +181,38 @@ func (t *wl_factorization_gradResult) entries1(q int, keys []int, f func([]int, 
 	return true
 }
 
+// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *wl_factorization_gradResult) Empty(f func(keys []int) bool) {
+	keys := make([]int, 2)
+	_ = keys
+	t.empty0(0, keys, f)
+}
+
+func (t *wl_factorization_gradResult) empty0(q int, keys []int, f func([]int) bool) bool {
+	for k := 0; k < t.N0; k++ {
+		c := q*t.N0 + k
+		keys[0] = k
+		if !t.has1(c) {
+			if !f(keys[:1]) {
+				return false
+			}
+			continue
+		}
+	}
+	return true
+}
+
+func (t *wl_factorization_gradResult) has1(q int) bool {
+	for k := 0; k < t.N1; k++ {
+		c := q*t.N1 + k
+		_, _ = k, c
+		return true
+	}
+	return false
+}
+
 // String prints r as an SDQL value literal, keys ascending: {0 -> {1 -> 2.5}}.
 func (t *wl_factorization_gradResult) String() string {
 	var b strings.Builder

