@@ -21,8 +21,10 @@ type jitKernel struct {
 	run func(args []any, dst, ws any) (float64, error)
 	// alloc makes an empty destination and workspace
 	alloc func() (dst, ws any)
-	// entries reads a tensor destination
+	// entries reads a tensor destination, empty its inner dictionaries
+	// present without entries
 	entries func(dst any, f func([]int, float64) bool)
+	empty   func(dst any, f func([]int) bool)
 }
 
 // jitResult is a destination of a jitKernel.
@@ -35,7 +37,7 @@ type jitResult struct {
 
 // wrapperSource is the code added to a generated kernel's file to call it
 // without knowing its parameters' types: NablasdRun, NablasdAlloc and
-// NablasdEntries.
+// NablasdEntries and NablasdEmpty.
 func wrapperSource(k *gogen.Kernel) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("\n// The entry points of nablasd's JIT (Options.Exec \"jit\").\n\n")
@@ -77,6 +79,11 @@ func wrapperSource(k *gogen.Kernel) ([]byte, error) {
 	if k.ResultType != "" {
 		fmt.Fprintf(&b, "\tdst.(*%s).Entries(f)\n", k.ResultType)
 	}
+	b.WriteString("}\n\n")
+	b.WriteString("func NablasdEmpty(dst any, f func([]int) bool) {\n")
+	if k.ResultType != "" {
+		fmt.Fprintf(&b, "\tdst.(*%s).Empty(f)\n", k.ResultType)
+	}
 	b.WriteString("}\n")
 	return b.Bytes(), nil
 }
@@ -93,17 +100,18 @@ func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
 		return nil, err
 	}
 	src := append(append([]byte(nil), k.Source...), w...)
-	syms, err := jit.Load(src, "NablasdRun", "NablasdAlloc", "NablasdEntries")
+	syms, err := jit.Load(src, "NablasdRun", "NablasdAlloc", "NablasdEntries", "NablasdEmpty")
 	if err != nil {
 		return nil, err
 	}
 	run, ok1 := syms["NablasdRun"].(func([]any, any, any) (float64, error))
 	alloc, ok2 := syms["NablasdAlloc"].(func() (any, any))
 	entries, ok3 := syms["NablasdEntries"].(func(any, func([]int, float64) bool))
-	if !ok1 || !ok2 || !ok3 {
+	empty, ok4 := syms["NablasdEmpty"].(func(any, func([]int) bool))
+	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return nil, fmt.Errorf("jit: the plugin's entry points have unexpected types")
 	}
-	return &jitKernel{gen: k, run: run, alloc: alloc, entries: entries}, nil
+	return &jitKernel{gen: k, run: run, alloc: alloc, entries: entries, empty: empty}, nil
 }
 
 // runInto runs the kernel over the bindings (the plan's program's inputs
@@ -177,7 +185,32 @@ func (r *jitResult) value(t sdql.Type) sdql.Value {
 		root = addAt(root, t, keys, v)
 		return true
 	})
+	// the rows present without entries ({2 -> {}}), which the entries
+	// do not reach: the structure is the interpreter's
+	r.k.empty(r.dst, func(keys []int) bool {
+		root = emptyAt(root, t, keys)
+		return true
+	})
 	return root
+}
+
+// emptyAt makes the inner dictionary at keys of d (of type t) present,
+// empty when it was not.
+func emptyAt(d sdql.Value, t sdql.Type, keys []int) sdql.Value {
+	dt, ok := t.(*sdql.DictType)
+	if !ok || len(keys) == 0 {
+		return d
+	}
+	dict, ok := d.(*sdql.Dict)
+	if !ok {
+		dict = sdql.Zero(t).(*sdql.Dict)
+	}
+	old, found := dict.Get(keys[0])
+	if !found {
+		old = sdql.Zero(dt.Val)
+	}
+	dict.Set(keys[0], emptyAt(old, dt.Val, keys[1:]))
+	return dict
 }
 
 // addAt adds v at keys into a dictionary of type t.
