@@ -306,6 +306,20 @@ func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
 			}
 			pr, vs := present[lo:hi], vals[lo:hi]
 			switch {
+			case m.Set && X == nil:
+				// each position stored once (lower.WriteOnce)
+				for p := range pr {
+					pr[p] = true
+				}
+				if A == nil {
+					for p := range vs {
+						vs[p] = c
+					}
+				} else {
+					for p, a := range A[lo:hi] {
+						vs[p] = c * a
+					}
+				}
 			case A == nil && X == nil:
 				for p := range pr {
 					if !pr[p] {
@@ -334,7 +348,7 @@ func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
 					} else {
 						v *= X[j]
 					}
-					if !present[p] {
+					if !present[p] || m.Set {
 						present[p] = true
 						vals[p] = 0
 					}

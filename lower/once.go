@@ -69,6 +69,10 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool) {
 	if len(stores) != 1 || inits != 1 || len(inserts) != len(t.Levels) || t.Levels[0].Storage != Dense {
 		return
 	}
+	if len(t.Levels) == 2 && t.Levels[1].Storage == Positions {
+		positionsOnce(list, t, stores[0], inserts)
+		return
+	}
 	for _, l := range t.Levels[1:] {
 		if l.Storage != Diagonal {
 			return
@@ -100,6 +104,101 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool) {
 		}
 		return
 	}
+}
+
+// positionsOnce makes the store into a dense level 0 over a Positions
+// level (a result on an input's positions) an assignment where each
+// position is stored once:
+//
+//	for k ... {                              // F, distinct keys, at the top
+//	  ... q := insert(T.level0[0], k)        // no loop between F and here
+//	  ... for p := lo; p < hi; p++ {         // G, no loop between F and G
+//	    ... q1 := insert(T.level1[q], j) at p
+//	    T.val[q1] (+)= v                     // straight in G
+//	  }
+//	}
+//
+// The position p determines the parent and the key (the Positions level's
+// proof), the parent is F's key, distinct per iteration, and G's p are
+// distinct: no position is stored twice. The values of positions not
+// stored are not read (their presence is cleared), so nothing changes at
+// the Init.
+func positionsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert) {
+	var i0, i1 *Insert
+	for _, in := range inserts {
+		if in.Level == 0 {
+			i0 = in
+		} else {
+			i1 = in
+		}
+	}
+	if i0 == nil || i1 == nil || i1.At == nil || !isConst(i0.Parent, 0) || !isRefTo(i1.Parent, i0.Pos) || !isRefTo(st.Pos, i1.Pos) {
+		return
+	}
+	seenInit := false
+	for _, s := range list {
+		if x, ok := s.(*Init); ok && x.T == t {
+			seenInit = true
+			continue
+		}
+		contains := false
+		WalkStmts(s, func(x Stmt) { contains = contains || x == st })
+		if !contains {
+			if readsTensor(s, t) {
+				return
+			}
+			continue
+		}
+		var key *Var
+		var body Stmt
+		switch f := s.(type) {
+		case *For:
+			if f.Par != nil && !sharedIn(f.Par, t) {
+				return
+			}
+			key, body = f.V, f.Body
+		case *ForLevel:
+			key, body = f.Key, f.Body
+		default:
+			return
+		}
+		if !seenInit || readsTensor(body, t) || !isRefTo(i0.Key, key) || !noLoopTo(body, i0) {
+			return
+		}
+		var g *For
+		WalkStmts(body, func(x Stmt) {
+			if f, ok := x.(*For); ok && isRefTo(i1.At, f.V) && straightTo(f.Body, i1) && straightTo(f.Body, st) {
+				g = f
+			}
+		})
+		if g != nil && noLoopTo(body, g) {
+			st.Op = Set
+		}
+		return
+	}
+}
+
+// noLoopTo reports whether s is reached from body through no loop (blocks,
+// conditions, searches and lookups).
+func noLoopTo(body Stmt, s Stmt) bool {
+	if body == s {
+		return true
+	}
+	switch b := body.(type) {
+	case *Block:
+		for _, x := range b.List {
+			if noLoopTo(x, s) {
+				return true
+			}
+		}
+	case *If:
+		return noLoopTo(b.Then, s) || b.Else != nil && noLoopTo(b.Else, s)
+	case *Search:
+		return noLoopTo(b.Body, s)
+	case *Locate:
+		return noLoopTo(b.Body, s)
+	}
+	return false
 }
 
 // straightTo reports whether s is reached from body through blocks alone

@@ -27,7 +27,7 @@ var Rules = []*Rule{
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
 	{Name: "SegAccum", Doc: "for p in lo..hi { j := I[p]; [v := F]; q := insert(T.levelL[Q], j); T.val[q] += v }: adding a segment, scaled, into one parent of a result's last level (a Gustavson workspace row)", match: matchSegAccum},
-	{Name: "SegStoreAt", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.levelL[Q], j) at p; T.val[q] += v }: adding a segment, scaled, into a result stored on the same positions", match: matchSegStoreAt},
+	{Name: "SegStoreAt", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.levelL[Q], j) at p; T.val[q] (+)= v }: adding (or, stored once, assigning) a segment, scaled, into a result stored on the same positions", match: matchSegStoreAt},
 }
 
 // Prim is what a primitive rule matched in a loop.
@@ -50,8 +50,8 @@ type Prim struct {
 	Acc    *Var
 	Dst    *Tensor
 	Parent Expr
-	// Set: the loop assigns its values (a Map whose every position is
-	// written once, WriteOnce) rather than adding them.
+	// Set: the loop assigns its values (a Map or SegStoreAt whose every
+	// position is written once, WriteOnce) rather than adding them.
 	Set bool
 }
 
@@ -264,14 +264,14 @@ func matchSegStoreAt(f *For) *Prim {
 	st, ok2 := rest[1].(*Store)
 	if !ok1 || !ok2 || ins.At == nil || !isRefTo(ins.At, f.V) || ins.Level != len(ins.T.Levels)-1 ||
 		reads(ins.Parent, f.V) || j != nil && reads(ins.Parent, j) ||
-		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || ins.T.Leaf != Real {
 		return nil
 	}
 	x, ok := fold(st.X, ins)
 	if !ok {
 		return nil
 	}
-	m := &Prim{Coord: j, Idx: idx, Dst: ins.T}
+	m := &Prim{Coord: j, Idx: idx, Dst: ins.T, Set: st.Op == Set}
 	if !product(x, f.V, j, m) {
 		return nil
 	}

@@ -135,7 +135,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 					out_valsSeg := out_vals[lo1:hi1]
 					for k2 := range out_present1Seg {
 						out_present1Seg[k2] = true
-						out_valsSeg[k2] += c
+						out_valsSeg[k2] = c
 					}
 				}
 			}
