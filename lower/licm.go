@@ -94,7 +94,7 @@ scan:
 			}
 		case *Insert:
 			if !reads[s.T] && invariant(s.Parent) && invariant(s.Key) && (s.At == nil || invariant(s.At)) &&
-				insertedOnce(body, s) && !insertsBefore(kept, s.T) {
+				insertedOnce(body, s) && (orderFree(s.T.Levels[s.Level]) || !insertsBefore(kept, s.T)) {
 				delete(changed, s.Pos)
 				hoisted = append(hoisted, s)
 				continue
@@ -126,6 +126,11 @@ func insertedOnce(body *Block, ins *Insert) bool {
 	})
 	return n == 1
 }
+
+// orderFree reports whether a level's order of iteration is independent
+// of the order of its inserts (ascending keys, an input's positions), so
+// that an insert may move past others into the same tensor.
+func orderFree(l *Level) bool { return l.Storage == Dense || l.Storage == Positions }
 
 // insertsBefore reports whether one of the statements passed over inserts
 // into t: an insert hoisted past it would change t's insertion order.

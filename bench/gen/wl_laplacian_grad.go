@@ -58,11 +58,18 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 		lo := A_pos[i]
 		hi := A_pos[i+1]
 		if lo < hi {
+			if uint(i) >= uint(len(out_vals)) {
+				dst.Vals = out_vals
+				dst.N0 = out_n0
+				return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+			}
+			q1 := i
 			x := 0.0
 			if i < x_len {
 				x = x_val[i]
 			}
 			c := x
+			acc := 0.0
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -81,15 +88,10 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 					}
 					q := j
 					out_vals[q] += v
-					if uint(i) >= uint(len(out_vals)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-					}
-					q1 := i
-					out_vals[q1] += t2bar
+					acc += t2bar
 				}
 			}
+			out_vals[q1] += acc
 		}
 	}
 	dst.Vals = out_vals
