@@ -205,9 +205,12 @@ type gen struct {
 	resName string                  // the scalar result's name in the function
 }
 
+// loadKey is a load A[off + v] a segment serves (off "" for A[v]: the
+// offset's canonical form).
 type loadKey struct {
-	a *lower.Array
-	v *lower.Var
+	a   *lower.Array
+	v   *lower.Var
+	off string
 }
 
 func newGen(p *lower.Program, opts Options) *gen {

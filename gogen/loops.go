@@ -120,10 +120,12 @@ func writes(s lower.Stmt, v *lower.Var) bool {
 // loop emits the loop of v over lo..hi (Go expressions, hi evaluated
 // once) running body.
 func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
-	var segs []*lower.Array
+	var segs []segRef
 	var stores []*lower.Insert
-	if lo != "0" { // from 0, the arrays' lengths (lenFact) serve as well
-		segs = g.segmentArrays(v, body)
+	for _, sg := range g.segmentArrays(v, body) {
+		if lo != "0" || sg.off != nil { // from 0, the arrays' lengths (lenFact) serve as well
+			segs = append(segs, sg)
+		}
 	}
 	if !g.hoisted[v] && !g.visible(v) && !writes(body, v) {
 		stores = g.segmentStores(v, body)
@@ -152,10 +154,24 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	}
 	g.line("if %s < %s {", lo, hi)
 	var names []string
-	for _, a := range segs {
+	offs := map[string]string{} // an offset's Go name, by its canonical form
+	for _, sg := range segs {
+		a := sg.a
 		n := g.loc.name(g.arrays[a] + "Seg")
 		names = append(names, n)
-		g.line("%s := %s[%s:%s]", n, g.arrays[a], lo, hi)
+		if sg.off == nil {
+			g.line("%s := %s[%s:%s]", n, g.arrays[a], lo, hi)
+			continue
+		}
+		key := lower.CanonString(sg.off)
+		o, ok := offs[key]
+		if !ok {
+			o = g.simple(sg.off, lower.Int, "o")
+			offs[key] = o
+		}
+		// the capacity is the length: a segment past it fails here, as
+		// the load would
+		g.line("%s := %s[%s+%s : %s+%s : len(%s)]", n, g.arrays[a], o, lo, o, hi, g.arrays[a])
 	}
 	k := g.loc.name("k")
 	excluded := map[lower.Expr]bool{}
@@ -172,9 +188,14 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 			g.segStore[x.Pos] = vals + "[" + k + "]"
 		}
 	}
+	// every segment is hi-lo long: saying so lets Go drop the bounds
+	// checks of the others, indexed by the first's index
+	for _, n := range names[1:] {
+		g.line("%s = %s[:len(%s)]", n, n, names[0])
+	}
 	g.line("for %s := range %s {", k, names[0])
-	for i, a := range segs {
-		g.override[loadKey{a, v}] = names[i] + "[" + k + "]"
+	for i, sg := range segs {
+		g.override[sg.key(v)] = names[i] + "[" + k + "]"
 	}
 	g.unsync(nil)
 	g.push()
@@ -183,8 +204,8 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	}
 	g.stmt(body)
 	g.pop()
-	for _, a := range segs {
-		delete(g.override, loadKey{a, v})
+	for _, sg := range segs {
+		delete(g.override, sg.key(v))
 	}
 	for _, x := range stores {
 		delete(g.segInsert, x)
@@ -197,20 +218,75 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	g.line("}")
 }
 
-// segmentArrays lists the arrays body reads at v on every iteration (in
-// a statement of its top level, evaluated eagerly, before any statement
-// that may fail), in the order first read.
-func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []*lower.Array {
+// segRef is an array a loop reads at off + v (off nil: at v).
+type segRef struct {
+	a   *lower.Array
+	off lower.Expr
+}
+
+func (sg segRef) key(v *lower.Var) loadKey {
+	if sg.off == nil {
+		return loadKey{sg.a, v, ""}
+	}
+	return loadKey{sg.a, v, lower.CanonString(sg.off)}
+}
+
+// offsetIndex matches off + v (or v + off), v a variable and off an int
+// expression not reading it, returning v and off.
+func offsetIndex(e lower.Expr) (*lower.Var, lower.Expr) {
+	b, ok := e.(*lower.Binary)
+	if !ok || b.Op != lower.Add || b.Kind() != lower.Int {
+		return nil, nil
+	}
+	for _, side := range [][2]lower.Expr{{b.X, b.Y}, {b.Y, b.X}} {
+		if r, ok := side[1].(*lower.Ref); ok && !readsVar(side[0], r.V) {
+			return r.V, side[0]
+		}
+	}
+	return nil, nil
+}
+
+func readsVar(e lower.Expr, v *lower.Var) bool {
+	found := false
+	lower.WalkExpr(e, func(x lower.Expr) {
+		if r, ok := x.(*lower.Ref); ok && r.V == v {
+			found = true
+		}
+	})
+	return found
+}
+
+// segmentArrays lists the arrays body reads at v, or at an offset from v
+// the loop does not change (a dense matrix's row: U[c + k]), on every
+// iteration (in a statement of its top level, evaluated eagerly, before
+// any statement that may fail), in the order first read.
+func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []segRef {
 	if g.hoisted[v] || g.visible(v) || writes(body, v) {
 		return nil
 	}
-	var out []*lower.Array
-	seen := map[*lower.Array]bool{}
+	var out []segRef
+	seen := map[loadKey]bool{}
+	invariant := func(off lower.Expr) bool {
+		ok := true
+		lower.WalkExpr(off, func(x lower.Expr) {
+			switch x := x.(type) {
+			case *lower.Ref:
+				ok = ok && !writes(body, x.V)
+			case *lower.Load, *lower.ValAt:
+				ok = false
+			}
+		})
+		return ok
+	}
 	add := func(e lower.Expr) {
-		eagerLoads(e, v, func(a *lower.Array) {
-			if !seen[a] {
-				seen[a] = true
-				out = append(out, a)
+		eagerLoads(e, v, func(a *lower.Array, off lower.Expr) {
+			if off != nil && !invariant(off) {
+				return
+			}
+			sg := segRef{a, off}
+			if k := sg.key(v); !seen[k] {
+				seen[k] = true
+				out = append(out, sg)
 			}
 		})
 	}
@@ -278,13 +354,15 @@ func mayFail(s lower.Stmt) bool {
 	return found
 }
 
-// eagerLoads calls add for every array e reads at v whenever e is
+// eagerLoads calls add for every array e reads at v (or off + v) whenever e is
 // evaluated (not in a Select's branches or the right side of && and ||).
-func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array)) {
+func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array, lower.Expr)) {
 	switch x := e.(type) {
 	case *lower.Load:
 		if r, ok := x.Index.(*lower.Ref); ok && r.V == v {
-			add(x.A)
+			add(x.A, nil)
+		} else if w, off := offsetIndex(x.Index); w == v {
+			add(x.A, off)
 		}
 		eagerLoads(x.Index, v, add)
 	case *lower.Unary:
@@ -418,10 +496,10 @@ func writesOnly(body lower.Stmt, v *lower.Var, x *lower.Insert) bool {
 // readOutside reports whether the live statements of body read v other
 // than as the index of a load from one of the segments or as one of the
 // excluded expressions (the positions of segment stores).
-func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []*lower.Array, excluded map[lower.Expr]bool) bool {
-	inSeg := map[*lower.Array]bool{}
-	for _, a := range segs {
-		inSeg[a] = true
+func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded map[lower.Expr]bool) bool {
+	inSeg := map[loadKey]bool{}
+	for _, sg := range segs {
+		inSeg[sg.key(v)] = true
 	}
 	var reads func(e lower.Expr) bool
 	reads = func(e lower.Expr) bool {
@@ -432,8 +510,11 @@ func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []*lower.Array, ex
 		case *lower.Ref:
 			return x.V == v
 		case *lower.Load:
-			if r, ok := x.Index.(*lower.Ref); ok && r.V == v && inSeg[x.A] {
+			if r, ok := x.Index.(*lower.Ref); ok && r.V == v && inSeg[loadKey{x.A, v, ""}] {
 				return false
+			}
+			if w, off := offsetIndex(x.Index); w == v && inSeg[loadKey{x.A, v, lower.CanonString(off)}] {
+				return reads(off)
 			}
 			return reads(x.Index)
 		case *lower.Unary:

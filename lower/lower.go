@@ -87,6 +87,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		Interchange(l.prog)
 		eliminateDead(l.prog)
 	}
+	SplitGuards(l.prog)
 	HoistInvariants(l.prog)
 	if !l.opts.NoDense {
 		ChooseDiagonal(l.prog)

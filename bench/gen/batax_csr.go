@@ -69,86 +69,92 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	tpos, tpar, tat, n1 = batax_csrTranspose(A_pos, A_idx, 0, A_len, tpos, tpar, tat)
 	ws.tpos, ws.tpar, ws.tat = tpos, tpar, tat
 	n := n1
-	for j2 := 0; j2 < n; j2++ {
-		lo2 := tpos[j2]
-		hi2 := tpos[j2+1]
-		if lo2 < hi2 {
-			j := j2
-			if uint(j) >= uint(out_n0) {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				dst.A1.Keys = out_a1_keys
-				dst.A1.Mark = out_a1_mark
-				dst.A1.Cur = out_a1_cur
-				dst.A1.First = out_a1_first
-				return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
-			}
-			q := j
+	if 0 < n {
+		tposSeg := tpos[1+0 : 1+n : len(tpos)]
+		for k := range tposSeg {
+			j2 := 0 + k
+			lo2 := tpos[j2]
+			hi2 := tposSeg[k]
 			if lo2 < hi2 {
-				tparSeg := tpar[lo2:hi2]
-				tatSeg := tat[lo2:hi2]
-				for k := range tparSeg {
-					i := tparSeg[k]
-					p := tatSeg[k]
-					lo1 := A_pos[i]
-					hi1 := A_pos[i+1]
-					if lo1 < hi1 {
-						c := A_val[p] * beta
+				j := j2
+				if uint(j) >= uint(out_n0) {
+					dst.Vals = out_vals
+					dst.N0 = out_n0
+					dst.A1.Keys = out_a1_keys
+					dst.A1.Mark = out_a1_mark
+					dst.A1.Cur = out_a1_cur
+					dst.A1.First = out_a1_first
+					return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
+				}
+				q := j
+				if lo2 < hi2 {
+					tparSeg := tpar[lo2:hi2]
+					tatSeg := tat[lo2:hi2]
+					tatSeg = tatSeg[:len(tparSeg)]
+					for k1 := range tparSeg {
+						i := tparSeg[k1]
+						p := tatSeg[k1]
+						lo1 := A_pos[i]
+						hi1 := A_pos[i+1]
 						if lo1 < hi1 {
-							A_idxSeg := A_idx[lo1:hi1]
-							A_valSeg := A_val[lo1:hi1]
-							for k1 := range A_idxSeg {
-								j1 := A_idxSeg[k1]
-								v := A_valSeg[k1] * c
-								if out_a1_cur != q+1 {
-									if out_a1_cur != 0 {
-										dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
-									}
-									if uint(q) >= uint(len(dst.A1.Start)) {
-										if q < 0 {
+							c := A_val[p] * beta
+							if lo1 < hi1 {
+								A_idxSeg := A_idx[lo1:hi1]
+								A_valSeg := A_val[lo1:hi1]
+								A_valSeg = A_valSeg[:len(A_idxSeg)]
+								for k2 := range A_idxSeg {
+									j1 := A_idxSeg[k2]
+									v := A_valSeg[k2] * c
+									if out_a1_cur != q+1 {
+										if out_a1_cur != 0 {
+											dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
+										}
+										if uint(q) >= uint(len(dst.A1.Start)) {
+											if q < 0 {
+												dst.Vals = out_vals
+												dst.N0 = out_n0
+												dst.A1.Keys = out_a1_keys
+												dst.A1.Mark = out_a1_mark
+												dst.A1.Cur = out_a1_cur
+												dst.A1.First = out_a1_first
+												return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is negative", q)
+											}
+											dst.A1.parents(q)
+										}
+										if dst.A1.Start[q] != 0 {
 											dst.Vals = out_vals
 											dst.N0 = out_n0
 											dst.A1.Keys = out_a1_keys
 											dst.A1.Mark = out_a1_mark
 											dst.A1.Cur = out_a1_cur
 											dst.A1.First = out_a1_first
-											return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is negative", q)
+											return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
 										}
-										dst.A1.parents(q)
+										dst.A1.Start[q] = len(out_a1_keys) + 1
+										out_a1_first, out_a1_cur = len(out_a1_keys), q+1
 									}
-									if dst.A1.Start[q] != 0 {
-										dst.Vals = out_vals
-										dst.N0 = out_n0
-										dst.A1.Keys = out_a1_keys
-										dst.A1.Mark = out_a1_mark
-										dst.A1.Cur = out_a1_cur
-										dst.A1.First = out_a1_first
-										return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
+									if uint(j1) >= uint(len(out_a1_mark)) {
+										if j1 < 0 {
+											dst.Vals = out_vals
+											dst.N0 = out_n0
+											dst.A1.Keys = out_a1_keys
+											dst.A1.Mark = out_a1_mark
+											dst.A1.Cur = out_a1_cur
+											dst.A1.First = out_a1_first
+											return fmt.Errorf("batax_csr: key %d of an appended level is negative", j1)
+										}
+										out_a1_mark = dst.A1.grown(out_a1_mark, j1)
 									}
-									dst.A1.Start[q] = len(out_a1_keys) + 1
-									out_a1_first, out_a1_cur = len(out_a1_keys), q+1
-								}
-								if uint(j1) >= uint(len(out_a1_mark)) {
-									if j1 < 0 {
-										dst.Vals = out_vals
-										dst.N0 = out_n0
-										dst.A1.Keys = out_a1_keys
-										dst.A1.Mark = out_a1_mark
-										dst.A1.Cur = out_a1_cur
-										dst.A1.First = out_a1_first
-										return fmt.Errorf("batax_csr: key %d of an appended level is negative", j1)
+									c1 := int(out_a1_mark[j1]) - 1
+									if c1 < out_a1_first {
+										c1 = len(out_a1_keys)
+										out_a1_keys = append(out_a1_keys, j1)
+										out_a1_mark[j1] = int32(c1 + 1)
+										out_vals = append(out_vals, 0)
 									}
-									out_a1_mark = dst.A1.grown(out_a1_mark, j1)
+									q1 := c1
+									out_vals[q1] += v
 								}
-								c1 := int(out_a1_mark[j1]) - 1
-								if c1 < out_a1_first {
-									c1 = len(out_a1_keys)
-									out_a1_keys = append(out_a1_keys, j1)
-									out_a1_mark[j1] = int32(c1 + 1)
-									out_vals = append(out_vals, 0)
-								}
-								q1 := c1
-								out_vals[q1] += v
 							}
 						}
 					}

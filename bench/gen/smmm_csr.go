@@ -70,6 +70,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 		if lo2 < n {
 			A_idxSeg := A_idx[lo2:n]
 			A_valSeg := A_val[lo2:n]
+			A_valSeg = A_valSeg[:len(A_idxSeg)]
 			for k1 := range A_idxSeg {
 				j := A_idxSeg[k1]
 				if uint(j) >= uint(t_n0) {

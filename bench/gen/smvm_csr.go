@@ -49,6 +49,7 @@ func smvm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x
 		if lo1 < n {
 			A_idxSeg := A_idx[lo1:n]
 			A_valSeg := A_val[lo1:n]
+			A_valSeg = A_valSeg[:len(A_idxSeg)]
 			for k := range A_idxSeg {
 				j := A_idxSeg[k]
 				if uint(j) >= uint(len(out_vals)) {

@@ -62,54 +62,138 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	out_n1 = dst.N1
-	for i := 0; i < R_len; i++ {
-		lo := R_pos[i]
-		hi := R_pos[i+1]
-		if lo < hi {
-			R_idxSeg := R_idx[lo:hi]
-			R_valSeg := R_val[lo:hi]
-			for k := range R_idxSeg {
-				j := R_idxSeg[k]
-				s := 0.0
-				if i < U_rows {
-					if 0 < U_cols {
-						c1 := U_cols * i
-						b := 0 <= j && j < W_rows
-						for i1 := 0; i1 < U_cols; i1++ {
-							x4 := 0.0
-							if b && i1 < W_cols {
-								x4 = W_val[W_cols*j+i1]
+	if 0 < R_len {
+		R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
+		for k := range R_posSeg {
+			i := 0 + k
+			lo := R_pos[i]
+			hi := R_posSeg[k]
+			if lo < hi {
+				R_idxSeg := R_idx[lo:hi]
+				R_valSeg := R_val[lo:hi]
+				R_valSeg = R_valSeg[:len(R_idxSeg)]
+				for k1 := range R_idxSeg {
+					j := R_idxSeg[k1]
+					s := 0.0
+					if i < U_rows {
+						x4 := U_cols
+						if W_cols < U_cols {
+							x4 = W_cols
+						}
+						x6 := 0
+						if 0 < x4 {
+							x5 := U_cols
+							if W_cols < U_cols {
+								x5 = W_cols
 							}
-							s += U_val[c1+i1] * x4
+							x6 = x5
+						}
+						split := x6
+						if 0 <= j && j < W_rows {
+							if 0 < split {
+								c1 := U_cols * i
+								if 0 < split {
+									U_valSeg := U_val[c1+0 : c1+split : len(U_val)]
+									o := W_cols * j
+									W_valSeg := W_val[o+0 : o+split : len(W_val)]
+									W_valSeg = W_valSeg[:len(U_valSeg)]
+									for k2 := range U_valSeg {
+										s += U_valSeg[k2] * W_valSeg[k2]
+									}
+								}
+							}
+						} else {
+							if 0 < split {
+								c2 := U_cols * i
+								if 0 < split {
+									U_valSeg1 := U_val[c2+0 : c2+split : len(U_val)]
+									for k3 := range U_valSeg1 {
+										s += U_valSeg1[k3] * 0.0
+									}
+								}
+							}
+						}
+						if split < U_cols {
+							c3 := U_cols * i
+							if split < U_cols {
+								U_valSeg2 := U_val[c3+split : c3+U_cols : len(U_val)]
+								for k4 := range U_valSeg2 {
+									s += U_valSeg2[k4] * 0.0
+								}
+							}
 						}
 					}
-				}
-				e := R_valSeg[k] - s
-				c := -(e + e)
-				if uint(i) >= uint(out_n0) {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					dst.N1 = out_n1
-					return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-				}
-				q := i
-				if i < U_rows {
-					b1 := 0 <= j && j < W_rows
-					for i2 := 0; i2 < U_cols; i2++ {
-						x5 := 0.0
-						if b1 && i2 < W_cols {
-							x5 = W_val[W_cols*j+i2]
+					e := R_valSeg[k1] - s
+					c := -(e + e)
+					if uint(i) >= uint(out_n0) {
+						dst.Vals = out_vals
+						dst.N0 = out_n0
+						dst.N1 = out_n1
+						return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+					}
+					q := i
+					if i < U_rows {
+						x7 := U_cols
+						if W_cols < U_cols {
+							x7 = W_cols
 						}
-						v := c * x5
-						if uint(i2) >= uint(out_n1) {
-							dst.Vals = out_vals
-							dst.N0 = out_n0
-							dst.N1 = out_n1
-							return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i2, out_n1-1)
+						x9 := 0
+						if 0 < x7 {
+							x8 := U_cols
+							if W_cols < U_cols {
+								x8 = W_cols
+							}
+							x9 = x8
 						}
-						c2 := q*out_n1 + i2
-						q1 := c2
-						out_vals[q1] += v
+						split1 := x9
+						if 0 <= j && j < W_rows {
+							if 0 < split1 {
+								o1 := W_cols * j
+								W_valSeg1 := W_val[o1+0 : o1+split1 : len(W_val)]
+								for k5 := range W_valSeg1 {
+									i2 := 0 + k5
+									v := c * W_valSeg1[k5]
+									if uint(i2) >= uint(out_n1) {
+										dst.Vals = out_vals
+										dst.N0 = out_n0
+										dst.N1 = out_n1
+										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i2, out_n1-1)
+									}
+									c4 := q*out_n1 + i2
+									q1 := c4
+									out_vals[q1] += v
+								}
+							}
+						} else {
+							if 0 < split1 {
+								v2 := c * 0.0
+								for i22 := 0; i22 < split1; i22++ {
+									if uint(i22) >= uint(out_n1) {
+										dst.Vals = out_vals
+										dst.N0 = out_n0
+										dst.N1 = out_n1
+										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i22, out_n1-1)
+									}
+									c5 := q*out_n1 + i22
+									q12 := c5
+									out_vals[q12] += v2
+								}
+							}
+						}
+						if split1 < U_cols {
+							v1 := c * 0.0
+							for i21 := split1; i21 < U_cols; i21++ {
+								if uint(i21) >= uint(out_n1) {
+									dst.Vals = out_vals
+									dst.N0 = out_n0
+									dst.N1 = out_n1
+									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i21, out_n1-1)
+								}
+								c6 := q*out_n1 + i21
+								q11 := c6
+								out_vals[q11] += v1
+							}
+						}
 					}
 				}
 			}

@@ -43,31 +43,36 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 	A_val = A_val[:len(A_idx)]
 	x_val = x_val[:x_len]
 	s := 0.0
-	for i := 0; i < A_len; i++ {
-		s1 := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			x := 0.0
-			if i < x_len {
-				x = x_val[i]
-			}
-			c := x
+	if 0 < A_len {
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k := range A_posSeg {
+			i := 0 + k
+			s1 := 0.0
+			lo := A_pos[i]
+			hi := A_posSeg[k]
 			if lo < hi {
-				A_idxSeg := A_idx[lo:hi]
-				A_valSeg := A_val[lo:hi]
-				for k := range A_idxSeg {
-					j := A_idxSeg[k]
-					x1 := 0.0
-					if 0 <= j && j < x_len {
-						x1 = x_val[j]
+				x := 0.0
+				if i < x_len {
+					x = x_val[i]
+				}
+				c := x
+				if lo < hi {
+					A_idxSeg := A_idx[lo:hi]
+					A_valSeg := A_val[lo:hi]
+					A_valSeg = A_valSeg[:len(A_idxSeg)]
+					for k1 := range A_idxSeg {
+						j := A_idxSeg[k1]
+						x1 := 0.0
+						if 0 <= j && j < x_len {
+							x1 = x_val[j]
+						}
+						e := c - x1
+						s1 += 0.5 * A_valSeg[k1] * e * e
 					}
-					e := c - x1
-					s1 += 0.5 * A_valSeg[k] * e * e
 				}
 			}
+			s += s1
 		}
-		s += s1
 	}
 	out := s
 	return out, nil

@@ -54,44 +54,49 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	for i := 0; i < A_len; i++ {
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			if uint(i) >= uint(len(out_vals)) {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-			}
-			q1 := i
-			x := 0.0
-			if i < x_len {
-				x = x_val[i]
-			}
-			c := x
-			acc := 0.0
+	if 0 < A_len {
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k := range A_posSeg {
+			i := 0 + k
+			lo := A_pos[i]
+			hi := A_posSeg[k]
 			if lo < hi {
-				A_idxSeg := A_idx[lo:hi]
-				A_valSeg := A_val[lo:hi]
-				for k := range A_idxSeg {
-					j := A_idxSeg[k]
-					x1 := 0.0
-					if 0 <= j && j < x_len {
-						x1 = x_val[j]
-					}
-					t2bar := A_valSeg[k] * (c - x1)
-					v := -t2bar
-					if uint(j) >= uint(len(out_vals)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
-					}
-					q := j
-					out_vals[q] += v
-					acc += t2bar
+				if uint(i) >= uint(len(out_vals)) {
+					dst.Vals = out_vals
+					dst.N0 = out_n0
+					return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 				}
+				q1 := i
+				x := 0.0
+				if i < x_len {
+					x = x_val[i]
+				}
+				c := x
+				acc := 0.0
+				if lo < hi {
+					A_idxSeg := A_idx[lo:hi]
+					A_valSeg := A_val[lo:hi]
+					A_valSeg = A_valSeg[:len(A_idxSeg)]
+					for k1 := range A_idxSeg {
+						j := A_idxSeg[k1]
+						x1 := 0.0
+						if 0 <= j && j < x_len {
+							x1 = x_val[j]
+						}
+						t2bar := A_valSeg[k1] * (c - x1)
+						v := -t2bar
+						if uint(j) >= uint(len(out_vals)) {
+							dst.Vals = out_vals
+							dst.N0 = out_n0
+							return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
+						}
+						q := j
+						out_vals[q] += v
+						acc += t2bar
+					}
+				}
+				out_vals[q1] += acc
 			}
-			out_vals[q1] += acc
 		}
 	}
 	dst.Vals = out_vals

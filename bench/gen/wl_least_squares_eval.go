@@ -62,6 +62,7 @@ func wl_least_squares_eval(A_idx []int, A_len int, A_pos []int, A_val []float64,
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
 				for k := range A_idxSeg {
 					j := A_idxSeg[k]
 					x3 := 0.0

@@ -46,27 +46,32 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 	x_val = x_val[:x_len]
 	y_val = y_val[:y_len]
 	s := 0.0
-	for i := 0; i < A_len; i++ {
-		s1 := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			A_idxSeg := A_idx[lo:hi]
-			A_valSeg := A_val[lo:hi]
-			for k := range A_idxSeg {
-				j := A_idxSeg[k]
-				x := 0.0
-				if 0 <= j && j < x_len {
-					x = x_val[j]
+	if 0 < A_len {
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k := range A_posSeg {
+			i := 0 + k
+			s1 := 0.0
+			lo := A_pos[i]
+			hi := A_posSeg[k]
+			if lo < hi {
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k1 := range A_idxSeg {
+					j := A_idxSeg[k1]
+					x := 0.0
+					if 0 <= j && j < x_len {
+						x = x_val[j]
+					}
+					s1 += A_valSeg[k1] * x
 				}
-				s1 += A_valSeg[k] * x
 			}
+			x1 := 0.0
+			if i < y_len {
+				x1 = y_val[i]
+			}
+			s += math.Log(1.0+math.Exp(s1)) - s1*x1
 		}
-		x1 := 0.0
-		if i < y_len {
-			x1 = y_val[i]
-		}
-		s += math.Log(1.0+math.Exp(s1)) - s1*x1
 	}
 	out := s
 	return out, nil

@@ -56,42 +56,48 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	for i := 0; i < A_len; i++ {
-		s := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			A_idxSeg := A_idx[lo:hi]
-			A_valSeg := A_val[lo:hi]
-			for k := range A_idxSeg {
-				j := A_idxSeg[k]
-				x := 0.0
-				if 0 <= j && j < x_len {
-					x = x_val[j]
+	if 0 < A_len {
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k := range A_posSeg {
+			i := 0 + k
+			s := 0.0
+			lo := A_pos[i]
+			hi := A_posSeg[k]
+			if lo < hi {
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k1 := range A_idxSeg {
+					j := A_idxSeg[k1]
+					x := 0.0
+					if 0 <= j && j < x_len {
+						x = x_val[j]
+					}
+					s += A_valSeg[k1] * x
 				}
-				s += A_valSeg[k] * x
 			}
-		}
-		t2 := math.Exp(s)
-		x1 := 0.0
-		if i < y_len {
-			x1 = y_val[i]
-		}
-		c := -1.0*x1 + 1.0/(1.0+t2)*t2
-		lo1 := A_pos[i]
-		hi1 := A_pos[i+1]
-		if lo1 < hi1 {
-			A_idxSeg1 := A_idx[lo1:hi1]
-			A_valSeg1 := A_val[lo1:hi1]
-			for k1 := range A_idxSeg1 {
-				j1 := A_idxSeg1[k1]
-				if uint(j1) >= uint(len(out_vals)) {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					return fmt.Errorf("wl_logistic_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
+			t2 := math.Exp(s)
+			x1 := 0.0
+			if i < y_len {
+				x1 = y_val[i]
+			}
+			c := -1.0*x1 + 1.0/(1.0+t2)*t2
+			lo1 := A_pos[i]
+			hi1 := A_posSeg[k]
+			if lo1 < hi1 {
+				A_idxSeg1 := A_idx[lo1:hi1]
+				A_valSeg1 := A_val[lo1:hi1]
+				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+				for k2 := range A_idxSeg1 {
+					j1 := A_idxSeg1[k2]
+					if uint(j1) >= uint(len(out_vals)) {
+						dst.Vals = out_vals
+						dst.N0 = out_n0
+						return fmt.Errorf("wl_logistic_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
+					}
+					q := j1
+					out_vals[q] += A_valSeg1[k2] * c
 				}
-				q := j1
-				out_vals[q] += A_valSeg1[k1] * c
 			}
 		}
 	}

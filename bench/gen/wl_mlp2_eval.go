@@ -58,63 +58,73 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h_vals = h.Vals
 	h_n0 = h.N0
 	h_present0 = h.Present0
-	for i := 0; i < A_len; i++ {
-		s := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			A_idxSeg := A_idx[lo:hi]
-			A_valSeg := A_val[lo:hi]
-			for k := range A_idxSeg {
-				j := A_idxSeg[k]
-				x1 := 0.0
-				if 0 <= j && j < x_len {
-					x1 = x_val[j]
+	if 0 < A_len {
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k := range A_posSeg {
+			i := 0 + k
+			s := 0.0
+			lo := A_pos[i]
+			hi := A_posSeg[k]
+			if lo < hi {
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k1 := range A_idxSeg {
+					j := A_idxSeg[k1]
+					x1 := 0.0
+					if 0 <= j && j < x_len {
+						x1 = x_val[j]
+					}
+					s += A_valSeg[k1] * x1
 				}
-				s += A_valSeg[k] * x1
 			}
-		}
-		v := math.Tanh(s)
-		if uint(i) >= uint(h_n0) {
-			if i < 0 {
+			v := math.Tanh(s)
+			if uint(i) >= uint(h_n0) {
+				if i < 0 {
+					h.Vals = h_vals
+					h.N0 = h_n0
+					h.Present0 = h_present0
+					return 0, fmt.Errorf("wl_mlp2_eval: key %d of a dense result is negative", i)
+				}
 				h.Vals = h_vals
 				h.N0 = h_n0
 				h.Present0 = h_present0
-				return 0, fmt.Errorf("wl_mlp2_eval: key %d of a dense result is negative", i)
+				h.grow0(i)
+				h_vals = h.Vals
+				h_n0 = h.N0
+				h_present0 = h.Present0
 			}
-			h.Vals = h_vals
-			h.N0 = h_n0
-			h.Present0 = h_present0
-			h.grow0(i)
-			h_vals = h.Vals
-			h_n0 = h.N0
-			h_present0 = h.Present0
+			h_present0[i] = true
+			q := i
+			h_vals[q] += v
 		}
-		h_present0[i] = true
-		q := i
-		h_vals[q] += v
 	}
 	s1 := 0.0
-	for i1 := 0; i1 < A_len; i1++ {
-		s2 := 0.0
-		lo1 := A_pos[i1]
-		hi1 := A_pos[i1+1]
-		if lo1 < hi1 {
-			A_idxSeg1 := A_idx[lo1:hi1]
-			A_valSeg1 := A_val[lo1:hi1]
-			for k1 := range A_idxSeg1 {
-				j1 := A_idxSeg1[k1]
-				x := 0.0
-				if uint(j1) < uint(h_n0) {
-					if h_present0[j1] {
-						q1 := j1
-						x = h_vals[q1]
+	if 0 < A_len {
+		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k2 := range A_posSeg1 {
+			i1 := 0 + k2
+			s2 := 0.0
+			lo1 := A_pos[i1]
+			hi1 := A_posSeg1[k2]
+			if lo1 < hi1 {
+				A_idxSeg1 := A_idx[lo1:hi1]
+				A_valSeg1 := A_val[lo1:hi1]
+				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+				for k3 := range A_idxSeg1 {
+					j1 := A_idxSeg1[k3]
+					x := 0.0
+					if uint(j1) < uint(h_n0) {
+						if h_present0[j1] {
+							q1 := j1
+							x = h_vals[q1]
+						}
 					}
+					s2 += A_valSeg1[k3] * x
 				}
-				s2 += A_valSeg1[k1] * x
 			}
+			s1 += math.Tanh(s2)
 		}
-		s1 += math.Tanh(s2)
 	}
 	out := s1
 	h.Vals = h_vals

@@ -75,132 +75,29 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h_vals = h.Vals
 	h_n0 = h.N0
 	h_present0 = h.Present0
-	for i := 0; i < A_len; i++ {
-		s := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			A_idxSeg := A_idx[lo:hi]
-			A_valSeg := A_val[lo:hi]
-			for k := range A_idxSeg {
-				j := A_idxSeg[k]
-				x3 := 0.0
-				if 0 <= j && j < x_len {
-					x3 = x_val[j]
-				}
-				s += A_valSeg[k] * x3
-			}
-		}
-		v := math.Tanh(s)
-		if uint(i) >= uint(h_n0) {
-			if i < 0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				h.Vals = h_vals
-				h.N0 = h_n0
-				h.Present0 = h_present0
-				hbar.Vals = hbar_vals
-				hbar.N0 = hbar_n0
-				hbar.Present0 = hbar_present0
-				return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", i)
-			}
-			h.Vals = h_vals
-			h.N0 = h_n0
-			h.Present0 = h_present0
-			h.grow0(i)
-			h_vals = h.Vals
-			h_n0 = h.N0
-			h_present0 = h.Present0
-		}
-		h_present0[i] = true
-		q := i
-		h_vals[q] += v
-	}
-	hbar.Vals = hbar_vals
-	hbar.N0 = hbar_n0
-	hbar.Present0 = hbar_present0
-	hbar.init(0)
-	hbar_vals = hbar.Vals
-	hbar_n0 = hbar.N0
-	hbar_present0 = hbar.Present0
-	for i1 := 0; i1 < A_len; i1++ {
-		s1 := 0.0
-		lo1 := A_pos[i1]
-		hi1 := A_pos[i1+1]
-		if lo1 < hi1 {
-			A_idxSeg1 := A_idx[lo1:hi1]
-			A_valSeg1 := A_val[lo1:hi1]
-			for k1 := range A_idxSeg1 {
-				j1 := A_idxSeg1[k1]
-				x := 0.0
-				if uint(j1) < uint(h_n0) {
-					if h_present0[j1] {
-						q1 := j1
-						x = h_vals[q1]
+	if 0 < A_len {
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k := range A_posSeg {
+			i := 0 + k
+			s := 0.0
+			lo := A_pos[i]
+			hi := A_posSeg[k]
+			if lo < hi {
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k1 := range A_idxSeg {
+					j := A_idxSeg[k1]
+					x3 := 0.0
+					if 0 <= j && j < x_len {
+						x3 = x_val[j]
 					}
+					s += A_valSeg[k1] * x3
 				}
-				s1 += A_valSeg1[k1] * x
 			}
-		}
-		t8 := math.Tanh(s1)
-		c := 1.0 - t8*t8
-		lo2 := A_pos[i1]
-		hi2 := A_pos[i1+1]
-		if lo2 < hi2 {
-			A_idxSeg2 := A_idx[lo2:hi2]
-			A_valSeg2 := A_val[lo2:hi2]
-			for k2 := range A_idxSeg2 {
-				j2 := A_idxSeg2[k2]
-				if uint(j2) >= uint(hbar_n0) {
-					if j2 < 0 {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						h.Vals = h_vals
-						h.N0 = h_n0
-						h.Present0 = h_present0
-						hbar.Vals = hbar_vals
-						hbar.N0 = hbar_n0
-						hbar.Present0 = hbar_present0
-						return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", j2)
-					}
-					hbar.Vals = hbar_vals
-					hbar.N0 = hbar_n0
-					hbar.Present0 = hbar_present0
-					hbar.grow0(j2)
-					hbar_vals = hbar.Vals
-					hbar_n0 = hbar.N0
-					hbar_present0 = hbar.Present0
-				}
-				hbar_present0[j2] = true
-				q2 := j2
-				hbar_vals[q2] += A_valSeg2[k2] * c
-			}
-		}
-	}
-	for i2 := 0; i2 < A_len; i2++ {
-		x1 := 0.0
-		if uint(i2) < uint(h_n0) {
-			if h_present0[i2] {
-				q3 := i2
-				x1 = h_vals[q3]
-			}
-		}
-		x2 := 0.0
-		if uint(i2) < uint(hbar_n0) {
-			if hbar_present0[i2] {
-				q4 := i2
-				x2 = hbar_vals[q4]
-			}
-		}
-		c1 := (1.0 - x1*x1) * x2
-		lo3 := A_pos[i2]
-		hi3 := A_pos[i2+1]
-		if lo3 < hi3 {
-			A_idxSeg3 := A_idx[lo3:hi3]
-			A_valSeg3 := A_val[lo3:hi3]
-			for k3 := range A_idxSeg3 {
-				j3 := A_idxSeg3[k3]
-				if uint(j3) >= uint(len(out_vals)) {
+			v := math.Tanh(s)
+			if uint(i) >= uint(h_n0) {
+				if i < 0 {
 					dst.Vals = out_vals
 					dst.N0 = out_n0
 					h.Vals = h_vals
@@ -209,10 +106,129 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 					hbar.Vals = hbar_vals
 					hbar.N0 = hbar_n0
 					hbar.Present0 = hbar_present0
-					return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", j3, out_n0-1)
+					return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", i)
 				}
-				q5 := j3
-				out_vals[q5] += A_valSeg3[k3] * c1
+				h.Vals = h_vals
+				h.N0 = h_n0
+				h.Present0 = h_present0
+				h.grow0(i)
+				h_vals = h.Vals
+				h_n0 = h.N0
+				h_present0 = h.Present0
+			}
+			h_present0[i] = true
+			q := i
+			h_vals[q] += v
+		}
+	}
+	hbar.Vals = hbar_vals
+	hbar.N0 = hbar_n0
+	hbar.Present0 = hbar_present0
+	hbar.init(0)
+	hbar_vals = hbar.Vals
+	hbar_n0 = hbar.N0
+	hbar_present0 = hbar.Present0
+	if 0 < A_len {
+		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k2 := range A_posSeg1 {
+			i1 := 0 + k2
+			s1 := 0.0
+			lo1 := A_pos[i1]
+			hi1 := A_posSeg1[k2]
+			if lo1 < hi1 {
+				A_idxSeg1 := A_idx[lo1:hi1]
+				A_valSeg1 := A_val[lo1:hi1]
+				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+				for k3 := range A_idxSeg1 {
+					j1 := A_idxSeg1[k3]
+					x := 0.0
+					if uint(j1) < uint(h_n0) {
+						if h_present0[j1] {
+							q1 := j1
+							x = h_vals[q1]
+						}
+					}
+					s1 += A_valSeg1[k3] * x
+				}
+			}
+			t8 := math.Tanh(s1)
+			c := 1.0 - t8*t8
+			lo2 := A_pos[i1]
+			hi2 := A_posSeg1[k2]
+			if lo2 < hi2 {
+				A_idxSeg2 := A_idx[lo2:hi2]
+				A_valSeg2 := A_val[lo2:hi2]
+				A_valSeg2 = A_valSeg2[:len(A_idxSeg2)]
+				for k4 := range A_idxSeg2 {
+					j2 := A_idxSeg2[k4]
+					if uint(j2) >= uint(hbar_n0) {
+						if j2 < 0 {
+							dst.Vals = out_vals
+							dst.N0 = out_n0
+							h.Vals = h_vals
+							h.N0 = h_n0
+							h.Present0 = h_present0
+							hbar.Vals = hbar_vals
+							hbar.N0 = hbar_n0
+							hbar.Present0 = hbar_present0
+							return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", j2)
+						}
+						hbar.Vals = hbar_vals
+						hbar.N0 = hbar_n0
+						hbar.Present0 = hbar_present0
+						hbar.grow0(j2)
+						hbar_vals = hbar.Vals
+						hbar_n0 = hbar.N0
+						hbar_present0 = hbar.Present0
+					}
+					hbar_present0[j2] = true
+					q2 := j2
+					hbar_vals[q2] += A_valSeg2[k4] * c
+				}
+			}
+		}
+	}
+	if 0 < A_len {
+		A_posSeg2 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k5 := range A_posSeg2 {
+			i2 := 0 + k5
+			x1 := 0.0
+			if uint(i2) < uint(h_n0) {
+				if h_present0[i2] {
+					q3 := i2
+					x1 = h_vals[q3]
+				}
+			}
+			x2 := 0.0
+			if uint(i2) < uint(hbar_n0) {
+				if hbar_present0[i2] {
+					q4 := i2
+					x2 = hbar_vals[q4]
+				}
+			}
+			c1 := (1.0 - x1*x1) * x2
+			lo3 := A_pos[i2]
+			hi3 := A_posSeg2[k5]
+			if lo3 < hi3 {
+				A_idxSeg3 := A_idx[lo3:hi3]
+				A_valSeg3 := A_val[lo3:hi3]
+				A_valSeg3 = A_valSeg3[:len(A_idxSeg3)]
+				for k6 := range A_idxSeg3 {
+					j3 := A_idxSeg3[k6]
+					if uint(j3) >= uint(len(out_vals)) {
+						dst.Vals = out_vals
+						dst.N0 = out_n0
+						h.Vals = h_vals
+						h.N0 = h_n0
+						h.Present0 = h_present0
+						hbar.Vals = hbar_vals
+						hbar.N0 = hbar_n0
+						hbar.Present0 = hbar_present0
+						return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", j3, out_n0-1)
+					}
+					q5 := j3
+					out_vals[q5] += A_valSeg3[k6] * c1
+				}
 			}
 		}
 	}

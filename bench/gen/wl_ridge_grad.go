@@ -79,42 +79,47 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	dbar_vals = dbar.Vals
 	dbar_n0 = dbar.N0
 	dbar_present0 = dbar.Present0
-	for i := 0; i < A_len; i++ {
-		s := 0.0
-		lo := A_pos[i]
-		hi := A_pos[i+1]
-		if lo < hi {
-			A_idxSeg := A_idx[lo:hi]
-			A_valSeg := A_val[lo:hi]
-			for k := range A_idxSeg {
-				j := A_idxSeg[k]
-				x2 := 0.0
-				if 0 <= j && j < x_len {
-					x2 = x_val[j]
+	if 0 < A_len {
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k := range A_posSeg {
+			i := 0 + k
+			s := 0.0
+			lo := A_pos[i]
+			hi := A_posSeg[k]
+			if lo < hi {
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k1 := range A_idxSeg {
+					j := A_idxSeg[k1]
+					x2 := 0.0
+					if 0 <= j && j < x_len {
+						x2 = x_val[j]
+					}
+					s += A_valSeg[k1] * x2
 				}
-				s += A_valSeg[k] * x2
 			}
-		}
-		if uint(i) >= uint(dbar_n0) {
-			if i < 0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
+			if uint(i) >= uint(dbar_n0) {
+				if i < 0 {
+					dst.Vals = out_vals
+					dst.N0 = out_n0
+					dbar.Vals = dbar_vals
+					dbar.N0 = dbar_n0
+					dbar.Present0 = dbar_present0
+					return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i)
+				}
 				dbar.Vals = dbar_vals
 				dbar.N0 = dbar_n0
 				dbar.Present0 = dbar_present0
-				return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i)
+				dbar.grow0(i)
+				dbar_vals = dbar.Vals
+				dbar_n0 = dbar.N0
+				dbar_present0 = dbar.Present0
 			}
-			dbar.Vals = dbar_vals
-			dbar.N0 = dbar_n0
-			dbar.Present0 = dbar_present0
-			dbar.grow0(i)
-			dbar_vals = dbar.Vals
-			dbar_n0 = dbar.N0
-			dbar_present0 = dbar.Present0
+			dbar_present0[i] = true
+			q := i
+			dbar_vals[q] += s
 		}
-		dbar_present0[i] = true
-		q := i
-		dbar_vals[q] += s
 	}
 	for i1 := 0; i1 < b_len; i1++ {
 		if uint(i1) >= uint(dbar_n0) {
@@ -152,31 +157,36 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		q2 := i2
 		out_vals[q2] += v
 	}
-	for i3 := 0; i3 < A_len; i3++ {
-		x := 0.0
-		if uint(i3) < uint(dbar_n0) {
-			if dbar_present0[i3] {
-				q3 := i3
-				x = dbar_vals[q3]
-			}
-		}
-		lo1 := A_pos[i3]
-		hi1 := A_pos[i3+1]
-		if lo1 < hi1 {
-			A_idxSeg1 := A_idx[lo1:hi1]
-			A_valSeg1 := A_val[lo1:hi1]
-			for k1 := range A_idxSeg1 {
-				j1 := A_idxSeg1[k1]
-				if uint(j1) >= uint(len(out_vals)) {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					dbar.Vals = dbar_vals
-					dbar.N0 = dbar_n0
-					dbar.Present0 = dbar_present0
-					return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
+	if 0 < A_len {
+		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k2 := range A_posSeg1 {
+			i3 := 0 + k2
+			x := 0.0
+			if uint(i3) < uint(dbar_n0) {
+				if dbar_present0[i3] {
+					q3 := i3
+					x = dbar_vals[q3]
 				}
-				q4 := j1
-				out_vals[q4] += A_valSeg1[k1] * x
+			}
+			lo1 := A_pos[i3]
+			hi1 := A_posSeg1[k2]
+			if lo1 < hi1 {
+				A_idxSeg1 := A_idx[lo1:hi1]
+				A_valSeg1 := A_val[lo1:hi1]
+				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+				for k3 := range A_idxSeg1 {
+					j1 := A_idxSeg1[k3]
+					if uint(j1) >= uint(len(out_vals)) {
+						dst.Vals = out_vals
+						dst.N0 = out_n0
+						dbar.Vals = dbar_vals
+						dbar.N0 = dbar_n0
+						dbar.Present0 = dbar_present0
+						return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
+					}
+					q4 := j1
+					out_vals[q4] += A_valSeg1[k3] * x
+				}
 			}
 		}
 	}
