@@ -26,7 +26,16 @@ package lower
 //
 // It runs after MarkParallel (which keeps adds) and before
 // MarkPrimitives (whose rules take either).
-func WriteOnce(p *Program) {
+func WriteOnce(p *Program) { onceEach(p, false) }
+
+// CoverFull makes level 0 of a tensor full where the loop WriteOnce
+// describes runs over exactly its size (for i := 0; i < n with the level
+// sized n): every key is present when anything reads it, so the level
+// needs no presence, its lookups no test, and a parallel loop writes it in
+// place. It runs before MarkParallel.
+func CoverFull(p *Program) { onceEach(p, true) }
+
+func onceEach(p *Program, full bool) {
 	top, ok := p.Body.(*Block)
 	if !ok {
 		return
@@ -39,12 +48,12 @@ func WriteOnce(p *Program) {
 	}
 	for _, t := range p.Tensors {
 		if !t.Input {
-			writeOnce(top.List, t, params)
+			writeOnce(top.List, t, params, full)
 		}
 	}
 }
 
-func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool) {
+func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 	var stores []*Store
 	var inserts []*Insert
 	inits := 0
@@ -70,7 +79,9 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool) {
 		return
 	}
 	if len(t.Levels) == 2 && t.Levels[1].Storage == Positions {
-		positionsOnce(list, t, stores[0], inserts)
+		if !full {
+			positionsOnce(list, t, stores[0], inserts)
+		}
 		return
 	}
 	for _, l := range t.Levels[1:] {
@@ -95,12 +106,25 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool) {
 		if init == nil || readsTensor(f.Body, t) || !chainOf(f, st, inserts) {
 			return
 		}
+		lo, zero := f.Lo.(*Const)
+		zero = zero && lo.I == 0
+		if full {
+			if l := t.Levels[0]; zero && !l.Full && l.Size != nil && CanonString(l.Size) == CanonString(f.Hi) {
+				for _, l := range t.Levels {
+					l.Full = true
+				}
+			}
+			return
+		}
 		if f.Par != nil && !sharedIn(f.Par, t) {
 			return
 		}
 		st.Op = Set
-		if lo, ok := f.Lo.(*Const); ok && lo.I == 0 && t.Levels[0].Size != nil && onlyParams(f.Hi, params) {
-			init.Covered = &Binary{Op: Le, X: t.Levels[0].Size, Y: f.Hi}
+		switch size := t.Levels[0].Size; {
+		case zero && size != nil && CanonString(size) == CanonString(f.Hi):
+			init.Covered = boolConst(true)
+		case zero && size != nil && onlyParams(f.Hi, params):
+			init.Covered = &Binary{Op: Le, X: size, Y: f.Hi}
 		}
 		return
 	}

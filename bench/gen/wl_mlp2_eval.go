@@ -53,11 +53,9 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h := &ws.h
 	h_vals := h.Vals
 	h_n0 := h.N0
-	h_present0 := h.Present0
-	h.init(A_len)
+	h.init(A_len, true)
 	h_vals = h.Vals
 	h_n0 = h.N0
-	h_present0 = h.Present0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
 		for k := range A_posSeg {
@@ -79,24 +77,13 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 				}
 			}
 			v := math.Tanh(s)
-			if uint(i) >= uint(h_n0) {
-				if i < 0 {
-					h.Vals = h_vals
-					h.N0 = h_n0
-					h.Present0 = h_present0
-					return 0, fmt.Errorf("wl_mlp2_eval: key %d of a dense result is negative", i)
-				}
+			if uint(i) >= uint(len(h_vals)) {
 				h.Vals = h_vals
 				h.N0 = h_n0
-				h.Present0 = h_present0
-				h.grow0(i)
-				h_vals = h.Vals
-				h_n0 = h.N0
-				h_present0 = h.Present0
+				return 0, fmt.Errorf("wl_mlp2_eval: key %d out of range 0..%d of a dense result", i, h_n0-1)
 			}
-			h_present0[i] = true
 			q := i
-			h_vals[q] += v
+			h_vals[q] = v
 		}
 	}
 	s1 := 0.0
@@ -115,10 +102,8 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 					j1 := A_idxSeg1[k3]
 					x := 0.0
 					if uint(j1) < uint(h_n0) {
-						if h_present0[j1] {
-							q1 := j1
-							x = h_vals[q1]
-						}
+						q1 := j1
+						x = h_vals[q1]
 					}
 					s2 += A_valSeg1[k3] * x
 				}
@@ -129,42 +114,29 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	out := s1
 	h.Vals = h_vals
 	h.N0 = h_n0
-	h.Present0 = h_present0
 	return out, nil
 }
 
 // wl_mlp2_eval_h is the tensor h of wl_mlp2_eval, of type {int -> real}, stored in 1 level(s):
-//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
+//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k;
 //
 // Vals[c] is the value at position c of the last level.
 type wl_mlp2_eval_h struct {
-	N0       int
-	Present0 []bool
-	Vals     []float64
+	N0   int
+	Vals []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *wl_mlp2_eval_h) init(n0 int) {
-	t.N0 = max(n0, t.N0)
-	if n := t.N0; cap(t.Present0) >= n {
-		t.Present0 = t.Present0[:n]
-		clear(t.Present0)
-	} else {
-		t.Present0 = make([]bool, n)
-	}
+func (t *wl_mlp2_eval_h) init(n0 int, keep bool) {
+	t.N0 = max(n0, 0)
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
-		clear(t.Vals)
+		if !keep {
+			clear(t.Vals)
+		}
 	} else {
 		t.Vals = make([]float64, n)
 	}
-}
-
-// grow0 grows level 0 of t to hold the key k >= 0.
-func (t *wl_mlp2_eval_h) grow0(k int) {
-	t.N0 = max(k+1, 2*t.N0, 8)
-	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
-	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
 }
 
 // wl_mlp2_evalWork holds wl_mlp2_eval's intermediate tensors across calls, so that their
