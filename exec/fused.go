@@ -32,6 +32,8 @@ func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
 			return nil // a sum into a grandparent's column: flatten it
 		}
 		return rg.segDot(s, l, m)
+	case "Dot":
+		return rg.dot(s, l, m)
 	case "SegScatter":
 		return rg.segScatter(s, l, m)
 	case "SegStoreAt":
@@ -165,6 +167,9 @@ func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
 		for k := 0; k < cx.n; k++ {
 			var sum float64
 			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue // no term: nothing is added (not 0 times the factors)
+			}
 			switch {
 			case A != nil && X != nil:
 				for p := lo; p < hi; p++ {
@@ -190,6 +195,93 @@ func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
 				col[k] += v
 			} else {
 				total += v
+			}
+		}
+		if accSlot < 0 {
+			fr.f[accID] = total
+		}
+	}
+}
+
+// dot runs a Dot: acc += c·Σ A[oa+i]·B[ob+i] over each lane's range, the
+// offsets per lane; an offset range outside an array fails as its load
+// would.
+func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	uoa, coa := rg.int(m.Off, l, false)
+	var uob iexpr
+	var cob icol
+	if m.Vals2 != nil {
+		uob, cob = rg.int(m.Off2, l, false)
+	}
+	ai, bi := m.Vals.ID, arrayID(m.Vals2)
+	d, inner := rg.level[m.Acc]
+	accSlot, accID := -1, m.Acc.ID
+	if inner {
+		accSlot = rg.fcol[m.Acc] // at the lanes' level, or an ancestor's (cx.anc)
+	}
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		A := fr.fa[ai]
+		var B []float64
+		if bi >= 0 {
+			B = fr.fa[bi]
+		}
+		var oas, obs []int
+		oa, ob := 0, 0
+		if coa != nil {
+			oas = coa(fr, cx)
+		} else {
+			oa = uoa(fr)
+		}
+		if B != nil {
+			if cob != nil {
+				obs = cob(fr, cx)
+			} else {
+				ob = uob(fr)
+			}
+		}
+		var col []float64
+		total := 0.0
+		if accSlot >= 0 {
+			col = fr.regions[rg.id].f[accSlot]
+		} else {
+			total = fr.f[accID]
+		}
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if oas != nil {
+				oa = oas[k]
+			}
+			a := A[oa+lo : oa+hi : len(A)]
+			sum := 0.0
+			if B != nil {
+				if obs != nil {
+					ob = obs[k]
+				}
+				b := B[ob+lo : ob+hi : len(B)]
+				b = b[:len(a)]
+				for i, x := range a {
+					sum += x * b[i]
+				}
+			} else {
+				for _, x := range a {
+					sum += x
+				}
+			}
+			v := sum * sc.at(k)
+			switch {
+			case accSlot < 0:
+				total += v
+			case d == l:
+				col[k] += v
+			default:
+				col[cx.anc[d][k]] += v
 			}
 		}
 		if accSlot < 0 {

@@ -139,6 +139,8 @@ func WalkStmtExprs(s Stmt, f func(Expr)) {
 			if s.Prim != nil {
 				ex(s.Prim.Bound)
 				ex(s.Prim.Parent)
+				ex(s.Prim.Off)
+				ex(s.Prim.Off2)
 				for _, o := range s.Prim.Factors {
 					ex(o)
 				}

@@ -23,6 +23,7 @@ type Rule struct {
 
 // Rules is the table of primitives, in the order they are tried.
 var Rules = []*Rule{
+	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + i] [* B[b + i]] * invariant factors: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change)", match: matchDot},
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
@@ -53,6 +54,10 @@ type Prim struct {
 	// Set: the loop assigns its values (a Map or SegStoreAt whose every
 	// position is written once, WriteOnce) rather than adding them.
 	Set bool
+	// Dot: A[Off + i] (Vals, Off) times B[Off2 + i] (Vals2, Off2; nil:
+	// no second array), the offsets the loop does not change.
+	Off, Off2 Expr
+	Vals2     *Array
 }
 
 // MarkPrimitives marks every loop of the program a rule matches.
@@ -222,6 +227,68 @@ func matchSegDot(f *For) *Prim {
 	x, _ := fold(as.X, &Insert{Parent: intConst(0), Key: intConst(0)})
 	m := &Prim{Coord: j, Idx: idx, Acc: as.V}
 	if !product(x, f.V, j, m) {
+		return nil
+	}
+	return m
+}
+
+func matchDot(f *For) *Prim {
+	var list []Stmt
+	if b, ok := f.Body.(*Block); ok {
+		list = b.List
+	} else {
+		list = []Stmt{f.Body}
+	}
+	list, fold := valueLets(list)
+	if len(list) != 1 {
+		return nil
+	}
+	as, ok := list[0].(*Assign)
+	if !ok || as.Op != AddTo || as.V.Kind != Real || as.V == f.V {
+		return nil
+	}
+	x, _ := fold(as.X, &Insert{Parent: intConst(0), Key: intConst(0)})
+	m := &Prim{Acc: as.V}
+	var loads int
+	var walk func(e Expr) bool
+	walk = func(e Expr) bool {
+		if b, ok := e.(*Binary); ok && b.Op == Mul && b.Kind() == Real {
+			return walk(b.X) && walk(b.Y)
+		}
+		if !reads(e, f.V) {
+			m.Factors = append(m.Factors, e)
+			return true
+		}
+		ld, ok := e.(*Load)
+		if !ok || ld.A.Kind != Real {
+			return false
+		}
+		var off Expr
+		if isRefTo(ld.Index, f.V) {
+			off = intConst(0)
+		} else if b, ok := ld.Index.(*Binary); ok && b.Op == Add && isRefTo(b.Y, f.V) && !reads(b.X, f.V) && !readsMemory(b.X) {
+			off = b.X
+		} else if ok && b.Op == Add && isRefTo(b.X, f.V) && !reads(b.Y, f.V) && !readsMemory(b.Y) {
+			off = b.Y
+		} else {
+			return false
+		}
+		loads++
+		switch loads {
+		case 1:
+			m.Vals, m.Off = ld.A, off
+		case 2:
+			m.Vals2, m.Off2 = ld.A, off
+		default:
+			return false
+		}
+		return true
+	}
+	if !walk(x) || loads == 0 {
+		return nil
+	}
+	// a plain segment's sum is SegDot's
+	if loads == 1 && isConst(m.Off, 0) {
 		return nil
 	}
 	return m
