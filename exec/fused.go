@@ -34,6 +34,8 @@ func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
 		return rg.segDot(s, l, m)
 	case "Dot":
 		return rg.dot(s, l, m)
+	case "MapRow":
+		return rg.mapRow(s, l, m)
 	case "SegScatter":
 		return rg.segScatter(s, l, m)
 	case "SegStoreAt":
@@ -286,6 +288,89 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 		}
 		if accSlot < 0 {
 			fr.f[accID] = total
+		}
+	}
+}
+
+// mapRow runs a MapRow: row Q of the last, dense and full level of Dst
+// gets c·A[oa+i]·B[ob+i] added at i, over each lane's range.
+func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	uq, cq := rg.int(m.Parent, l, false)
+	uoa, coa := rg.int(m.Off, l, false)
+	var uob iexpr
+	var cob icol
+	if m.Vals2 != nil {
+		uob, cob = rg.int(m.Off2, l, false)
+	}
+	ai, bi, t := m.Vals.ID, arrayID(m.Vals2), m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		A := fr.fa[ai]
+		var B []float64
+		if bi >= 0 {
+			B = fr.fa[bi]
+		}
+		var qs, oas, obs []int
+		q, oa, ob := 0, 0, 0
+		if cq != nil {
+			qs = cq(fr, cx)
+		} else {
+			q = uq(fr)
+		}
+		if coa != nil {
+			oas = coa(fr, cx)
+		} else {
+			oa = uoa(fr)
+		}
+		if B != nil {
+			if cob != nil {
+				obs = cob(fr, cx)
+			} else {
+				ob = uob(fr)
+			}
+		}
+		rt := fr.t[t]
+		n := rt.levels[lv].size
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if lo < 0 || hi > n {
+				key := lo
+				if lo >= 0 {
+					key = n
+				}
+				panic(rtErrorf("key %d out of range 0..%d of a dense result", key, n-1))
+			}
+			if qs != nil {
+				q = qs[k]
+			}
+			if oas != nil {
+				oa = oas[k]
+			}
+			c := sc.at(k)
+			dst := rt.vals[q*n+lo : q*n+hi]
+			a := A[oa+lo : oa+hi : len(A)]
+			a = a[:len(dst)]
+			if B == nil {
+				for i, x := range a {
+					dst[i] += c * x
+				}
+				continue
+			}
+			if obs != nil {
+				ob = obs[k]
+			}
+			b := B[ob+lo : ob+hi : len(B)]
+			b = b[:len(dst)]
+			for i, x := range a {
+				dst[i] += c * x * b[i]
+			}
 		}
 	}
 }

@@ -24,6 +24,7 @@ type Rule struct {
 // Rules is the table of primitives, in the order they are tried.
 var Rules = []*Rule{
 	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + i] [* B[b + i]] * invariant factors: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change)", match: matchDot},
+	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + i] [* B[b + i]] * invariant factors: a scaled row added into row Q of a dense matrix", match: matchMapRow},
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
@@ -249,13 +250,27 @@ func matchDot(f *For) *Prim {
 	}
 	x, _ := fold(as.X, &Insert{Parent: intConst(0), Key: intConst(0)})
 	m := &Prim{Acc: as.V}
-	var loads int
+	if !offsetProduct(x, f.V, m) {
+		return nil
+	}
+	// a plain segment's sum is SegDot's
+	if m.Vals2 == nil && isConst(m.Off, 0) {
+		return nil
+	}
+	return m
+}
+
+// offsetProduct classifies x (into m) as a product of one or two arrays
+// read at an offset from i the loop does not change (Vals at Off, Vals2
+// at Off2) and factors that do not read i.
+func offsetProduct(x Expr, i *Var, m *Prim) bool {
+	loads := 0
 	var walk func(e Expr) bool
 	walk = func(e Expr) bool {
 		if b, ok := e.(*Binary); ok && b.Op == Mul && b.Kind() == Real {
 			return walk(b.X) && walk(b.Y)
 		}
-		if !reads(e, f.V) {
+		if !reads(e, i) {
 			m.Factors = append(m.Factors, e)
 			return true
 		}
@@ -264,11 +279,11 @@ func matchDot(f *For) *Prim {
 			return false
 		}
 		var off Expr
-		if isRefTo(ld.Index, f.V) {
+		if isRefTo(ld.Index, i) {
 			off = intConst(0)
-		} else if b, ok := ld.Index.(*Binary); ok && b.Op == Add && isRefTo(b.Y, f.V) && !reads(b.X, f.V) && !readsMemory(b.X) {
+		} else if b, ok := ld.Index.(*Binary); ok && b.Op == Add && isRefTo(b.Y, i) && !reads(b.X, i) && !readsMemory(b.X) {
 			off = b.X
-		} else if ok && b.Op == Add && isRefTo(b.X, f.V) && !reads(b.Y, f.V) && !readsMemory(b.Y) {
+		} else if ok && b.Op == Add && isRefTo(b.X, i) && !reads(b.Y, i) && !readsMemory(b.Y) {
 			off = b.Y
 		} else {
 			return false
@@ -284,11 +299,39 @@ func matchDot(f *For) *Prim {
 		}
 		return true
 	}
-	if !walk(x) || loads == 0 {
+	return walk(x) && loads > 0
+}
+
+// matchMapRow: for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i);
+// T.val[q] += v }, level L the last, dense and full, Q not read by the
+// loop: F (offsetProduct) added into row Q of a dense matrix (a gradient's
+// row: g(i) += s W(j)).
+func matchMapRow(f *For) *Prim {
+	var list []Stmt
+	if b, ok := f.Body.(*Block); ok {
+		list = b.List
+	} else {
+		list = []Stmt{f.Body}
+	}
+	list, fold := valueLets(list)
+	if len(list) != 2 {
 		return nil
 	}
-	// a plain segment's sum is SegDot's
-	if loads == 1 && isConst(m.Off, 0) {
+	ins, ok1 := list[0].(*Insert)
+	st, ok2 := list[1].(*Store)
+	if !ok1 || !ok2 || ins.Level == 0 || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, f.V) || reads(ins.Parent, f.V) ||
+		ins.At != nil || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		return nil
+	}
+	if l := ins.T.Levels[ins.Level]; l.Storage != Dense || !l.Full {
+		return nil
+	}
+	x, ok := fold(st.X, ins)
+	if !ok {
+		return nil
+	}
+	m := &Prim{Dst: ins.T, Parent: ins.Parent}
+	if !offsetProduct(x, f.V, m) {
 		return nil
 	}
 	return m
