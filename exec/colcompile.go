@@ -271,9 +271,7 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 				}
 				return
 			}
-			for k, a := range anc {
-				col[a] += src[k]
-			}
+			addRuns(col, anc, src[:n])
 		}
 	}
 	slot := rg.icol[v]
@@ -440,6 +438,27 @@ func (rg *region) ifStmt(s *lower.If, l int) vstmt {
 			els(fr, rb.child(cx, sel, m))
 		}
 	}
+}
+
+// addRuns adds src[k] into col[anc[k]] for every k, in order: the lanes
+// of a child batch come in runs of one ancestor (a loop's iterations,
+// flattened), so each run is summed in a register and stored once,
+// instead of storing and reloading col[a] on every lane (a chain through
+// memory). The additions are the same, in the same order.
+func addRuns(col []float64, anc []int32, src []float64) {
+	if len(anc) == 0 {
+		return
+	}
+	prev := anc[0]
+	acc := col[prev]
+	for k, a := range anc {
+		if a != prev {
+			col[prev] = acc
+			prev, acc = a, col[a]
+		}
+		acc += src[k]
+	}
+	col[prev] = acc
 }
 
 // forStmt runs an inner loop: the positions of every lane's range,
