@@ -489,12 +489,21 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 			m, contig = 0, true
 		}
 		for k := 0; k < cx.n; k++ {
-			for p, h := los[k], his[k]; p < h; p++ {
+			// a lane's range, in pieces that fill the batch
+			for p, h := los[k], his[k]; p < h; {
 				if m > 0 && p != vcol[m-1]+1 {
 					contig = false
 				}
-				ups[m], vcol[m] = int32(k), p
-				m++
+				take := min(h-p, batch-m)
+				us, vs := ups[m:m+take], vcol[m:m+take]
+				for t := range us {
+					us[t] = int32(k)
+				}
+				for t := range vs {
+					vs[t] = p + t
+				}
+				m += take
+				p += take
 				if m == batch {
 					flush()
 				}
