@@ -88,7 +88,9 @@ func (fr *frame) region(id int, rg *region) *regionBufs {
 func (cb *regionBufs) child(cx *vctx, up []int32, n int) *vctx {
 	ch := &cb.ctx[cx.level+1]
 	ch.n, ch.base = n, -1
-	copy(ch.anc[cx.level][:n], up[:n])
+	if own := ch.anc[cx.level]; &own[0] != &up[0] {
+		copy(own[:n], up[:n]) // else up is the child's own (forStmt)
+	}
 	for d := 0; d < cx.level; d++ {
 		src, dst := cx.anc[d], ch.anc[d][:n]
 		for k := range dst {
@@ -473,12 +475,12 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 	rg.loopVar[l+1] = s.V
 	vslot := rg.icol[s.V]
 	body := rg.stmt(s.Body, l+1)
-	up := rg.newU()
 	lob, hib := rg.loBuf(l), rg.hiBuf(l)
 	return func(fr *frame, cx *vctx) {
 		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
 		rb := fr.regions[rg.id]
-		ups, vcol := rb.u[up], rb.i[vslot]
+		// the parent lanes go straight into the child batch's own map
+		ups, vcol := rb.ctx[cx.level+1].anc[cx.level], rb.i[vslot]
 		m, contig := 0, true
 		flush := func() {
 			ch := rb.child(cx, ups, m)
