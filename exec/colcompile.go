@@ -662,9 +662,10 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	rg.define(s.Pos, l+1)
 	pslot := rg.icol[s.Pos]
 	body := rg.stmt(s.Body, l+1)
-	ub := rg.newU()
 	pb, kb := rg.newI(), rg.newI()
 	t, lv := s.T.ID, s.Level
+	pc, ok := s.Parent.(*lower.Const)
+	top := lv == 0 && ok && pc.I == 0
 	return func(fr *frame, cx *vctx) {
 		var parents, keys []int
 		if cp != nil {
@@ -678,13 +679,25 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
 		}
 		rb := fr.regions[rg.id]
-		ups, poss := rb.u[ub], rb.i[pslot]
+		// the lanes found go straight into the child batch's own map
+		ups, poss := rb.ctx[cx.level+1].anc[cx.level], rb.i[pslot]
 		rt := fr.t[t]
 		m := 0
-		for k := range parents {
-			if c, ok := rt.locate(lv, parents[k], keys[k]); ok {
-				ups[m], poss[m] = int32(k), c
-				m++
+		if lev := rt.levels[lv]; top && lev.kind == lower.Dense {
+			// level 0 of a dense tensor: the key is the position
+			n, present := uint(lev.size), lev.present
+			for k, key := range keys {
+				if uint(key) < n && (present == nil || present[key]) {
+					ups[m], poss[m] = int32(k), key
+					m++
+				}
+			}
+		} else {
+			for k := range parents {
+				if c, ok := rt.locate(lv, parents[k], keys[k]); ok {
+					ups[m], poss[m] = int32(k), c
+					m++
+				}
 			}
 		}
 		if m > 0 {
