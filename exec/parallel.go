@@ -60,8 +60,13 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 		workers := fr.workers(c, w)
 		var wg sync.WaitGroup
 		for i, wf := range workers {
-			wf.copyFrom(fr, par)
+			// the first worker adds into the run's own tensors: one
+			// worker's copy fewer to clear and to merge (every copy is
+			// made from them before any worker starts)
+			wf.copyFrom(fr, par, i == 0)
 			wf.i[clo], wf.i[chi] = split(l, h, i, w, pos), split(l, h, i+1, w, pos)
+		}
+		for _, wf := range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -81,8 +86,8 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 				panic(p)
 			}
 		}
-		for _, wf := range workers {
-			fr.merge(wf, par)
+		for i, wf := range workers {
+			fr.merge(wf, par, i == 0)
 		}
 		fr.used = max(fr.used, w)
 	}
@@ -196,7 +201,7 @@ func (fr *frame) workers(c *compiler, w int) []*frame {
 // copyFrom prepares a worker frame for a parallel loop: the run's scalars,
 // arrays and tensors, but empty tensors and zero variables where the loop
 // adds.
-func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
+func (wf *frame) copyFrom(fr *frame, par *lower.Par, inPlace bool) {
 	copy(wf.i, fr.i)
 	copy(wf.f, fr.f)
 	copy(wf.ia, fr.ia)
@@ -205,6 +210,9 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
 		wf.t[id] = fr.t[id]
 	}
 	for _, t := range par.Tensors {
+		if inPlace {
+			continue // the run's own tensor: the other workers write copies
+		}
 		own := wf.own[t.ID]
 		if own == nil {
 			own = newTensor(t, fr.t[t.ID].dict)
@@ -237,9 +245,11 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par) {
 }
 
 // merge adds a worker's tensors and variables into the run's.
-func (fr *frame) merge(wf *frame, par *lower.Par) {
+func (fr *frame) merge(wf *frame, par *lower.Par, inPlace bool) {
 	for _, t := range par.Tensors {
-		fr.t[t.ID].add(wf.t[t.ID])
+		if !inPlace {
+			fr.t[t.ID].add(wf.t[t.ID])
+		}
 	}
 	for _, v := range par.Reduce {
 		switch v.Kind {
@@ -264,6 +274,14 @@ func (rt *tensor) add(src *tensor) {
 		if l0.size > dst.size {
 			rt.growDense(0, l0.size)
 			dst = rt.levels[0]
+		}
+		if l0.present == nil && dst.present == nil && rt.t.Leaf != lower.Bool {
+			// full dense vectors: one pass
+			dv := rt.vals[:l0.size]
+			for k, v := range src.vals[:l0.size] {
+				dv[k] += v
+			}
+			return
 		}
 		for k := 0; k < l0.size; k++ {
 			if l0.present == nil || l0.present[k] {
