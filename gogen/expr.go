@@ -127,13 +127,8 @@ func (g *gen) expr(e lower.Expr) code {
 	case *lower.Ref:
 		return code{g.vars[x.V], precPrimary}
 	case *lower.Load:
-		if r, ok := x.Index.(*lower.Ref); ok {
-			if s, ok := g.override[loadKey{x.A, r.V, ""}]; ok {
-				return code{s, precPrimary}
-			}
-		}
-		if v, off := offsetIndex(x.Index); v != nil {
-			if s, ok := g.override[loadKey{x.A, v, lower.CanonString(off)}]; ok {
+		if v, off := lower.OffsetIndex(x.Index); v != nil {
+			if s, ok := g.override[segRef{x.A, off}.key(v)]; ok {
 				return code{s, precPrimary}
 			}
 		}

@@ -231,31 +231,6 @@ func (sg segRef) key(v *lower.Var) loadKey {
 	return loadKey{sg.a, v, lower.CanonString(sg.off)}
 }
 
-// offsetIndex matches off + v (or v + off), v a variable and off an int
-// expression not reading it, returning v and off.
-func offsetIndex(e lower.Expr) (*lower.Var, lower.Expr) {
-	b, ok := e.(*lower.Binary)
-	if !ok || b.Op != lower.Add || b.Kind() != lower.Int {
-		return nil, nil
-	}
-	for _, side := range [][2]lower.Expr{{b.X, b.Y}, {b.Y, b.X}} {
-		if r, ok := side[1].(*lower.Ref); ok && !readsVar(side[0], r.V) {
-			return r.V, side[0]
-		}
-	}
-	return nil, nil
-}
-
-func readsVar(e lower.Expr, v *lower.Var) bool {
-	found := false
-	lower.WalkExpr(e, func(x lower.Expr) {
-		if r, ok := x.(*lower.Ref); ok && r.V == v {
-			found = true
-		}
-	})
-	return found
-}
-
 // segmentArrays lists the arrays body reads at v, or at an offset from v
 // the loop does not change (a dense matrix's row: U[c + k]), on every
 // iteration (in a statement of its top level, evaluated eagerly, before
@@ -359,9 +334,7 @@ func mayFail(s lower.Stmt) bool {
 func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array, lower.Expr)) {
 	switch x := e.(type) {
 	case *lower.Load:
-		if r, ok := x.Index.(*lower.Ref); ok && r.V == v {
-			add(x.A, nil)
-		} else if w, off := offsetIndex(x.Index); w == v {
+		if w, off := lower.OffsetIndex(x.Index); w == v {
 			add(x.A, off)
 		}
 		eagerLoads(x.Index, v, add)
@@ -510,11 +483,8 @@ func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded
 		case *lower.Ref:
 			return x.V == v
 		case *lower.Load:
-			if r, ok := x.Index.(*lower.Ref); ok && r.V == v && inSeg[loadKey{x.A, v, ""}] {
-				return false
-			}
-			if w, off := offsetIndex(x.Index); w == v && inSeg[loadKey{x.A, v, lower.CanonString(off)}] {
-				return reads(off)
+			if w, off := lower.OffsetIndex(x.Index); w == v && inSeg[segRef{x.A, off}.key(v)] {
+				return off != nil && reads(off)
 			}
 			return reads(x.Index)
 		case *lower.Unary:

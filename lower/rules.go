@@ -99,12 +99,7 @@ func MarkPrimitives(p *Program) {
 // segment splits a loop body into its optional coordinate j := I[p] and
 // the rest.
 func segment(f *For) (coord *Var, idx *Array, rest []Stmt) {
-	var list []Stmt
-	if b, ok := f.Body.(*Block); ok {
-		list = b.List
-	} else {
-		list = []Stmt{f.Body}
-	}
+	list := bodyList(f)
 	if len(list) > 0 {
 		if let, ok := list[0].(*Let); ok {
 			if ld, ok := let.X.(*Load); ok && isRefTo(ld.Index, f.V) && ld.A.Kind == Int {
@@ -113,6 +108,34 @@ func segment(f *For) (coord *Var, idx *Array, rest []Stmt) {
 		}
 	}
 	return nil, nil, list
+}
+
+// bodyList is the statements of a loop's body.
+func bodyList(f *For) []Stmt {
+	if b, ok := f.Body.(*Block); ok {
+		return b.List
+	}
+	return []Stmt{f.Body}
+}
+
+// OffsetIndex matches an index v or off + v (v + off), v a variable and
+// off an int expression not reading it: it returns v and off (nil for v
+// alone), or nil. A loop over v reads such an index's array as a segment
+// shifted by off (a dense matrix's row: U[c + k]).
+func OffsetIndex(e Expr) (*Var, Expr) {
+	if r, ok := e.(*Ref); ok {
+		return r.V, nil
+	}
+	b, ok := e.(*Binary)
+	if !ok || b.Op != Add || b.Kind() != Int {
+		return nil, nil
+	}
+	for _, side := range [][2]Expr{{b.X, b.Y}, {b.Y, b.X}} {
+		if r, ok := side[1].(*Ref); ok && !reads(side[0], r.V) {
+			return r.V, side[0]
+		}
+	}
+	return nil, nil
 }
 
 func isRefTo(e Expr, v *Var) bool {
@@ -234,13 +257,7 @@ func matchSegDot(f *For) *Prim {
 }
 
 func matchDot(f *For) *Prim {
-	var list []Stmt
-	if b, ok := f.Body.(*Block); ok {
-		list = b.List
-	} else {
-		list = []Stmt{f.Body}
-	}
-	list, fold := valueLets(list)
+	list, fold := valueLets(bodyList(f))
 	if len(list) != 1 {
 		return nil
 	}
@@ -278,15 +295,12 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 		if !ok || ld.A.Kind != Real {
 			return false
 		}
-		var off Expr
-		if isRefTo(ld.Index, i) {
-			off = intConst(0)
-		} else if b, ok := ld.Index.(*Binary); ok && b.Op == Add && isRefTo(b.Y, i) && !reads(b.X, i) && !readsMemory(b.X) {
-			off = b.X
-		} else if ok && b.Op == Add && isRefTo(b.X, i) && !reads(b.Y, i) && !readsMemory(b.Y) {
-			off = b.Y
-		} else {
+		v, off := OffsetIndex(ld.Index)
+		if v != i || off != nil && readsMemory(off) {
 			return false
+		}
+		if off == nil {
+			off = intConst(0)
 		}
 		loads++
 		switch loads {
@@ -307,13 +321,7 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 // loop: F (offsetProduct) added into row Q of a dense matrix (a gradient's
 // row: g(i) += s W(j)).
 func matchMapRow(f *For) *Prim {
-	var list []Stmt
-	if b, ok := f.Body.(*Block); ok {
-		list = b.List
-	} else {
-		list = []Stmt{f.Body}
-	}
-	list, fold := valueLets(list)
+	list, fold := valueLets(bodyList(f))
 	if len(list) != 2 {
 		return nil
 	}
@@ -418,13 +426,7 @@ func matchSegAccum(f *For) *Prim {
 }
 
 func matchMap(f *For) *Prim {
-	var list []Stmt
-	if b, ok := f.Body.(*Block); ok {
-		list = b.List
-	} else {
-		list = []Stmt{f.Body}
-	}
-	list, fold := valueLets(list)
+	list, fold := valueLets(bodyList(f))
 	if len(list) == 3 {
 		// a diagonal level under the row: its position is the row's
 		diag, ok := list[1].(*Insert)
