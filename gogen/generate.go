@@ -194,15 +194,17 @@ type gen struct {
 	synced map[*tinfo]bool
 	// all says, in a loop emitted twice (forStmt), whether every row of
 	// a tensor's diagonal level is known present (its All)
-	all     map[*lower.Tensor]bool
-	imports map[string]bool
-	helpers map[string]bool
-	params  []Param
-	formats map[string]lower.Format // the inputs' formats (Options.Formats or inferred)
-	fields  map[string]paramField   // array and extent parameters: their format field
-	lens    []lenFact               // arrays whose length an extent gives
-	scalar  string                  // the Go type of a scalar result
-	resName string                  // the scalar result's name in the function
+	all map[*lower.Tensor]bool
+	// coveredInit are the tensors an Init of which is Covered (covered)
+	coveredInit map[*lower.Tensor]bool
+	imports     map[string]bool
+	helpers     map[string]bool
+	params      []Param
+	formats     map[string]lower.Format // the inputs' formats (Options.Formats or inferred)
+	fields      map[string]paramField   // array and extent parameters: their format field
+	lens        []lenFact               // arrays whose length an extent gives
+	scalar      string                  // the Go type of a scalar result
+	resName     string                  // the scalar result's name in the function
 }
 
 // loadKey is a load A[off + v] a segment serves (off "" for A[v]: the

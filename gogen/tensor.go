@@ -375,13 +375,15 @@ func (g *gen) resultSize(t *lower.Tensor, lv int) string {
 // covered reports whether an Init of t has a Covered condition: its init
 // method then takes keep, which skips clearing what the program sets.
 func (g *gen) covered(t *lower.Tensor) bool {
-	found := false
-	lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
-		if in, ok := s.(*lower.Init); ok && in.T == t && in.Covered != nil {
-			found = true
-		}
-	})
-	return found
+	if g.coveredInit == nil {
+		g.coveredInit = map[*lower.Tensor]bool{}
+		lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
+			if in, ok := s.(*lower.Init); ok && in.Covered != nil {
+				g.coveredInit[in.T] = true
+			}
+		})
+	}
+	return g.coveredInit[t]
 }
 
 // initMethod writes init: empty the tensor, size its levels, reuse its
