@@ -205,18 +205,51 @@ func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
 	}
 }
 
+// laneInt is an int expression over a batch's lanes: the same for every
+// lane (u) or a column (c); nil when there is none.
+type laneInt struct {
+	u iexpr
+	c icol
+}
+
+func (rg *region) laneInt(e lower.Expr, l int) *laneInt {
+	if e == nil {
+		return nil
+	}
+	u, c := rg.int(e, l, false)
+	return &laneInt{u, c}
+}
+
+// laneInts is a laneInt's value in one batch.
+type laneInts struct {
+	v   int
+	col []int
+}
+
+func (li *laneInt) eval(fr *frame, cx *vctx) laneInts {
+	switch {
+	case li == nil:
+		return laneInts{}
+	case li.c != nil:
+		return laneInts{col: li.c(fr, cx)}
+	}
+	return laneInts{v: li.u(fr)}
+}
+
+func (v laneInts) at(k int) int {
+	if v.col == nil {
+		return v.v
+	}
+	return v.col[k]
+}
+
 // dot runs a Dot: acc += c·Σ A[oa+i]·B[ob+i] over each lane's range, the
 // offsets per lane; an offset range outside an array fails as its load
 // would.
 func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
-	uoa, coa := rg.int(m.Off, l, false)
-	var uob iexpr
-	var cob icol
-	if m.Vals2 != nil {
-		uob, cob = rg.int(m.Off2, l, false)
-	}
+	offA, offB := rg.laneInt(m.Off, l), rg.laneInt(m.Off2, l)
 	ai, bi := m.Vals.ID, arrayID(m.Vals2)
 	d, inner := rg.level[m.Acc]
 	accSlot, accID := -1, m.Acc.ID
@@ -231,20 +264,7 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 		if bi >= 0 {
 			B = fr.fa[bi]
 		}
-		var oas, obs []int
-		oa, ob := 0, 0
-		if coa != nil {
-			oas = coa(fr, cx)
-		} else {
-			oa = uoa(fr)
-		}
-		if B != nil {
-			if cob != nil {
-				obs = cob(fr, cx)
-			} else {
-				ob = uob(fr)
-			}
-		}
+		oa, ob := offA.eval(fr, cx), offB.eval(fr, cx)
 		var col []float64
 		total := 0.0
 		if accSlot >= 0 {
@@ -257,16 +277,12 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 			if lo >= hi {
 				continue
 			}
-			if oas != nil {
-				oa = oas[k]
-			}
-			a := A[oa+lo : oa+hi : len(A)]
+			o := oa.at(k)
+			a := A[o+lo : o+hi : len(A)]
 			sum := 0.0
 			if B != nil {
-				if obs != nil {
-					ob = obs[k]
-				}
-				b := B[ob+lo : ob+hi : len(B)]
+				o := ob.at(k)
+				b := B[o+lo : o+hi : len(B)]
 				b = b[:len(a)]
 				for i, x := range a {
 					sum += x * b[i]
@@ -297,13 +313,7 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
-	uq, cq := rg.int(m.Parent, l, false)
-	uoa, coa := rg.int(m.Off, l, false)
-	var uob iexpr
-	var cob icol
-	if m.Vals2 != nil {
-		uob, cob = rg.int(m.Off2, l, false)
-	}
+	row, offA, offB := rg.laneInt(m.Parent, l), rg.laneInt(m.Off, l), rg.laneInt(m.Off2, l)
 	ai, bi, t := m.Vals.ID, arrayID(m.Vals2), m.Dst.ID
 	lv := len(m.Dst.Levels) - 1
 	return func(fr *frame, cx *vctx) {
@@ -314,25 +324,7 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 		if bi >= 0 {
 			B = fr.fa[bi]
 		}
-		var qs, oas, obs []int
-		q, oa, ob := 0, 0, 0
-		if cq != nil {
-			qs = cq(fr, cx)
-		} else {
-			q = uq(fr)
-		}
-		if coa != nil {
-			oas = coa(fr, cx)
-		} else {
-			oa = uoa(fr)
-		}
-		if B != nil {
-			if cob != nil {
-				obs = cob(fr, cx)
-			} else {
-				ob = uob(fr)
-			}
-		}
+		qs, oa, ob := row.eval(fr, cx), offA.eval(fr, cx), offB.eval(fr, cx)
 		rt := fr.t[t]
 		n := rt.levels[lv].size
 		for k := 0; k < cx.n; k++ {
@@ -347,15 +339,10 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 				}
 				panic(rtErrorf("key %d out of range 0..%d of a dense result", key, n-1))
 			}
-			if qs != nil {
-				q = qs[k]
-			}
-			if oas != nil {
-				oa = oas[k]
-			}
+			q, o := qs.at(k), oa.at(k)
 			c := sc.at(k)
 			dst := rt.vals[q*n+lo : q*n+hi]
-			a := A[oa+lo : oa+hi : len(A)]
+			a := A[o+lo : o+hi : len(A)]
 			a = a[:len(dst)]
 			if B == nil {
 				for i, x := range a {
@@ -363,10 +350,8 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 				}
 				continue
 			}
-			if obs != nil {
-				ob = obs[k]
-			}
-			b := B[ob+lo : ob+hi : len(B)]
+			o = ob.at(k)
+			b := B[o+lo : o+hi : len(B)]
 			b = b[:len(dst)]
 			for i, x := range a {
 				dst[i] += c * x * b[i]
