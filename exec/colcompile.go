@@ -86,11 +86,19 @@ func (fr *frame) region(id int, rg *region) *regionBufs {
 // child prepares the batch of level l+1 below cx: its lane maps to every
 // level above, from up (the parent lane of each of its n lanes).
 func (cb *regionBufs) child(cx *vctx, up []int32, n int) *vctx {
+	copy(cb.parents(cx)[:n], up[:n])
+	return cb.childOf(cx, n)
+}
+
+// parents is where the batch below cx keeps its lanes' parents: a
+// statement that finds them can write them there and call childOf.
+func (cb *regionBufs) parents(cx *vctx) []int32 { return cb.ctx[cx.level+1].anc[cx.level] }
+
+// childOf is child, the n parents already in parents(cx).
+func (cb *regionBufs) childOf(cx *vctx, n int) *vctx {
 	ch := &cb.ctx[cx.level+1]
 	ch.n, ch.base = n, -1
-	if own := ch.anc[cx.level]; &own[0] != &up[0] {
-		copy(own[:n], up[:n]) // else up is the child's own (forStmt)
-	}
+	up := ch.anc[cx.level]
 	for d := 0; d < cx.level; d++ {
 		src, dst := cx.anc[d], ch.anc[d][:n]
 		for k := range dst {
@@ -479,11 +487,10 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 	return func(fr *frame, cx *vctx) {
 		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
 		rb := fr.regions[rg.id]
-		// the parent lanes go straight into the child batch's own map
-		ups, vcol := rb.ctx[cx.level+1].anc[cx.level], rb.i[vslot]
+		ups, vcol := rb.parents(cx), rb.i[vslot]
 		m, contig := 0, true
 		flush := func() {
-			ch := rb.child(cx, ups, m)
+			ch := rb.childOf(cx, m)
 			if contig {
 				ch.base = vcol[0]
 			}
@@ -679,8 +686,7 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
 		}
 		rb := fr.regions[rg.id]
-		// the lanes found go straight into the child batch's own map
-		ups, poss := rb.ctx[cx.level+1].anc[cx.level], rb.i[pslot]
+		ups, poss := rb.parents(cx), rb.i[pslot]
 		rt := fr.t[t]
 		m := 0
 		if lev := rt.levels[lv]; top && lev.kind == lower.Dense {
@@ -701,7 +707,7 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 			}
 		}
 		if m > 0 {
-			body(fr, rb.child(cx, ups, m))
+			body(fr, rb.childOf(cx, m))
 		}
 	}
 }
