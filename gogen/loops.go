@@ -122,15 +122,19 @@ func writes(s lower.Stmt, v *lower.Var) bool {
 func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	var segs []segRef
 	var stores []*lower.Insert
+	var dsegs []denseSeg
+	if !g.hoisted[v] && !g.visible(v) && !writes(body, v) {
+		stores = g.segmentStores(v, body)
+		dsegs = g.denseStores(v, body)
+	}
 	for _, sg := range g.segmentArrays(v, body) {
-		if lo != "0" || sg.off != nil { // from 0, the arrays' lengths (lenFact) serve as well
+		// from 0, the arrays' lengths (lenFact) serve as well, unless a
+		// row is stored through a segment: then all are the row's length
+		if lo != "0" || sg.off != nil || len(dsegs) > 0 {
 			segs = append(segs, sg)
 		}
 	}
-	if !g.hoisted[v] && !g.visible(v) && !writes(body, v) {
-		stores = g.segmentStores(v, body)
-	}
-	if len(segs) == 0 && len(stores) == 0 {
+	if len(segs) == 0 && len(stores) == 0 && len(dsegs) == 0 {
 		name := g.vars[v]
 		bind := func() { g.declare(v) }
 		if g.visible(v) {
@@ -174,18 +178,25 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		g.line("%s := %s[%s+%s : %s+%s : len(%s)]", n, g.arrays[a], o, lo, o, hi, g.arrays[a])
 	}
 	k := g.loc.name("k")
-	excluded := map[lower.Expr]bool{}
+	excluded := map[*lower.Insert]bool{} // their keys and At read v through a segment
 	for _, x := range stores {
 		ti := g.ts[x.T]
 		pres := g.loc.name(ti.local[presentField(x.Level)] + "Seg")
 		names = append(names, pres)
 		g.line("%s := %s[%s:%s]", pres, ti.f(presentField(x.Level)), lo, hi)
 		g.segInsert[x] = pres + "[" + k + "]"
-		excluded[x.At] = true
+		excluded[x] = true
 		if x.Pos != nil && g.read[x.Pos] {
 			vals := g.loc.name(ti.local[valsField] + "Seg")
 			g.line("%s := %s[%s:%s]", vals, ti.f(valsField), lo, hi)
 			g.segStore[x.Pos] = vals + "[" + k + "]"
+		}
+	}
+	for _, d := range dsegs {
+		names = append(names, g.denseSegStart(d, lo, hi, k))
+		excluded[d.x] = true
+		if d.diag != nil {
+			excluded[d.diag] = true // its key is its parent's
 		}
 	}
 	// every segment is hi-lo long: saying so lets Go drop the bounds
@@ -212,6 +223,9 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		if x.Pos != nil {
 			delete(g.segStore, x.Pos)
 		}
+	}
+	for _, d := range dsegs {
+		g.denseSegEnd(d)
 	}
 	g.unsync(nil)
 	g.line("}")
@@ -467,18 +481,15 @@ func writesOnly(body lower.Stmt, v *lower.Var, x *lower.Insert) bool {
 }
 
 // readOutside reports whether the live statements of body read v other
-// than as the index of a load from one of the segments or as one of the
-// excluded expressions (the positions of segment stores).
-func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded map[lower.Expr]bool) bool {
+// than as the index of a load from one of the segments or in the key or
+// position of an excluded insert (one stored through a segment).
+func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded map[*lower.Insert]bool) bool {
 	inSeg := map[loadKey]bool{}
 	for _, sg := range segs {
 		inSeg[sg.key(v)] = true
 	}
 	var reads func(e lower.Expr) bool
 	reads = func(e lower.Expr) bool {
-		if excluded[e] {
-			return false
-		}
 		switch x := e.(type) {
 		case *lower.Ref:
 			return x.V == v
@@ -505,8 +516,16 @@ func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded
 		return false
 	}
 	found := false
-	g.walkLive(body, func(e lower.Expr) {
-		found = found || reads(e)
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		if x, ok := s.(*lower.Insert); ok && excluded[x] {
+			found = found || reads(x.Parent)
+			return
+		}
+		if g.live(s) {
+			topExprs(s, func(e lower.Expr) {
+				found = found || reads(e)
+			})
+		}
 	})
 	return found
 }

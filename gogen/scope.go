@@ -73,9 +73,16 @@ func (g *gen) live(s lower.Stmt) bool {
 // walkLive calls f for the top expressions of every live statement.
 func (g *gen) walkLive(s lower.Stmt, f func(lower.Expr)) {
 	lower.WalkStmts(s, func(x lower.Stmt) {
-		if !g.live(x) {
-			return
+		if g.live(x) {
+			topExprs(x, f)
 		}
+	})
+}
+
+// topExprs calls f for the expressions a statement evaluates itself (not
+// those of the statements it contains).
+func topExprs(x lower.Stmt, f func(lower.Expr)) {
+	{
 		switch x := x.(type) {
 		case *lower.Let:
 			f(x.X)
@@ -116,7 +123,7 @@ func (g *gen) walkLive(s lower.Stmt, f func(lower.Expr)) {
 			f(x.Lo)
 			f(x.Hi)
 		}
-	})
+	}
 }
 
 // insertExprs are the expressions an Insert evaluates: the position

@@ -22,6 +22,9 @@ func (g *gen) denseChild(ti *tinfo, lv int, parent lower.Expr, k string) string 
 }
 
 func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
+	if _, ok := g.segInsert[s]; ok {
+		return // a row stored through a segment, its keys checked before the loop (storage_dense_seg.go)
+	}
 	lv, l := s.Level, s.T.Levels[s.Level]
 	k := g.simple(s.Key, lower.Int, "k")
 	n := ti.f(nField(lv))

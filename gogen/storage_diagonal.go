@@ -12,6 +12,9 @@ import (
 // key is its parent's (the closure runtime checks it again).
 
 func (g *gen) diagonalInsert(ti *tinfo, s *lower.Insert) {
+	if _, ok := g.segInsert[s]; ok {
+		return // under a dense row stored through a segment, marking nothing (storage_dense_seg.go)
+	}
 	q := g.simple(s.Parent, lower.Int, "q") // the key is q's (ChooseDiagonal)
 	if !s.T.Levels[s.Level].Full {
 		all, known := g.all[s.T]

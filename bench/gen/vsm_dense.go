@@ -43,15 +43,17 @@ func vsm_dense(V1_len int, V1_val []float64, s float64, dst *vsm_denseResult) (e
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	c := s + s
-	for i := 0; i < V1_len; i++ {
-		v := V1_val[i] * c
-		if uint(i) >= uint(len(out_vals)) {
-			dst.Vals = out_vals
-			dst.N0 = out_n0
-			return fmt.Errorf("vsm_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
+	if 0 < V1_len {
+		V1_valSeg := V1_val[0:V1_len]
+		if V1_len > out_n0 {
+			return fmt.Errorf("vsm_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 		}
-		q := i
-		out_vals[q] = v
+		outRow := out_vals[0:V1_len]
+		outRow = outRow[:len(V1_valSeg)]
+		for k := range V1_valSeg {
+			v := V1_valSeg[k] * c
+			outRow[k] = v
+		}
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0

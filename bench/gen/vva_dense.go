@@ -47,17 +47,18 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	out_present1 = dst.Present1
 	out_all1 = dst.All1
 	if out_all1 {
-		for i := 0; i < V1_len; i++ {
-			if uint(i) >= uint(len(out_vals)) {
+		if 0 < V1_len {
+			if V1_len > out_n0 {
 				dst.Vals = out_vals
 				dst.N0 = out_n0
 				dst.Present1 = out_present1
 				dst.All1 = out_all1
-				return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
+				return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 			}
-			q := i
-			q1 := q
-			out_vals[q1] = 1.0
+			outRow := out_vals[0:V1_len]
+			for k := range outRow {
+				outRow[k] = 1.0
+			}
 		}
 	} else {
 		for i := 0; i < V1_len; i++ {

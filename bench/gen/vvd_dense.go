@@ -48,19 +48,22 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 		copy(out_vals[0:end], V2_val[0:end])
 		clear(out_vals[end:V1_len])
 	} else {
-		for i := 0; i < V1_len; i++ {
-			x := 0.0
-			if i < V2_len {
-				x = V2_val[i]
-			}
-			v := x
-			if uint(i) >= uint(len(out_vals)) {
+		if 0 < V1_len {
+			if V1_len > out_n0 {
 				dst.Vals = out_vals
 				dst.N0 = out_n0
-				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
+				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 			}
-			q := i
-			out_vals[q] = v
+			outRow := out_vals[0:V1_len]
+			for k := range outRow {
+				i := 0 + k
+				x := 0.0
+				if i < V2_len {
+					x = V2_val[i]
+				}
+				v := x
+				outRow[k] = v
+			}
 		}
 	}
 	dst.Vals = out_vals

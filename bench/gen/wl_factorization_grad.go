@@ -150,48 +150,56 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 							if 0 < split1 {
 								o1 := W_cols * j
 								W_valSeg1 := W_val[o1+0 : o1+split1 : len(W_val)]
+								if split1 > out_n1 {
+									dst.Vals = out_vals
+									dst.N0 = out_n0
+									dst.N1 = out_n1
+									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
+								}
+								base := q * out_n1
+								outRow := out_vals[base+0 : base+split1]
+								outRow = outRow[:len(W_valSeg1)]
 								for k5 := range W_valSeg1 {
-									i2 := 0 + k5
 									v := c * W_valSeg1[k5]
-									if uint(i2) >= uint(out_n1) {
-										dst.Vals = out_vals
-										dst.N0 = out_n0
-										dst.N1 = out_n1
-										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i2, out_n1-1)
-									}
-									c4 := q*out_n1 + i2
-									q1 := c4
-									out_vals[q1] += v
+									outRow[k5] += v
 								}
 							}
 						} else {
 							if 0 < split1 {
 								v2 := c * 0.0
-								for i22 := 0; i22 < split1; i22++ {
-									if uint(i22) >= uint(out_n1) {
+								if 0 < split1 {
+									if split1 > out_n1 {
 										dst.Vals = out_vals
 										dst.N0 = out_n0
 										dst.N1 = out_n1
-										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i22, out_n1-1)
+										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
 									}
-									c5 := q*out_n1 + i22
-									q12 := c5
-									out_vals[q12] += v2
+									base1 := q * out_n1
+									outRow1 := out_vals[base1+0 : base1+split1]
+									for k6 := range outRow1 {
+										outRow1[k6] += v2
+									}
 								}
 							}
 						}
 						if split1 < U_cols {
 							v1 := c * 0.0
-							for i21 := split1; i21 < U_cols; i21++ {
-								if uint(i21) >= uint(out_n1) {
+							if split1 < U_cols {
+								if split1 < 0 || U_cols > out_n1 {
+									k8 := split1
+									if k8 >= 0 {
+										k8 = max(k8, out_n1)
+									}
 									dst.Vals = out_vals
 									dst.N0 = out_n0
 									dst.N1 = out_n1
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i21, out_n1-1)
+									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
 								}
-								c6 := q*out_n1 + i21
-								q11 := c6
-								out_vals[q11] += v1
+								base2 := q * out_n1
+								outRow2 := out_vals[base2+split1 : base2+U_cols]
+								for k7 := range outRow2 {
+									outRow2[k7] += v1
+								}
 							}
 						}
 					}

@@ -144,23 +144,27 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		dbar_vals[q1] += -1.0 * b_val[i1]
 	}
 	c := t7 + t7
-	for i2 := 0; i2 < x_len; i2++ {
-		v := c * x_val[i2]
-		if uint(i2) >= uint(len(out_vals)) {
+	if 0 < x_len {
+		x_valSeg := x_val[0:x_len]
+		if x_len > out_n0 {
 			dst.Vals = out_vals
 			dst.N0 = out_n0
 			dbar.Vals = dbar_vals
 			dbar.N0 = dbar_n0
 			dbar.Present0 = dbar_present0
-			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", i2, out_n0-1)
+			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 		}
-		q2 := i2
-		out_vals[q2] += v
+		outRow := out_vals[0:x_len]
+		outRow = outRow[:len(x_valSeg)]
+		for k2 := range x_valSeg {
+			v := c * x_valSeg[k2]
+			outRow[k2] += v
+		}
 	}
 	if 0 < A_len {
 		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
-		for k2 := range A_posSeg1 {
-			i3 := 0 + k2
+		for k3 := range A_posSeg1 {
+			i3 := 0 + k3
 			x := 0.0
 			if uint(i3) < uint(dbar_n0) {
 				if dbar_present0[i3] {
@@ -169,13 +173,13 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 				}
 			}
 			lo1 := A_pos[i3]
-			hi1 := A_posSeg1[k2]
+			hi1 := A_posSeg1[k3]
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
 				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-				for k3 := range A_idxSeg1 {
-					j1 := A_idxSeg1[k3]
+				for k4 := range A_idxSeg1 {
+					j1 := A_idxSeg1[k4]
 					if uint(j1) >= uint(len(out_vals)) {
 						dst.Vals = out_vals
 						dst.N0 = out_n0
@@ -185,7 +189,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 						return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 					}
 					q4 := j1
-					out_vals[q4] += A_valSeg1[k3] * x
+					out_vals[q4] += A_valSeg1[k4] * x
 				}
 			}
 		}

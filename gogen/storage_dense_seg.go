@@ -1,0 +1,217 @@
+package gogen
+
+import (
+	"github.com/nablasd/nablasd/lower"
+)
+
+// Dense row stores. A loop over v whose body inserts, on every iteration,
+// into a full dense level at key off + v under a parent the loop does not
+// change, and stores only at the inserted position, writes one row of the
+// tensor's values: vals[base+off+lo : base+off+hi], with base the
+// parent's row. The loop checks the row's keys against the level's
+// extent once, before it, and stores through a segment of the row: Go
+// then checks no bounds in the loop (a matrix row updated by a scaled
+// row, x[i] = 1 over a vector), as the hand-written loop does.
+//
+// The level may also be followed by a diagonal last level whose insert
+// takes the dense position as its parent (an elementwise Jacobian): the
+// diagonal's position is the dense one, and it marks nothing when the
+// level is full or known present in every row (the loop unswitched on
+// its All, loops.go).
+
+// denseSeg is a dense insert that stores through a row segment: x, and
+// diag, the diagonal insert under it (nil when x's level is the last).
+type denseSeg struct {
+	x, diag *lower.Insert
+	off     lower.Expr // the key is off + v (nil: v)
+}
+
+// storePos is the position the segment's stores are at.
+func (d denseSeg) storePos() *lower.Var {
+	if d.diag != nil {
+		return d.diag.Pos
+	}
+	return d.x.Pos
+}
+
+// denseStores lists body's dense inserts at v that can store through row
+// segments: at the top level of body (run on every iteration, before
+// anything that may fail), into a full dense level of a tensor the
+// function builds, at off + v under a parent the loop does not change,
+// the only inserts into that tensor in body, their position read only as
+// the position of stores into the last level.
+func (g *gen) denseStores(v *lower.Var, body lower.Stmt) []denseSeg {
+	invariant := func(e lower.Expr) bool {
+		ok := true
+		lower.WalkExpr(e, func(x lower.Expr) {
+			switch x := x.(type) {
+			case *lower.Ref:
+				ok = ok && !writes(body, x.V) && x.V != v
+			case *lower.Load, *lower.ValAt:
+				ok = false
+			}
+		})
+		return ok
+	}
+	stmts := topLevel(body)
+	var out []denseSeg
+	for i, s := range stmts {
+		if mayFail(s) {
+			break
+		}
+		x, ok := s.(*lower.Insert)
+		if !ok || x.T.Input || x.At != nil {
+			continue
+		}
+		l := x.T.Levels[x.Level]
+		if l.Storage != lower.Dense || !l.Full || !invariant(x.Parent) {
+			continue
+		}
+		w, off := lower.OffsetIndex(x.Key)
+		if w != v || off != nil && !invariant(off) {
+			continue
+		}
+		d := denseSeg{x: x, off: off}
+		if x.Level != x.T.Order()-1 {
+			if x.Level != x.T.Order()-2 {
+				continue
+			}
+			d.diag = g.diagonalBelow(x, stmts[i+1:])
+			if d.diag == nil {
+				continue
+			}
+		}
+		if g.denseSegmentable(d, body) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// diagonalBelow returns the insert of stmts into the diagonal level under
+// x's, at x's position, when it marks nothing (a full level, or one the
+// loop knows present in every row), or nil.
+func (g *gen) diagonalBelow(x *lower.Insert, stmts []lower.Stmt) *lower.Insert {
+	l := x.T.Levels[x.Level+1]
+	if l.Storage != lower.Diagonal || x.Pos == nil {
+		return nil
+	}
+	if all, known := g.all[x.T]; !l.Full && !(known && all) {
+		return nil
+	}
+	for _, s := range stmts {
+		if mayFail(s) {
+			return nil
+		}
+		if d, ok := s.(*lower.Insert); ok && d.T == x.T && d.Level == x.Level+1 && isRefTo(d.Parent, x.Pos) {
+			return d
+		}
+	}
+	return nil
+}
+
+// denseSegmentable checks the conditions of denseStores on the rest of
+// body.
+func (g *gen) denseSegmentable(d denseSeg, body lower.Stmt) bool {
+	q := d.storePos()
+	for _, x := range []*lower.Insert{d.x, d.diag} {
+		if x != nil && x.Pos != nil && (g.hoisted[x.Pos] || writes(body, x.Pos) && !writesOnly(body, x.Pos, x)) {
+			return false
+		}
+	}
+	t := d.x.T
+	ok := true
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		switch s := s.(type) {
+		case *lower.Insert:
+			if s.T == t && s != d.x && s != d.diag {
+				ok = false
+			}
+		case *lower.Init:
+			if s.T == t {
+				ok = false
+			}
+		case *lower.Store:
+			if s.T == t && (q == nil || !isRefTo(s.Pos, q)) {
+				ok = false
+			}
+		}
+	})
+	if !ok {
+		return false
+	}
+	// the positions are read only as the stores' (and the diagonal's
+	// parent)
+	reads := map[*lower.Var]int{}
+	g.walkLive(body, func(e lower.Expr) {
+		lower.WalkExpr(e, func(y lower.Expr) {
+			if r, ok := y.(*lower.Ref); ok {
+				reads[r.V]++
+			}
+		})
+	})
+	stores := 0
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		if st, ok := s.(*lower.Store); ok && q != nil && isRefTo(st.Pos, q) {
+			stores++
+		}
+	})
+	if d.diag != nil && reads[d.x.Pos] != 1 {
+		return false
+	}
+	return q == nil || reads[q] == stores
+}
+
+// denseSegStart emits, in a loop of v over lo..hi (lo < hi), the check of
+// d's row against its level's extent and the row's segment, records the
+// segment's element at index k for the stores, and returns the segment's
+// name.
+func (g *gen) denseSegStart(d denseSeg, lo, hi, k string) string {
+	ti := g.ts[d.x.T]
+	klo, khi := lo, hi
+	if d.off != nil {
+		o := g.simple(d.off, lower.Int, "o")
+		klo, khi = o+"+"+lo, o+"+"+hi
+	}
+	n := ti.f(nField(d.x.Level))
+	// the first key out of range, as the loop would have met it
+	if klo == "0" {
+		g.line("if %s > %s {", khi, n)
+		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", n, n+"-1"))
+	} else {
+		g.line("if %s < 0 || %s > %s {", klo, khi, n)
+		bad := g.loc.name("k")
+		g.line("%s := %s", bad, klo)
+		g.line("if %s >= 0 {\n%s = max(%s, %s)\n}", bad, bad, bad, n)
+		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", bad, n+"-1"))
+	}
+	g.line("}")
+	base := ""
+	if !isZero(d.x.Parent) {
+		q := g.simple(d.x.Parent, lower.Int, "q")
+		base = g.loc.name("base")
+		g.line("%s := %s*%s", base, q, n)
+		klo, khi = base+"+"+klo, base+"+"+khi
+	}
+	seg := g.loc.name(d.x.T.Name + "Row")
+	g.line("%s := %s[%s : %s]", seg, ti.f(valsField), klo, khi)
+	g.segInsert[d.x] = ""
+	if d.diag != nil {
+		g.segInsert[d.diag] = ""
+	}
+	if q := d.storePos(); q != nil && g.read[q] {
+		g.segStore[q] = seg + "[" + k + "]"
+	}
+	return seg
+}
+
+// denseSegEnd forgets what denseSegStart recorded.
+func (g *gen) denseSegEnd(d denseSeg) {
+	delete(g.segInsert, d.x)
+	if d.diag != nil {
+		delete(g.segInsert, d.diag)
+	}
+	if q := d.storePos(); q != nil {
+		delete(g.segStore, q)
+	}
+}
