@@ -738,7 +738,7 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 		rt := fr.t[t]
 		poss := rg.ibuf(fr, pslot, cx.n)
 		lev := rt.levels[lv]
-		if lev.kind == lower.Dense && lev.present != nil && lv == 0 {
+		if lev.kind == lower.Dense && (lev.present != nil || lev.unmarked) && lv == 0 {
 			// dense level 0: the key is the position; mark it
 			for k, key := range keys {
 				if key < 0 || key >= lev.size {
@@ -746,7 +746,9 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 					lev = rt.levels[lv]
 					continue
 				}
-				lev.present[key] = true
+				if lev.present != nil {
+					lev.present[key] = true
+				}
 				poss[k] = key
 			}
 			return

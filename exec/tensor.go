@@ -38,11 +38,13 @@ type tensor struct {
 //     position (level 1 under a dense level 0); present marks the parents
 //     that have it (nil when full: every parent present has).
 type level struct {
-	kind    lower.Storage
-	size    int
-	full    bool
-	present []bool
-	list    []int // sparse: keys in insertion order
+	kind lower.Storage
+	size int
+	full bool
+	// dense, not full: no presence (lower.Level.Unmarked); present nil
+	unmarked bool
+	present  []bool
+	list     []int // sparse: keys in insertion order
 	// hash
 	keys, parent []int
 	table        []int32
@@ -63,7 +65,7 @@ type level struct {
 func newTensor(t *lower.Tensor, dict string) *tensor {
 	rt := &tensor{t: t, levels: make([]*level, len(t.Levels)), dict: dict}
 	for i, l := range t.Levels {
-		rt.levels[i] = &level{kind: l.Storage, full: l.Full, cur: -1}
+		rt.levels[i] = &level{kind: l.Storage, full: l.Full, unmarked: l.Unmarked, cur: -1}
 		if l.Storage == lower.Hash {
 			rt.levels[i].ix = newHashIndex(dict)
 		}
@@ -88,7 +90,7 @@ func (rt *tensor) resize(sizes []int, covered bool) {
 			if need := parents * n; cap(rt.vals) < need || !l.full && cap(l.present) < need {
 				rt.reserve(9 * float64(need))
 			}
-			if l.full {
+			if l.full || l.unmarked {
 				l.present = nil
 			} else {
 				l.present = resize(l.present, parents*n)
@@ -371,7 +373,9 @@ func (rt *tensor) growDense(i, n int) {
 	l := rt.levels[i]
 	n = max(n, 2*l.size, 8)
 	rt.reserve(9 * float64(n-l.size))
-	l.present = append(l.present, make([]bool, n-l.size)...)
+	if !l.unmarked {
+		l.present = append(l.present, make([]bool, n-l.size)...)
+	}
 	l.size = n
 	if len(rt.levels) == 2 && rt.levels[1].kind == lower.Diagonal {
 		if d := rt.levels[1]; !d.full && !d.all {

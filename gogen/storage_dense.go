@@ -55,7 +55,7 @@ func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
 		g.line("}")
 	}
 	c := g.denseChild(ti, lv, s.Parent, k)
-	if !l.Full {
+	if l.Marked() {
 		g.line("%s[%s] = true", ti.f(presentField(lv)), c)
 	}
 	g.bind(s.Pos, c)
@@ -65,7 +65,7 @@ func (g *gen) denseLocate(ti *tinfo, s *lower.Locate) {
 	lv, l := s.Level, s.T.Levels[s.Level]
 	k := g.simple(s.Key, lower.Int, "k")
 	// the child position is needed for the presence check or the body
-	need := !l.Full || s.Pos != nil && g.read[s.Pos]
+	need := l.Marked() || s.Pos != nil && g.read[s.Pos]
 	var q string
 	if need && !isZero(s.Parent) {
 		q = g.simple(s.Parent, lower.Int, "q")
@@ -77,7 +77,7 @@ func (g *gen) denseLocate(ti *tinfo, s *lower.Locate) {
 		c = g.loc.name("c")
 		g.line("%s := %s*%s + %s", c, q, n, k)
 	}
-	if l.Full {
+	if !l.Marked() {
 		g.body(s.Body, func() { g.bind(s.Pos, c) })
 	} else {
 		g.line("if %s[%s] {", ti.f(presentField(lv)), c)
@@ -110,7 +110,7 @@ func (g *gen) denseForLevel(ti *tinfo, s *lower.ForLevel) {
 		c = g.loc.name("c")
 		g.line("%s := %s + %s", c, base, k)
 	}
-	if !l.Full {
+	if l.Marked() {
 		g.line("if !%s[%s] {\ncontinue\n}", ti.f(presentField(lv)), c)
 	}
 	g.bind(s.Pos, c)

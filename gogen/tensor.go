@@ -99,7 +99,7 @@ func (g *gen) newTensor(t *lower.Tensor) {
 		switch l.Storage {
 		case lower.Dense:
 			hoist(nField(lv))
-			if !l.Full {
+			if l.Marked() {
 				hoist(presentField(lv))
 			}
 		case lower.Sparse:
@@ -259,8 +259,10 @@ func levelDoc(t *lower.Tensor, lv int) string {
 	switch l.Storage {
 	case lower.Dense:
 		s := fmt.Sprintf("dense: keys 0..N%d-1, key k of parent position q at position q*N%d + k", lv, lv)
-		if !l.Full {
+		if l.Marked() {
 			s += fmt.Sprintf(", present where Present%d is true", lv)
+		} else if l.Unmarked {
+			s += ", every key present (zero until written)"
 		}
 		return s
 	case lower.Sparse:
@@ -301,7 +303,7 @@ func (g *gen) tensorType(w *bytes.Buffer, ti *tinfo) {
 		switch l.Storage {
 		case lower.Dense:
 			fmt.Fprintf(w, "%s int\n", nField(lv))
-			if !l.Full {
+			if l.Marked() {
 				fmt.Fprintf(w, "%s []bool\n", presentField(lv))
 			}
 		case lower.Sparse:
@@ -421,7 +423,7 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 			} else {
 				fmt.Fprintf(w, "t.%s = max(n%d, 0)\n", nField(lv), lv)
 			}
-			if !l.Full {
+			if l.Marked() {
 				p := "t." + presentField(lv)
 				fmt.Fprintf(w, "if n := %s; cap(%s) >= n {\n%s = %s[:n]\n%s\n} else {\n%s = make([]bool, n)\n}\n", count(t, lv), p, p, p, clearIf(p), p)
 			}
@@ -484,7 +486,7 @@ func (g *gen) growMethod(w *bytes.Buffer, ti *tinfo) {
 	case lower.Dense:
 		fmt.Fprintf(w, "t.N0 = max(k+1, 2*t.N0, 8)\n")
 		for lv := 0; lv <= last && fixedPositions(t, lv); lv++ {
-			if l := t.Levels[lv]; (l.Storage == lower.Dense || l.Storage == lower.Diagonal) && !l.Full {
+			if l := t.Levels[lv]; (l.Storage == lower.Dense || l.Storage == lower.Diagonal) && l.Marked() {
 				p := "t." + presentField(lv)
 				fmt.Fprintf(w, "%s = append(%s, make([]bool, %s-len(%s))...)\n", p, p, count(t, lv), p)
 			}

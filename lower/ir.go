@@ -119,9 +119,30 @@ type Level struct {
 	// position is defined, such as a gradient on a dense input); every
 	// parent of a Diagonal level has its child.
 	Full bool
+	// Unmarked: a Dense level that is not Full keeps no presence; every
+	// key below its extent reads as present, zero until written. It
+	// still grows like a level that is not full. DropMarks sets it where
+	// the program cannot tell (no loop over the level; every lookup
+	// defaults to zero).
+	Unmarked bool
 	// Of is the input level a Positions level reuses: its pos and idx
 	// arrays (Of.Pos is nil for the top level of a format).
 	Of *PositionsOf
+}
+
+// Marked reports whether the level keeps which of its keys are present
+// (a presence array): a Dense level neither Full nor Unmarked, a
+// Diagonal level not Full, a Positions level.
+func (l *Level) Marked() bool {
+	switch l.Storage {
+	case Dense:
+		return !l.Full && !l.Unmarked
+	case Diagonal:
+		return !l.Full
+	case Positions:
+		return true
+	}
+	return false
 }
 
 // PositionsOf names the input level whose positions a Positions level

@@ -103,6 +103,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		l.prog.Body = &Block{}
 	}
 	CoverFull(l.prog)
+	DropMarks(l.prog)
 	MarkParallel(l.prog)
 	WriteOnce(l.prog)
 	MarkPrimitives(l.prog)

@@ -55,6 +55,9 @@ func tensorDecl(t *Tensor) string {
 			if l.Full {
 				s += " full"
 			}
+			if l.Unmarked {
+				s += " unmarked"
+			}
 		case Diagonal:
 			if l.Full {
 				s += " full"

@@ -66,7 +66,6 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h_n0 := h.N0
 	hbar_vals := hbar.Vals
 	hbar_n0 := hbar.N0
-	hbar_present0 := hbar.Present0
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
@@ -105,11 +104,9 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	}
 	hbar.Vals = hbar_vals
 	hbar.N0 = hbar_n0
-	hbar.Present0 = hbar_present0
 	hbar.init(0)
 	hbar_vals = hbar.Vals
 	hbar_n0 = hbar.N0
-	hbar_present0 = hbar.Present0
 	if 0 < A_len {
 		A_posSeg2 := A_pos[1+0 : 1+A_len : len(A_pos)]
 		for k2 := range A_posSeg2 {
@@ -149,18 +146,14 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 							h.N0 = h_n0
 							hbar.Vals = hbar_vals
 							hbar.N0 = hbar_n0
-							hbar.Present0 = hbar_present0
 							return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", j2)
 						}
 						hbar.Vals = hbar_vals
 						hbar.N0 = hbar_n0
-						hbar.Present0 = hbar_present0
 						hbar.grow0(j2)
 						hbar_vals = hbar.Vals
 						hbar_n0 = hbar.N0
-						hbar_present0 = hbar.Present0
 					}
-					hbar_present0[j2] = true
 					q2 := j2
 					hbar_vals[q2] += A_valSeg2[k4] * c
 				}
@@ -178,10 +171,8 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			}
 			x2 := 0.0
 			if uint(i2) < uint(hbar_n0) {
-				if hbar_present0[i2] {
-					q4 := i2
-					x2 = hbar_vals[q4]
-				}
+				q4 := i2
+				x2 = hbar_vals[q4]
 			}
 			c1 := (1.0 - x1*x1) * x2
 			lo3 := A_pos[i2]
@@ -199,7 +190,6 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 						h.N0 = h_n0
 						hbar.Vals = hbar_vals
 						hbar.N0 = hbar_n0
-						hbar.Present0 = hbar_present0
 						return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", j3, out_n0-1)
 					}
 					q5 := j3
@@ -214,7 +204,6 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h.N0 = h_n0
 	hbar.Vals = hbar_vals
 	hbar.N0 = hbar_n0
-	hbar.Present0 = hbar_present0
 	return nil
 }
 
@@ -318,24 +307,17 @@ func (t *wl_mlp2_grad_h) init(n0 int, keep bool) {
 }
 
 // wl_mlp2_grad_hbar is the tensor hbar of wl_mlp2_grad, of type {int -> real}, stored in 1 level(s):
-//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
+//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, every key present (zero until written);
 //
 // Vals[c] is the value at position c of the last level.
 type wl_mlp2_grad_hbar struct {
-	N0       int
-	Present0 []bool
-	Vals     []float64
+	N0   int
+	Vals []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *wl_mlp2_grad_hbar) init(n0 int) {
 	t.N0 = max(n0, t.N0)
-	if n := t.N0; cap(t.Present0) >= n {
-		t.Present0 = t.Present0[:n]
-		clear(t.Present0)
-	} else {
-		t.Present0 = make([]bool, n)
-	}
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
 		clear(t.Vals)
@@ -347,7 +329,6 @@ func (t *wl_mlp2_grad_hbar) init(n0 int) {
 // grow0 grows level 0 of t to hold the key k >= 0.
 func (t *wl_mlp2_grad_hbar) grow0(k int) {
 	t.N0 = max(k+1, 2*t.N0, 8)
-	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
 	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
 }
 

@@ -66,7 +66,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	out_n0 := dst.N0
 	dbar_vals := dbar.Vals
 	dbar_n0 := dbar.N0
-	dbar_present0 := dbar.Present0
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
@@ -78,7 +77,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	dbar.init(x1)
 	dbar_vals = dbar.Vals
 	dbar_n0 = dbar.N0
-	dbar_present0 = dbar.Present0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
 		for k := range A_posSeg {
@@ -105,18 +103,14 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 					dst.N0 = out_n0
 					dbar.Vals = dbar_vals
 					dbar.N0 = dbar_n0
-					dbar.Present0 = dbar_present0
 					return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i)
 				}
 				dbar.Vals = dbar_vals
 				dbar.N0 = dbar_n0
-				dbar.Present0 = dbar_present0
 				dbar.grow0(i)
 				dbar_vals = dbar.Vals
 				dbar_n0 = dbar.N0
-				dbar_present0 = dbar.Present0
 			}
-			dbar_present0[i] = true
 			q := i
 			dbar_vals[q] += s
 		}
@@ -128,18 +122,14 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 				dst.N0 = out_n0
 				dbar.Vals = dbar_vals
 				dbar.N0 = dbar_n0
-				dbar.Present0 = dbar_present0
 				return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i1)
 			}
 			dbar.Vals = dbar_vals
 			dbar.N0 = dbar_n0
-			dbar.Present0 = dbar_present0
 			dbar.grow0(i1)
 			dbar_vals = dbar.Vals
 			dbar_n0 = dbar.N0
-			dbar_present0 = dbar.Present0
 		}
-		dbar_present0[i1] = true
 		q1 := i1
 		dbar_vals[q1] += -1.0 * b_val[i1]
 	}
@@ -151,7 +141,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			dst.N0 = out_n0
 			dbar.Vals = dbar_vals
 			dbar.N0 = dbar_n0
-			dbar.Present0 = dbar_present0
 			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 		}
 		outRow := out_vals[0:x_len]
@@ -167,10 +156,8 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			i3 := 0 + k3
 			x := 0.0
 			if uint(i3) < uint(dbar_n0) {
-				if dbar_present0[i3] {
-					q3 := i3
-					x = dbar_vals[q3]
-				}
+				q3 := i3
+				x = dbar_vals[q3]
 			}
 			lo1 := A_pos[i3]
 			hi1 := A_posSeg1[k3]
@@ -185,7 +172,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 						dst.N0 = out_n0
 						dbar.Vals = dbar_vals
 						dbar.N0 = dbar_n0
-						dbar.Present0 = dbar_present0
 						return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 					}
 					q4 := j1
@@ -198,7 +184,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	dst.N0 = out_n0
 	dbar.Vals = dbar_vals
 	dbar.N0 = dbar_n0
-	dbar.Present0 = dbar_present0
 	return nil
 }
 
@@ -280,24 +265,17 @@ func (t *wl_ridge_gradResult) str0(b *strings.Builder, q int) {
 }
 
 // wl_ridge_grad_dbar is the tensor dbar of wl_ridge_grad, of type {int -> real}, stored in 1 level(s):
-//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
+//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, every key present (zero until written);
 //
 // Vals[c] is the value at position c of the last level.
 type wl_ridge_grad_dbar struct {
-	N0       int
-	Present0 []bool
-	Vals     []float64
+	N0   int
+	Vals []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *wl_ridge_grad_dbar) init(n0 int) {
 	t.N0 = max(n0, t.N0)
-	if n := t.N0; cap(t.Present0) >= n {
-		t.Present0 = t.Present0[:n]
-		clear(t.Present0)
-	} else {
-		t.Present0 = make([]bool, n)
-	}
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
 		clear(t.Vals)
@@ -309,7 +287,6 @@ func (t *wl_ridge_grad_dbar) init(n0 int) {
 // grow0 grows level 0 of t to hold the key k >= 0.
 func (t *wl_ridge_grad_dbar) grow0(k int) {
 	t.N0 = max(k+1, 2*t.N0, 8)
-	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
 	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
 }
 
