@@ -28,19 +28,14 @@ func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
 	lv, l := s.Level, s.T.Levels[s.Level]
 	k := g.simple(s.Key, lower.Int, "k")
 	n := ti.f(nField(lv))
+	bound := g.denseBound(ti, s.T, lv, s.Parent)
 	switch {
 	case l.Full:
-		bound := n
-		if lv == 0 && (s.T.Order() == 1 || s.T.Order() == 2 && s.T.Levels[1].Storage == lower.Diagonal) && isZero(s.Parent) {
-			// vals has exactly N entries: checking against it lets Go
-			// drop the bounds check of the store that follows
-			bound = "len(" + ti.f(valsField) + ")"
-		}
 		g.line("if uint(%s) >= uint(%s) {", k, bound)
 		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", k, n+"-1"))
 		g.line("}")
 	case lv == 0:
-		g.line("if uint(%s) >= uint(%s) {", k, n)
+		g.line("if uint(%s) >= uint(%s) {", k, bound)
 		g.line("if %s < 0 {", k)
 		g.returnErr(g.errorf("key %d of a dense result is negative", k))
 		g.line("}")
@@ -61,6 +56,17 @@ func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
 	g.bind(s.Pos, c)
 }
 
+// denseBound is the Go expression a key of level lv under parent is
+// checked against: the level's extent N, or len(Vals) where the values
+// have exactly N entries (level 0 of a vector, or over a diagonal level),
+// which lets Go drop the bounds check of the load or store that follows.
+func (g *gen) denseBound(ti *tinfo, t *lower.Tensor, lv int, parent lower.Expr) string {
+	if lv == 0 && (t.Order() == 1 || t.Order() == 2 && t.Levels[1].Storage == lower.Diagonal) && isZero(parent) {
+		return "len(" + ti.f(valsField) + ")"
+	}
+	return ti.f(nField(lv))
+}
+
 func (g *gen) denseLocate(ti *tinfo, s *lower.Locate) {
 	lv, l := s.Level, s.T.Levels[s.Level]
 	k := g.simple(s.Key, lower.Int, "k")
@@ -71,7 +77,7 @@ func (g *gen) denseLocate(ti *tinfo, s *lower.Locate) {
 		q = g.simple(s.Parent, lower.Int, "q")
 	}
 	n := ti.f(nField(lv))
-	g.line("if uint(%s) < uint(%s) {", k, n)
+	g.line("if uint(%s) < uint(%s) {", k, g.denseBound(ti, s.T, lv, s.Parent))
 	c := k
 	if q != "" {
 		c = g.loc.name("c")

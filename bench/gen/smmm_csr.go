@@ -73,7 +73,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			A_valSeg = A_valSeg[:len(A_idxSeg)]
 			for k1 := range A_idxSeg {
 				j := A_idxSeg[k1]
-				if uint(j) >= uint(t_n0) {
+				if uint(j) >= uint(len(t_vals)) {
 					if j < 0 {
 						dst.Vals = out_vals
 						dst.N0 = out_n0

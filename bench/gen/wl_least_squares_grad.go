@@ -94,7 +94,7 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 					s += A_valSeg[k1] * x2
 				}
 			}
-			if uint(i) >= uint(dbar_n0) {
+			if uint(i) >= uint(len(dbar_vals)) {
 				if i < 0 {
 					dst.Vals = out_vals
 					dst.N0 = out_n0
@@ -113,7 +113,7 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 		}
 	}
 	for i1 := 0; i1 < b_len; i1++ {
-		if uint(i1) >= uint(dbar_n0) {
+		if uint(i1) >= uint(len(dbar_vals)) {
 			if i1 < 0 {
 				dst.Vals = out_vals
 				dst.N0 = out_n0
@@ -135,7 +135,7 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 		for k2 := range A_posSeg1 {
 			i2 := 0 + k2
 			x := 0.0
-			if uint(i2) < uint(dbar_n0) {
+			if uint(i2) < uint(len(dbar_vals)) {
 				q2 := i2
 				x = dbar_vals[q2]
 			}

@@ -101,7 +101,7 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 				for k3 := range A_idxSeg1 {
 					j1 := A_idxSeg1[k3]
 					x := 0.0
-					if uint(j1) < uint(h_n0) {
+					if uint(j1) < uint(len(h_vals)) {
 						q1 := j1
 						x = h_vals[q1]
 					}

@@ -121,7 +121,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 				for k3 := range A_idxSeg1 {
 					j1 := A_idxSeg1[k3]
 					x := 0.0
-					if uint(j1) < uint(h_n0) {
+					if uint(j1) < uint(len(h_vals)) {
 						q1 := j1
 						x = h_vals[q1]
 					}
@@ -138,7 +138,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 				A_valSeg2 = A_valSeg2[:len(A_idxSeg2)]
 				for k4 := range A_idxSeg2 {
 					j2 := A_idxSeg2[k4]
-					if uint(j2) >= uint(hbar_n0) {
+					if uint(j2) >= uint(len(hbar_vals)) {
 						if j2 < 0 {
 							dst.Vals = out_vals
 							dst.N0 = out_n0
@@ -165,12 +165,12 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 		for k5 := range A_posSeg3 {
 			i2 := 0 + k5
 			x1 := 0.0
-			if uint(i2) < uint(h_n0) {
+			if uint(i2) < uint(len(h_vals)) {
 				q3 := i2
 				x1 = h_vals[q3]
 			}
 			x2 := 0.0
-			if uint(i2) < uint(hbar_n0) {
+			if uint(i2) < uint(len(hbar_vals)) {
 				q4 := i2
 				x2 = hbar_vals[q4]
 			}

@@ -97,7 +97,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 					s += A_valSeg[k1] * x2
 				}
 			}
-			if uint(i) >= uint(dbar_n0) {
+			if uint(i) >= uint(len(dbar_vals)) {
 				if i < 0 {
 					dst.Vals = out_vals
 					dst.N0 = out_n0
@@ -116,7 +116,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		}
 	}
 	for i1 := 0; i1 < b_len; i1++ {
-		if uint(i1) >= uint(dbar_n0) {
+		if uint(i1) >= uint(len(dbar_vals)) {
 			if i1 < 0 {
 				dst.Vals = out_vals
 				dst.N0 = out_n0
@@ -155,7 +155,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		for k3 := range A_posSeg1 {
 			i3 := 0 + k3
 			x := 0.0
-			if uint(i3) < uint(dbar_n0) {
+			if uint(i3) < uint(len(dbar_vals)) {
 				q3 := i3
 				x = dbar_vals[q3]
 			}
