@@ -35,6 +35,7 @@ type frame struct {
 	// panicked with, and the most goroutines a loop of the run used
 	pool     []*frame
 	own      []*tensor
+	resets   []pendingReset // a worker's copies to empty before its chunk
 	worker   bool
 	panicked any
 	used     int

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/nablasd/nablasd/lower"
@@ -75,6 +76,9 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 						wf.panicked = p
 					}
 				}()
+				for _, r := range wf.resets {
+					r.t.reset(r.sizes)
+				}
 				chunk(wf)
 			}()
 		}
@@ -86,9 +90,7 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 				panic(p)
 			}
 		}
-		for i, wf := range workers {
-			fr.merge(wf, par, i == 0)
-		}
+		fr.mergeAll(workers, par)
 		fr.used = max(fr.used, w)
 	}
 }
@@ -202,6 +204,7 @@ func (fr *frame) workers(c *compiler, w int) []*frame {
 // arrays and tensors, but empty tensors and zero variables where the loop
 // adds.
 func (wf *frame) copyFrom(fr *frame, par *lower.Par, inPlace bool) {
+	wf.resets = wf.resets[:0]
 	copy(wf.i, fr.i)
 	copy(wf.f, fr.f)
 	copy(wf.ia, fr.ia)
@@ -229,7 +232,10 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par, inPlace bool) {
 		for i, l := range main.levels {
 			own.levels[i].pos, own.levels[i].idx = l.pos, l.idx
 		}
-		own.reset(sizes)
+		// emptied by the worker itself, so that the workers clear their
+		// copies at once (the sizes are read here: the first worker
+		// may grow the run's tensor)
+		wf.resets = append(wf.resets, pendingReset{own, sizes})
 		wf.t[t.ID] = own
 	}
 	for _, t := range par.Private {
@@ -244,10 +250,78 @@ func (wf *frame) copyFrom(fr *frame, par *lower.Par, inPlace bool) {
 	}
 }
 
-// merge adds a worker's tensors and variables into the run's.
-func (fr *frame) merge(wf *frame, par *lower.Par, inPlace bool) {
+// pendingReset is a worker's copy of a tensor to empty to the sizes of
+// the run's (tensor.reset).
+type pendingReset struct {
+	t     *tensor
+	sizes []int
+}
+
+// minParallelMerge is the least length of a dense vector whose workers'
+// copies are added into the run's on several goroutines, each a range of
+// keys.
+var minParallelMerge = 1 << 14
+
+// mergeAll adds the workers' tensors and variables into the run's (the
+// first worker's are the run's own): full dense vectors of at least
+// minParallelMerge entries range by range on as many goroutines as there
+// are workers, the rest in worker order.
+func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
+	var ranged []*lower.Tensor
 	for _, t := range par.Tensors {
-		if !inPlace {
+		if fr.t[t.ID].fullVectorOf(workers[1:], t.ID) >= minParallelMerge {
+			ranged = append(ranged, t)
+		}
+	}
+	for i, wf := range workers {
+		fr.merge(wf, par, i == 0, ranged)
+	}
+	if len(ranged) == 0 {
+		return
+	}
+	w := len(workers)
+	var wg sync.WaitGroup
+	for r := 0; r < w; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, t := range ranged {
+				dst := fr.t[t.ID]
+				n := dst.levels[0].size
+				lo, hi := n*r/w, n*(r+1)/w
+				dv := dst.vals[lo:hi]
+				for _, wf := range workers[1:] {
+					for k, v := range wf.t[t.ID].vals[lo:hi] {
+						dv[k] += v
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// fullVectorOf returns the length of rt when it and every worker's copy
+// of it are full dense real vectors of that one length (the copies are
+// made at the run's size; the run's may have grown since), else 0.
+func (rt *tensor) fullVectorOf(workers []*frame, id int) int {
+	l := rt.levels[0]
+	if len(rt.levels) != 1 || l.kind != lower.Dense || l.present != nil || rt.t.Leaf == lower.Bool {
+		return 0
+	}
+	for _, wf := range workers {
+		s := wf.t[id].levels[0]
+		if s.kind != lower.Dense || s.present != nil || s.size != l.size {
+			return 0
+		}
+	}
+	return l.size
+}
+
+// merge adds a worker's tensors and variables into the run's.
+func (fr *frame) merge(wf *frame, par *lower.Par, inPlace bool, ranged []*lower.Tensor) {
+	for _, t := range par.Tensors {
+		if !inPlace && !slices.Contains(ranged, t) {
 			fr.t[t.ID].add(wf.t[t.ID])
 		}
 	}

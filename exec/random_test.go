@@ -69,10 +69,12 @@ func TestRandomPrograms(t *testing.T) {
 	}
 }
 
-// TestMain splits every parallel loop, however small, so that the random
-// programs exercise the workers and their merge.
+// TestMain splits every parallel loop, however small, and merges every
+// dense vector range by range, so that the random programs exercise the
+// workers and their merges.
 func TestMain(m *testing.M) {
 	minParallel = 2
+	minParallelMerge = 1
 	os.Exit(m.Run())
 }
 
