@@ -95,8 +95,15 @@ func (g *gen) function() []byte {
 	}
 	g.declareTensors()
 	g.stmt(g.p.Body)
-	g.unsync(nil) // every local is stored (and so used) at the end
-	g.syncOutAll()
+	g.unsync(nil)
+	g.syncOutDrifting()
+	for _, ti := range g.order {
+		if !driftingLocals(ti.t) {
+			for _, f := range ti.hoist {
+				g.line("_ = %s // its struct holds it (driftingLocals)", ti.local[f])
+			}
+		}
+	}
 	if rt != nil {
 		g.line("return nil")
 	} else {
@@ -119,9 +126,10 @@ func (g *gen) zeroResult() string {
 }
 
 // returnErr returns an error (a Go expression) from the function, the
-// tensors' locals stored first.
+// locals of the tensors that change them between syncs stored first
+// (driftingLocals).
 func (g *gen) returnErr(err string) {
-	g.syncOutAll()
+	g.syncOutDrifting()
 	g.line("return %s%s", g.zeroResult(), err)
 }
 

@@ -195,10 +195,32 @@ func (g *gen) unsync(ti *tinfo) {
 	delete(g.synced, ti)
 }
 
-// syncOutAll stores every tensor's locals, before the function returns.
-func (g *gen) syncOutAll() {
+// driftingLocals reports whether a tensor's locals may differ from its
+// struct's fields between syncs: a level that appends (sparse, hashed,
+// appended) changes them in place. Dense, diagonal and positions levels
+// change them only in init and grow0, which sync both ways, so their
+// structs always hold what their locals do.
+func driftingLocals(t *lower.Tensor) bool {
+	for _, l := range t.Levels {
+		switch l.Storage {
+		case lower.Dense, lower.Diagonal, lower.Positions:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// syncOutDrifting stores the locals of the tensors whose locals drift,
+// before the function returns. The others' are not stored: a store at
+// every return kept them live to the end of the function, taking
+// registers from every loop (Go's register allocator then spilled inner
+// loops' counters).
+func (g *gen) syncOutDrifting() {
 	for _, ti := range g.order {
-		g.syncOut(ti)
+		if driftingLocals(ti.t) {
+			g.syncOut(ti)
+		}
 	}
 }
 

@@ -53,8 +53,6 @@ func smvm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x
 			for k := range A_idxSeg {
 				j := A_idxSeg[k]
 				if uint(j) >= uint(len(out_vals)) {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
 					return fmt.Errorf("smvm_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
 				}
 				q := j
@@ -62,8 +60,8 @@ func smvm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len int, x
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
+	_ = out_vals // its struct holds it (driftingLocals)
+	_ = out_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 

