@@ -205,6 +205,13 @@ type gen struct {
 	lens        []lenFact               // arrays whose length an extent gives
 	scalar      string                  // the Go type of a scalar result
 	resName     string                  // the scalar result's name in the function
+	// outlined row loops (outline.go): the bodies of the loops that
+	// enclose the code being emitted, the types of the locals loops
+	// declare, and the functions written
+	loopBodies  []lower.Stmt
+	passes      int // the loop nests at the top of the program (countPasses)
+	typedLocals map[string]string
+	outlined    bytes.Buffer
 }
 
 // loadKey is a load A[off + v] a segment serves (off "" for A[v]: the
@@ -218,7 +225,8 @@ type loadKey struct {
 func newGen(p *lower.Program, opts Options) *gen {
 	g := &gen{p: p, opts: opts, fn: opts.Func, loc: newNamer(), w: &bytes.Buffer{},
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
-		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, imports: map[string]bool{}, helpers: map[string]bool{}}
+		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, imports: map[string]bool{}, helpers: map[string]bool{},
+		typedLocals: map[string]string{}}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may
@@ -259,6 +267,7 @@ func (g *gen) file() (*Kernel, error) {
 		f.WriteString(")\n\n")
 	}
 	f.Write(body)
+	f.Write(g.outlined.Bytes())
 	f.Write(types.Bytes())
 	f.WriteString(helpers)
 	src, err := format.Source(f.Bytes())

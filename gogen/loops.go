@@ -1,6 +1,8 @@
 package gogen
 
 import (
+	"bytes"
+
 	"github.com/nablasd/nablasd/lower"
 )
 
@@ -142,18 +144,23 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 			bind = func() { g.bind(v, name) }
 		}
 		g.line("for %s := %s; %s < %s; %s++ {", name, lo, name, hi, name)
+		g.loopBodies = append(g.loopBodies, body)
 		g.body(body, bind)
+		g.loopBodies = g.loopBodies[:len(g.loopBodies)-1]
 		g.line("}")
 		return
 	}
+	outline := g.outlineWanted(segs, body)
 	if !isSimple(lo) {
 		t := g.loc.name("lo")
 		g.line("%s := %s", t, lo)
+		g.typed(t, "int")
 		lo = t
 	}
 	if !isSimple(hi) {
 		t := g.loc.name("hi")
 		g.line("%s := %s", t, hi)
+		g.typed(t, "int")
 		hi = t
 	}
 	g.line("if %s < %s {", lo, hi)
@@ -162,6 +169,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	for _, sg := range segs {
 		a := sg.a
 		n := g.loc.name(g.arrays[a] + "Seg")
+		g.typed(n, "[]"+goKind(a.Kind))
 		names = append(names, n)
 		if sg.off == nil {
 			g.line("%s := %s[%s:%s]", n, g.arrays[a], lo, hi)
@@ -171,6 +179,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		o, ok := offs[key]
 		if !ok {
 			o = g.simple(sg.off, lower.Int, "o")
+			g.typed(o, "int")
 			offs[key] = o
 		}
 		// the capacity is the length: a segment past it fails here, as
@@ -182,12 +191,14 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	for _, x := range stores {
 		ti := g.ts[x.T]
 		pres := g.loc.name(ti.local[presentField(x.Level)] + "Seg")
+		g.typed(pres, "[]bool")
 		names = append(names, pres)
 		g.line("%s := %s[%s:%s]", pres, ti.f(presentField(x.Level)), lo, hi)
 		g.segInsert[x] = pres + "[" + k + "]"
 		excluded[x] = true
 		if x.Pos != nil && g.read[x.Pos] {
 			vals := g.loc.name(ti.local[valsField] + "Seg")
+			g.typed(vals, "[]"+goKind(x.T.Leaf))
 			g.line("%s := %s[%s:%s]", vals, ti.f(valsField), lo, hi)
 			g.segStore[x.Pos] = vals + "[" + k + "]"
 		}
@@ -199,12 +210,18 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 			excluded[d.diag] = true // its key is its parent's
 		}
 	}
+	// the loop, from here to its end, may become a function (outline.go)
+	var outer *bytes.Buffer
+	if outline {
+		outer, g.w = g.w, &bytes.Buffer{}
+	}
 	// every segment is hi-lo long: saying so lets Go drop the bounds
 	// checks of the others, indexed by the first's index
 	for _, n := range names[1:] {
 		g.line("%s = %s[:len(%s)]", n, n, names[0])
 	}
 	g.line("for %s := range %s {", k, names[0])
+	g.loopBodies = append(g.loopBodies, body)
 	for i, sg := range segs {
 		g.override[sg.key(v)] = names[i] + "[" + k + "]"
 	}
@@ -228,7 +245,19 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		g.denseSegEnd(d)
 	}
 	g.unsync(nil)
+	g.loopBodies = g.loopBodies[:len(g.loopBodies)-1]
 	g.line("}")
+	if outline {
+		text := g.w.String()
+		g.w = outer
+		own := map[string]bool{}
+		for _, n := range names {
+			own[n] = true
+		}
+		if !g.emitOutlined(text, own) {
+			g.w.WriteString(text)
+		}
+	}
 	g.line("}")
 }
 

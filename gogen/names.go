@@ -77,3 +77,6 @@ func (n *namer) name(base string) string {
 
 // reserve marks an identifier as taken.
 func (n *namer) reserve(s string) { n.used[s] = true }
+
+// taken reports whether s is reserved or was given out.
+func (n *namer) taken(s string) bool { return n.used[s] }

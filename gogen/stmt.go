@@ -94,6 +94,7 @@ func (g *gen) function() []byte {
 		}
 	}
 	g.declareTensors()
+	g.passes = countPasses(g.p.Body)
 	g.stmt(g.p.Body)
 	g.unsync(nil)
 	g.syncOutDrifting()

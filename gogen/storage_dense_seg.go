@@ -171,6 +171,7 @@ func (g *gen) denseSegStart(d denseSeg, lo, hi, k string) string {
 	klo, khi := lo, hi
 	if d.off != nil {
 		o := g.simple(d.off, lower.Int, "o")
+		g.typed(o, "int")
 		klo, khi = o+"+"+lo, o+"+"+hi
 	}
 	n := ti.f(nField(d.x.Level))
@@ -190,10 +191,12 @@ func (g *gen) denseSegStart(d denseSeg, lo, hi, k string) string {
 	if !isZero(d.x.Parent) {
 		q := g.simple(d.x.Parent, lower.Int, "q")
 		base = g.loc.name("base")
+		g.typed(base, "int")
 		g.line("%s := %s*%s", base, q, n)
 		klo, khi = base+"+"+klo, base+"+"+khi
 	}
 	seg := g.loc.name(d.x.T.Name + "Row")
+	g.typed(seg, "[]"+goKind(d.x.T.Leaf))
 	g.line("%s := %s[%s : %s]", seg, ti.f(valsField), klo, khi)
 	g.segInsert[d.x] = ""
 	if d.diag != nil {

@@ -56,15 +56,7 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				A_valSeg = A_valSeg[:len(A_idxSeg)]
-				for k1 := range A_idxSeg {
-					j := A_idxSeg[k1]
-					x := 0.0
-					if 0 <= j && j < x_len {
-						x = x_val[j]
-					}
-					s1 += A_valSeg[k1] * x
-				}
+				s1 = wl_logistic_evalLoop(A_valSeg, A_idxSeg, x_len, x_val, s1)
 			}
 			x1 := 0.0
 			if i < y_len {
@@ -75,4 +67,20 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 	}
 	out := s
 	return out, nil
+}
+
+// wl_logistic_evalLoop runs a row loop of wl_logistic_eval (outline.go).
+//
+//go:noinline
+func wl_logistic_evalLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s1 float64) float64 {
+	A_valSeg = A_valSeg[:len(A_idxSeg)]
+	for k1 := range A_idxSeg {
+		j := A_idxSeg[k1]
+		x := 0.0
+		if 0 <= j && j < x_len {
+			x = x_val[j]
+		}
+		s1 += A_valSeg[k1] * x
+	}
+	return s1
 }

@@ -66,15 +66,7 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				A_valSeg = A_valSeg[:len(A_idxSeg)]
-				for k1 := range A_idxSeg {
-					j := A_idxSeg[k1]
-					x := 0.0
-					if 0 <= j && j < x_len {
-						x = x_val[j]
-					}
-					s += A_valSeg[k1] * x
-				}
+				s = wl_logistic_gradLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
 			}
 			t2 := math.Exp(s)
 			x1 := 0.0
@@ -87,20 +79,48 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
-				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-				for k2 := range A_idxSeg1 {
-					j1 := A_idxSeg1[k2]
-					if uint(j1) >= uint(len(out_vals)) {
-						return fmt.Errorf("wl_logistic_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
-					}
-					q := j1
-					out_vals[q] += A_valSeg1[k2] * c
+				var err_ error
+				err_ = wl_logistic_gradLoop1(A_valSeg1, A_idxSeg1, out_vals, out_n0, c)
+				if err_ != nil {
+					return err_
 				}
 			}
 		}
 	}
 	_ = out_vals // its struct holds it (driftingLocals)
 	_ = out_n0   // its struct holds it (driftingLocals)
+	return nil
+}
+
+// wl_logistic_gradLoop runs a row loop of wl_logistic_grad (outline.go).
+//
+//go:noinline
+func wl_logistic_gradLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s float64) float64 {
+	A_valSeg = A_valSeg[:len(A_idxSeg)]
+	for k1 := range A_idxSeg {
+		j := A_idxSeg[k1]
+		x := 0.0
+		if 0 <= j && j < x_len {
+			x = x_val[j]
+		}
+		s += A_valSeg[k1] * x
+	}
+	return s
+}
+
+// wl_logistic_gradLoop1 runs a row loop of wl_logistic_grad (outline.go).
+//
+//go:noinline
+func wl_logistic_gradLoop1(A_valSeg1 []float64, A_idxSeg1 []int, out_vals []float64, out_n0 int, c float64) error {
+	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+	for k2 := range A_idxSeg1 {
+		j1 := A_idxSeg1[k2]
+		if uint(j1) >= uint(len(out_vals)) {
+			return fmt.Errorf("wl_logistic_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
+		}
+		q := j1
+		out_vals[q] += A_valSeg1[k2] * c
+	}
 	return nil
 }
 

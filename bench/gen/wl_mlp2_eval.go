@@ -72,15 +72,7 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				A_valSeg = A_valSeg[:len(A_idxSeg)]
-				for k1 := range A_idxSeg {
-					j := A_idxSeg[k1]
-					x1 := 0.0
-					if 0 <= j && j < x_len {
-						x1 = x_val[j]
-					}
-					s += A_valSeg[k1] * x1
-				}
+				s = wl_mlp2_evalLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
 			}
 			v := math.Tanh(s)
 			hRow[k] = v
@@ -97,16 +89,7 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
-				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-				for k3 := range A_idxSeg1 {
-					j1 := A_idxSeg1[k3]
-					x := 0.0
-					if uint(j1) < uint(len(h_vals)) {
-						q1 := j1
-						x = h_vals[q1]
-					}
-					s2 += A_valSeg1[k3] * x
-				}
+				s2 = wl_mlp2_evalLoop1(A_valSeg1, A_idxSeg1, h_vals, s2)
 			}
 			s1 += math.Tanh(s2)
 		}
@@ -115,6 +98,39 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	_ = h_vals // its struct holds it (driftingLocals)
 	_ = h_n0   // its struct holds it (driftingLocals)
 	return out, nil
+}
+
+// wl_mlp2_evalLoop runs a row loop of wl_mlp2_eval (outline.go).
+//
+//go:noinline
+func wl_mlp2_evalLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s float64) float64 {
+	A_valSeg = A_valSeg[:len(A_idxSeg)]
+	for k1 := range A_idxSeg {
+		j := A_idxSeg[k1]
+		x1 := 0.0
+		if 0 <= j && j < x_len {
+			x1 = x_val[j]
+		}
+		s += A_valSeg[k1] * x1
+	}
+	return s
+}
+
+// wl_mlp2_evalLoop1 runs a row loop of wl_mlp2_eval (outline.go).
+//
+//go:noinline
+func wl_mlp2_evalLoop1(A_valSeg1 []float64, A_idxSeg1 []int, h_vals []float64, s2 float64) float64 {
+	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+	for k3 := range A_idxSeg1 {
+		j1 := A_idxSeg1[k3]
+		x := 0.0
+		if uint(j1) < uint(len(h_vals)) {
+			q1 := j1
+			x = h_vals[q1]
+		}
+		s2 += A_valSeg1[k3] * x
+	}
+	return s2
 }
 
 // wl_mlp2_eval_h is the tensor h of wl_mlp2_eval, of type {int -> real}, stored in 1 level(s):

@@ -88,15 +88,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				A_valSeg = A_valSeg[:len(A_idxSeg)]
-				for k1 := range A_idxSeg {
-					j := A_idxSeg[k1]
-					x3 := 0.0
-					if 0 <= j && j < x_len {
-						x3 = x_val[j]
-					}
-					s += A_valSeg[k1] * x3
-				}
+				s = wl_mlp2_gradLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
 			}
 			v := math.Tanh(s)
 			hRow[k] = v
@@ -117,16 +109,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
-				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-				for k3 := range A_idxSeg1 {
-					j1 := A_idxSeg1[k3]
-					x := 0.0
-					if uint(j1) < uint(len(h_vals)) {
-						q1 := j1
-						x = h_vals[q1]
-					}
-					s1 += A_valSeg1[k3] * x
-				}
+				s1 = wl_mlp2_gradLoop1(A_valSeg1, A_idxSeg1, h_vals, s1)
 			}
 			t8 := math.Tanh(s1)
 			c := 1.0 - t8*t8
@@ -174,14 +157,10 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo3 < hi3 {
 				A_idxSeg3 := A_idx[lo3:hi3]
 				A_valSeg3 := A_val[lo3:hi3]
-				A_valSeg3 = A_valSeg3[:len(A_idxSeg3)]
-				for k6 := range A_idxSeg3 {
-					j3 := A_idxSeg3[k6]
-					if uint(j3) >= uint(len(out_vals)) {
-						return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", j3, out_n0-1)
-					}
-					q5 := j3
-					out_vals[q5] += A_valSeg3[k6] * c1
+				var err_ error
+				err_ = wl_mlp2_gradLoop2(A_valSeg3, A_idxSeg3, out_vals, out_n0, c1)
+				if err_ != nil {
+					return err_
 				}
 			}
 		}
@@ -192,6 +171,55 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	_ = h_n0      // its struct holds it (driftingLocals)
 	_ = hbar_vals // its struct holds it (driftingLocals)
 	_ = hbar_n0   // its struct holds it (driftingLocals)
+	return nil
+}
+
+// wl_mlp2_gradLoop runs a row loop of wl_mlp2_grad (outline.go).
+//
+//go:noinline
+func wl_mlp2_gradLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s float64) float64 {
+	A_valSeg = A_valSeg[:len(A_idxSeg)]
+	for k1 := range A_idxSeg {
+		j := A_idxSeg[k1]
+		x3 := 0.0
+		if 0 <= j && j < x_len {
+			x3 = x_val[j]
+		}
+		s += A_valSeg[k1] * x3
+	}
+	return s
+}
+
+// wl_mlp2_gradLoop1 runs a row loop of wl_mlp2_grad (outline.go).
+//
+//go:noinline
+func wl_mlp2_gradLoop1(A_valSeg1 []float64, A_idxSeg1 []int, h_vals []float64, s1 float64) float64 {
+	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+	for k3 := range A_idxSeg1 {
+		j1 := A_idxSeg1[k3]
+		x := 0.0
+		if uint(j1) < uint(len(h_vals)) {
+			q1 := j1
+			x = h_vals[q1]
+		}
+		s1 += A_valSeg1[k3] * x
+	}
+	return s1
+}
+
+// wl_mlp2_gradLoop2 runs a row loop of wl_mlp2_grad (outline.go).
+//
+//go:noinline
+func wl_mlp2_gradLoop2(A_valSeg3 []float64, A_idxSeg3 []int, out_vals []float64, out_n0 int, c1 float64) error {
+	A_valSeg3 = A_valSeg3[:len(A_idxSeg3)]
+	for k6 := range A_idxSeg3 {
+		j3 := A_idxSeg3[k6]
+		if uint(j3) >= uint(len(out_vals)) {
+			return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", j3, out_n0-1)
+		}
+		q5 := j3
+		out_vals[q5] += A_valSeg3[k6] * c1
+	}
 	return nil
 }
 

@@ -87,15 +87,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				A_valSeg = A_valSeg[:len(A_idxSeg)]
-				for k1 := range A_idxSeg {
-					j := A_idxSeg[k1]
-					x2 := 0.0
-					if 0 <= j && j < x_len {
-						x2 = x_val[j]
-					}
-					s += A_valSeg[k1] * x2
-				}
+				s = wl_ridge_gradLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
 			}
 			if uint(i) >= uint(len(dbar_vals)) {
 				if i < 0 {
@@ -152,14 +144,10 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
-				A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-				for k4 := range A_idxSeg1 {
-					j1 := A_idxSeg1[k4]
-					if uint(j1) >= uint(len(out_vals)) {
-						return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
-					}
-					q4 := j1
-					out_vals[q4] += A_valSeg1[k4] * x
+				var err_ error
+				err_ = wl_ridge_gradLoop1(A_valSeg1, A_idxSeg1, out_vals, out_n0, x)
+				if err_ != nil {
+					return err_
 				}
 			}
 		}
@@ -168,6 +156,38 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	_ = out_n0    // its struct holds it (driftingLocals)
 	_ = dbar_vals // its struct holds it (driftingLocals)
 	_ = dbar_n0   // its struct holds it (driftingLocals)
+	return nil
+}
+
+// wl_ridge_gradLoop runs a row loop of wl_ridge_grad (outline.go).
+//
+//go:noinline
+func wl_ridge_gradLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s float64) float64 {
+	A_valSeg = A_valSeg[:len(A_idxSeg)]
+	for k1 := range A_idxSeg {
+		j := A_idxSeg[k1]
+		x2 := 0.0
+		if 0 <= j && j < x_len {
+			x2 = x_val[j]
+		}
+		s += A_valSeg[k1] * x2
+	}
+	return s
+}
+
+// wl_ridge_gradLoop1 runs a row loop of wl_ridge_grad (outline.go).
+//
+//go:noinline
+func wl_ridge_gradLoop1(A_valSeg1 []float64, A_idxSeg1 []int, out_vals []float64, out_n0 int, x float64) error {
+	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+	for k4 := range A_idxSeg1 {
+		j1 := A_idxSeg1[k4]
+		if uint(j1) >= uint(len(out_vals)) {
+			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
+		}
+		q4 := j1
+		out_vals[q4] += A_valSeg1[k4] * x
+	}
 	return nil
 }
 
