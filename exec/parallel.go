@@ -367,6 +367,9 @@ func (rt *tensor) add(src *tensor) {
 		}
 		return
 	}
+	if rt.appendRows(src) {
+		return
+	}
 	var walk func(lv, sp, dp int)
 	walk = func(lv, sp, dp int) {
 		src.children(lv, sp, func(key, c int) bool {
@@ -385,6 +388,55 @@ func (rt *tensor) add(src *tensor) {
 		})
 	}
 	walk(0, 0, 0)
+}
+
+// appendRows adds src into rt by moving its rows whole, and reports
+// whether it could: both a dense level over an appended one, src's rows
+// all absent from rt (a parallel loop's workers fill disjoint rows, such
+// as Gustavson's rows of BATAx). Each row's children are consecutive in
+// an appended level, so src's keys and values are appended at once and
+// its rows' spans moved by the offset, instead of inserted entry by
+// entry.
+func (rt *tensor) appendRows(src *tensor) bool {
+	if len(src.levels) != 2 || len(rt.levels) != 2 {
+		return false
+	}
+	d0, s0, d1, s1 := rt.levels[0], src.levels[0], rt.levels[1], src.levels[1]
+	if d0.kind != lower.Dense || s0.kind != lower.Dense || d1.kind != lower.Appended || s1.kind != lower.Appended ||
+		s0.size > d0.size || (d0.present == nil) != (s0.present == nil) || len(src.vals) != len(s1.keys) || len(rt.vals) != len(d1.keys) {
+		return false
+	}
+	for p, h := range s1.head {
+		if h != 0 && p < len(d1.head) && d1.head[p] != 0 {
+			return false
+		}
+	}
+	d1.endBurst()
+	s1.endBurst()
+	off := int32(len(d1.keys))
+	if need := len(d1.keys) + len(s1.keys); need > cap(d1.keys) && need >= 1<<16 {
+		rt.reserve(16 * float64(len(s1.keys)))
+	}
+	d1.keys = append(d1.keys, s1.keys...)
+	rt.vals = append(rt.vals, src.vals...)
+	for len(d1.head) < len(s1.head) {
+		d1.head = append(d1.head, 0)
+		d1.tail = append(d1.tail, 0)
+	}
+	for p, h := range s1.head {
+		if h != 0 {
+			d1.head[p], d1.tail[p] = h+off, s1.tail[p]+off
+		}
+	}
+	if d0.present != nil && s0.present != nil {
+		// rows present without children too
+		for k, ok := range s0.present[:s0.size] {
+			if ok {
+				d0.present[k] = true
+			}
+		}
+	}
+	return true
 }
 
 // addLeaf adds v at leaf position c by the leaves' semi-ring.
