@@ -593,12 +593,18 @@ func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
 // accumAppended adds c·A[p] under parent at key I[p] of the Appended last
 // level lv, for every p.
 func accumAppended(rt *tensor, lev *level, lv, parent int, I []int, A []float64, c float64) {
-	q := rt.insert(lv, parent, I[0]) // starts (or goes on with) the parent's burst
-	rt.vals[q] += A[0] * c
+	last := lv == len(rt.levels)-1
+	start := 0
+	if !last || lev.cur != parent || parent >= len(lev.head) || lev.head[parent] == 0 {
+		// not yet the parent's burst: the first insert starts it (a
+		// segment of a row under way, the common case, goes straight on)
+		q := rt.insert(lv, parent, I[0])
+		rt.vals[q] += A[0] * c
+		start = 1
+	}
 	A = A[:len(I)]
 	keys, vals, mark := lev.keys, rt.vals, lev.mark
-	last := lv == len(rt.levels)-1
-	for p := 1; p < len(I); p++ {
+	for p := start; p < len(I); p++ {
 		j := I[p]
 		if uint(j) < uint(len(mark)) && last {
 			if m := mark[j]; m != 0 {
