@@ -13,6 +13,7 @@
 //	Prepare(src, inputs, options)     parse, check, lint, shape and memory checks  → *Query
 //	Query.Plan(wrt...)                differentiate (package ad), optimize (fuse)  → *Plan, every stage
 //	Query.Compile(wrt...)             compile the program that runs (exec)         → *Kernel
+//	                                  (native code once it has run long enough: Options.Exec "auto")
 //	Kernel.NewResult, Kernel.Run      run into a reusable destination              → *Result
 //	Query.Value, Grad, ValueAndGrad   the same in one call (several gradients and the value: one kernel)
 //	Query.VJP, JVP, HVP               vector–Jacobian, Jacobian–vector and Hessian–vector products

@@ -3,6 +3,7 @@ package nablasd
 import (
 	"bytes"
 	"fmt"
+	"plugin"
 	"strings"
 
 	"github.com/nablasd/nablasd/gogen"
@@ -88,22 +89,39 @@ func wrapperSource(k *gogen.Kernel) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// jitSymbols are the plugin's entry points, as wrapperSource writes them.
+var jitSymbols = []string{"NablasdRun", "NablasdAlloc", "NablasdEntries", "NablasdEmpty"}
+
 // compileJIT generates the Go of the kernel of plan p and builds it into
 // native code.
 func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
-	k, err := q.generateFor(p, "Kernel", "main", true)
+	k, src, err := q.jitSource(p)
 	if err != nil {
 		return nil, err
+	}
+	syms, err := jit.Load(src, jitSymbols...)
+	if err != nil {
+		return nil, err
+	}
+	return newJITKernel(k, syms)
+}
+
+// jitSource generates the Go of the kernel of plan p with the JIT's entry
+// points (wrapperSource): the source of its plugin.
+func (q *Query) jitSource(p *Plan) (*gogen.Kernel, []byte, error) {
+	k, err := q.generateFor(p, "Kernel", "main", true)
+	if err != nil {
+		return nil, nil, err
 	}
 	w, err := wrapperSource(k)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	src := append(append([]byte(nil), k.Source...), w...)
-	syms, err := jit.Load(src, "NablasdRun", "NablasdAlloc", "NablasdEntries", "NablasdEmpty")
-	if err != nil {
-		return nil, err
-	}
+	return k, append(append([]byte(nil), k.Source...), w...), nil
+}
+
+// newJITKernel binds the entry points of k's loaded plugin.
+func newJITKernel(k *gogen.Kernel, syms map[string]plugin.Symbol) (*jitKernel, error) {
 	run, ok1 := syms["NablasdRun"].(func([]any, any, any) (float64, error))
 	alloc, ok2 := syms["NablasdAlloc"].(func() (any, any))
 	entries, ok3 := syms["NablasdEntries"].(func(any, func([]int, float64) bool))

@@ -25,6 +25,9 @@ type Kernel struct {
 	// jit is the native kernel with Options.Exec "jit" (ex is then its
 	// fallback for what jit cannot serve)
 	jit *jitKernel
+	// tier runs the kernel with Options.Exec "auto": ex, then the native
+	// kernel once built and measured faster (tier.go)
+	tier *tier
 	// resultShape is what exec makes dense (Options.ResultShape); shape is
 	// the result's extents as far as the program tells them (0: unknown)
 	resultShape []int
@@ -96,7 +99,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
 		}
 	}
-	if q.opts.Exec == "compiled" || q.opts.Exec == "jit" && k.jit == nil {
+	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
 		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
 			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(k.resultShape))
 			if err != nil {
@@ -105,6 +108,9 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 		} else if k.ex, err = kq.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
 			return nil, err
 		}
+	}
+	if q.opts.Exec == "auto" {
+		k.tier = newTier(q, k)
 	}
 	k.compile = time.Since(start)
 	if !cached {
@@ -187,9 +193,13 @@ func (k *Kernel) CompileTime() time.Duration { return k.compile }
 
 // Executor names what runs the kernel: "jit" (native code), "compiled"
 // (exec's closures; also where Options.Exec "jit" fell back, with a
-// warning) or "interp".
+// warning) or "interp". With Options.Exec "auto" it is what runs now
+// (Tier says why): "compiled" until the native kernel is loaded, then
+// "jit" unless the closures measured faster.
 func (k *Kernel) Executor() string {
 	switch {
+	case k.tier != nil:
+		return k.tier.executor()
 	case k.jit != nil:
 		return "jit"
 	case k.ex != nil:
@@ -201,7 +211,7 @@ func (k *Kernel) Executor() string {
 // Threads is the number of goroutines the kernel's most recent run used
 // (1 for the interpreter).
 func (k *Kernel) Threads() int {
-	if k.ex == nil || k.jit != nil {
+	if k.ex == nil || k.jit != nil || k.tier != nil && k.tier.ranNative() {
 		return 1
 	}
 	return k.ex.Threads()
@@ -228,27 +238,59 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 	if dst == nil {
 		return fmt.Errorf("nablasd: Run into a nil destination (make one with NewResult)")
 	}
-	bindings, ex, shape := k.plan.Bindings, k.ex, k.shape
-	if len(inputs) > 0 {
-		var dims map[string][]int
-		var err error
-		if bindings, dims, err = k.rebind(inputs); err != nil {
-			return err
-		}
-		shape = k.q.resultShapeFor(k.plan, dims)
-		if k.ex != nil {
-			if ex, err = k.execFor(k.q.denseShapeFor(k.plan, dims)); err != nil {
-				return err
-			}
-		}
+	if k.tier != nil {
+		return k.tier.run(dst, inputs)
 	}
-	dst.shape = shape
-	if k.jit != nil {
-		if dst.jr == nil || dst.jr.k != k.jit {
-			dst.jr = k.jit.newResult()
+	return k.run(dst, inputs, k.jit, false)
+}
+
+// run is Run by the native kernel j, or without one by the compiled
+// kernel (or the interpreter). park keeps dst's destination of the other
+// executor aside (Result.idle) instead of dropping it, for an "auto"
+// kernel that runs both in turn (tier.go).
+func (k *Kernel) run(dst *Result, inputs Inputs, j *jitKernel, park bool) error {
+	b, err := k.bind(inputs)
+	if err != nil {
+		return err
+	}
+	return k.runBound(dst, b, j, park)
+}
+
+// bound is a run's inputs, bound: the program's bindings, the tensors'
+// extents (nil: the query's) and the result's shape.
+type bound struct {
+	inputs   Inputs
+	bindings map[string]sdql.Value
+	dims     map[string][]int
+	shape    []int
+}
+
+// bind binds a run's new inputs (none: the query's).
+func (k *Kernel) bind(inputs Inputs) (bound, error) {
+	b := bound{inputs: inputs, bindings: k.plan.Bindings, shape: k.shape}
+	if len(inputs) > 0 {
+		var err error
+		if b.bindings, b.dims, err = k.rebind(inputs); err != nil {
+			return b, err
+		}
+		b.shape = k.q.resultShapeFor(k.plan, b.dims)
+	}
+	return b, nil
+}
+
+// runBound is run once the inputs are bound.
+func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
+	bindings, dims, inputs := b.bindings, b.dims, b.inputs
+	dst.shape = b.shape
+	if j != nil {
+		if park && dst.ex != nil {
+			dst.parkEx()
+		}
+		if dst.jr == nil || dst.jr.k != j {
+			dst.jr = dst.unparkJIT(j)
 		}
 		dst.ex, dst.v = nil, nil
-		if err := k.jit.runInto(dst.jr, bindings); err != nil {
+		if err := j.runInto(dst.jr, bindings); err != nil {
 			dst.jr = nil
 			return err
 		}
@@ -268,8 +310,18 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 		dst.v, dst.ex, dst.jr = v, nil, nil
 		return nil
 	}
+	ex := k.ex
+	if dims != nil {
+		var err error
+		if ex, err = k.execFor(k.q.denseShapeFor(k.plan, dims)); err != nil {
+			return err
+		}
+	}
+	if park && dst.jr != nil {
+		dst.parkJIT()
+	}
 	if dst.ex == nil || dst.owner != ex {
-		dst.ex, dst.owner = ex.NewResult(), ex
+		dst.ex, dst.owner = dst.unparkEx(ex), ex
 	}
 	dst.v, dst.jr = nil, nil
 	if err := ex.RunInto(dst.ex, bindings); err != nil {

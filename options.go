@@ -1,11 +1,15 @@
 package nablasd
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Options configure Prepare. The zero value, and a nil *Options, mean the
-// defaults: the full optimizer, compiled kernels, the mode of automatic
-// differentiation chosen per program, shapes checked and the memory budget
-// of DefaultMemoryLimit.
+// defaults: the full optimizer, compiled kernels that turn native once
+// they have run long enough (Exec "auto"), the mode of automatic
+// differentiation chosen per program, shapes checked and the memory
+// budget of DefaultMemoryLimit.
 type Options struct {
 	// File names the program in messages (prog.sdql:3:14: ...);
 	// PrepareFile sets it.
@@ -16,13 +20,32 @@ type Options struct {
 	// saturation) or "none" (the logical program, run over the inputs'
 	// logical values).
 	Opt string
-	// Exec selects the executor: "compiled" (the default, exec's kernel
-	// compiler), "jit" (the generated Go of the loop IR, GenerateGo,
+	// Exec selects the executor: "auto" (the default: the compiled
+	// kernel, and native code once it pays, see below), "compiled"
+	// (exec's kernel compiler: closures over the loop IR, compiled in
+	// milliseconds), "jit" (the generated Go of the loop IR, GenerateGo,
 	// built into native code with the Go toolchain as a plugin and
 	// cached: package internal/jit; about a second per new kernel, and
 	// where plugins cannot be built or loaded, the compiled kernel with a
 	// warning) or "interp" (the reference interpreter).
+	//
+	// "auto" compiles the closures, as "compiled" does, and generates the
+	// kernel's Go: when the JIT's cache holds it built (a run with "jit",
+	// or an earlier process, built it), the kernel runs native from its
+	// first run. Otherwise the closures run, and once they have run for
+	// JITAfter in all, the native kernel is built in the background (one
+	// build at a time in the process; the runs go on meanwhile). Once it
+	// is there, the next runs alternate the two, timed, and the faster is
+	// kept for good: Kernel.Executor and Kernel.Tier say which and why. A
+	// failed build leaves the closures, with one warning. The environment
+	// variable NABLASD_JIT=off, or a machine without the Go toolchain or
+	// a C compiler, leaves the closures only.
 	Exec string
+	// JITAfter is the closures' run time after which an "auto" kernel
+	// builds its native code: 0 means DefaultJITAfter (200 ms); a
+	// negative value builds nothing (a kernel the JIT's cache holds still
+	// runs native).
+	JITAfter time.Duration
 	// Mode selects automatic differentiation's mode: "auto" (the default:
 	// chosen per derivative, see Plan.Mode), "forward" (∇SD's tensorized
 	// forward mode) or "reverse" (linearize, unzip, transpose: a gradient
@@ -63,7 +86,7 @@ type Options struct {
 // The values of Options.Opt, Options.Exec, Options.Dict and Options.Mode.
 var (
 	optModes  = []string{"full", "rules", "none"}
-	execModes = []string{"compiled", "jit", "interp"}
+	execModes = []string{"auto", "compiled", "jit", "interp"}
 	dictKinds = []string{"intmap", "map", "swiss"}
 	adModes   = []string{"auto", "forward", "reverse"}
 )
@@ -79,7 +102,10 @@ func (o *Options) withDefaults() (Options, error) {
 		c.Opt = "full"
 	}
 	if c.Exec == "" {
-		c.Exec = "compiled"
+		c.Exec = "auto"
+	}
+	if c.JITAfter == 0 {
+		c.JITAfter = DefaultJITAfter
 	}
 	if c.Dict == "" {
 		c.Dict = "intmap"

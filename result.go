@@ -19,6 +19,9 @@ type Result struct {
 	ex    *exec.Result // the compiled kernel's destination
 	jr    *jitResult   // the JIT's destination (Options.Exec "jit")
 	owner *exec.Kernel // the kernel ex belongs to
+	// idle keeps the destination of the executor that did not fill it
+	// last, while an "auto" kernel runs both in turn (tier.go)
+	idle *idleDest
 	// v is the value when it is not ex's: the interpreter's, or a
 	// gradient completed to its input's stored positions
 	v sdql.Value

@@ -24,6 +24,8 @@ type Step struct {
 	mu      sync.Mutex
 	ready   bool
 	err     error
+	query   *nablasd.Query
+	warned  int // the query's warnings before it was compiled
 	kernel  *nablasd.Kernel
 	compile time.Duration
 }
@@ -70,6 +72,7 @@ func (s *Step) Prepare(g *datasets.Group) error {
 	if s.Wrt != "" {
 		ws = []string{s.Wrt}
 	}
+	s.query, s.warned = q, len(q.Warnings())
 	s.kernel, s.err = q.Compile(ws...)
 	s.compile = time.Since(start)
 	return s.err
@@ -85,6 +88,26 @@ func (s *Step) Run(g *datasets.Group) (*datasets.TableTensor, error) {
 		return nil, err
 	}
 	return ResultTable(res)
+}
+
+// Kernel is the step's kernel (nil before the first group's Prepare):
+// Executor and Tier say what ran the groups.
+func (s *Step) Kernel() *nablasd.Kernel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.kernel
+}
+
+// LateWarnings are the query's warnings from its compilation on (its
+// preparation's are the stand-ins' query's, printed by OpenGrouped): a
+// cached native kernel that cannot be loaded, one that failed to build.
+func (s *Step) LateWarnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.query == nil {
+		return nil
+	}
+	return s.query.Warnings()[s.warned:]
 }
 
 // CompileTime is the time the preparation and compilation took.

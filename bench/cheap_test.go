@@ -58,7 +58,7 @@ func prepareMode(src, mode string, inputs nablasd.Inputs) (*nablasd.Query, error
 			in[n] = x
 		}
 	}
-	return nablasd.Prepare(src, in, &nablasd.Options{Mode: mode})
+	return nablasd.Prepare(src, in, &nablasd.Options{Mode: mode, Exec: "compiled"})
 }
 
 // workloadInputs binds every workload input of d (WorkloadData.Inputs).
@@ -89,7 +89,7 @@ func loadWorkloadData(tb testing.TB, input string) *WorkloadData {
 }
 
 // compiled is a program's value or gradient through the root package's
-// pipeline and kernel compiler.
+// pipeline and kernel compiler (the closures: Options.Exec "compiled").
 type compiled struct {
 	k    *nablasd.Kernel
 	res  *nablasd.Result

@@ -88,14 +88,17 @@ type Compiled struct {
 }
 
 // Compile prepares the case's program over its inputs with
-// Options.Threads threads, compiles its value or gradient, and runs it
-// once (sizing the destination).
+// Options.Threads threads, compiles its value or gradient into the
+// closures of the kernel compiler (Options.Exec "compiled", what the
+// benchmarks and the report call compiled), and runs it once (sizing the
+// destination).
 func (cs *WorkloadCase) Compile(threads int) (*Compiled, error) {
-	return cs.CompileWith(nablasd.Options{Threads: threads})
+	return cs.CompileWith(nablasd.Options{Exec: "compiled", Threads: threads})
 }
 
-// CompileWith is Compile with the root package's options (Exec "jit": the
-// native kernel); File is the case's.
+// CompileWith is Compile with the root package's options as given (Exec
+// "jit": the native kernel; "" the default, "auto": see Settle); File is
+// the case's.
 func (cs *WorkloadCase) CompileWith(o nablasd.Options) (*Compiled, error) {
 	t0 := time.Now()
 	inputs, err := cs.Data.Inputs(cs.Names)
@@ -125,6 +128,31 @@ func (cs *WorkloadCase) CompileWith(o nablasd.Options) (*Compiled, error) {
 
 // Run runs the compiled kernel into its Result.
 func (c *Compiled) Run() error { return c.Kernel.Run(c.Result, nil) }
+
+// Settle runs the kernel until its executor is settled, as a program
+// that keeps running it would see it (Options.Exec "auto": the closures
+// until Options.JITAfter, the background build awaited, the runs that
+// measure both executors), for at most limit, and returns where it
+// settled (Kernel.Tier). A kernel of another executor is settled at once.
+func (c *Compiled) Settle(limit time.Duration) (nablasd.Tier, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		tr := c.Kernel.Tier()
+		switch tr.State {
+		case "fixed", "off", "decided", "failed":
+			return tr, nil
+		case "building":
+			c.Kernel.WaitBuild()
+			continue
+		}
+		if time.Now().After(deadline) {
+			return tr, fmt.Errorf("bench: the executor did not settle within %v: %v", limit, tr)
+		}
+		if err := c.Run(); err != nil {
+			return tr, err
+		}
+	}
+}
 
 // bindHand binds the hand-written closed form of the case.
 func (cs *WorkloadCase) bindHand() error {

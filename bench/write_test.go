@@ -41,7 +41,8 @@ func BenchmarkWriteResult(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(fmt.Sprintf("kind=%s/entries=10M", c.kind), func(b *testing.B) {
-			q, err := nablasd.Prepare(c.prog, c.in, nil)
+			// the closures' destination, whose size Result.Size gives
+			q, err := nablasd.Prepare(c.prog, c.in, &nablasd.Options{Exec: "compiled"})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -249,7 +249,9 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		if err != nil {
 			return nil, err
 		}
-		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode})
+		// the compiled kernel (closures), never the native code the
+		// default executor may turn to
+		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode, Exec: "compiled"})
 		if err != nil {
 			return nil, err
 		}

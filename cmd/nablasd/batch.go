@@ -81,6 +81,9 @@ func (a *evalArgs) runBatch(wrt string, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := job.Run(ctx)
+	for _, w := range b.LateWarnings() {
+		fmt.Fprintf(stderr, "nablasd: warning: %s\n", w)
+	}
 	if err != nil {
 		if errors.Is(err, datasets.ErrStopped) {
 			return fmt.Errorf("--group-by %s: %v", key, err)
@@ -92,8 +95,12 @@ func (a *evalArgs) runBatch(wrt string, stderr io.Writer) error {
 		if s := st.Elapsed.Seconds(); s > 0 {
 			rate = float64(st.Rows) / s
 		}
-		fmt.Fprintf(stderr, "groups=%d kept=%d rows=%d entries_out=%d compile_ms=%s elapsed_ms=%s rows_per_s=%.0f peak_rss_mb=%s\n",
-			st.Groups, st.Kept, st.Rows, st.Entries, ms(b.CompileTime()), ms(st.Elapsed), rate, peakRSS())
+		executor := "none" // no group ran
+		if k := b.Kernel(); k != nil {
+			executor = k.Executor()
+		}
+		fmt.Fprintf(stderr, "groups=%d kept=%d rows=%d entries_out=%d compile_ms=%s elapsed_ms=%s rows_per_s=%.0f peak_rss_mb=%s executor=%s\n",
+			st.Groups, st.Kept, st.Rows, st.Entries, ms(b.CompileTime()), ms(st.Elapsed), rate, peakRSS(), executor)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	x := nablasd.DenseVector([]float64{1, 2, 3})
-	q, err := nablasd.Prepare(demoProgram, nablasd.Inputs{"A": A, "x": x, "beta": 0.5}, &nablasd.Options{File: "batax.sdql"})
+	q, err := nablasd.Prepare(demoProgram, nablasd.Inputs{"A": A, "x": x, "beta": 0.5}, &nablasd.Options{File: "batax.sdql", JITAfter: oneShot})
 	if err != nil {
 		return err
 	}

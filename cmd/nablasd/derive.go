@@ -142,6 +142,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o.JITAfter = oneShot
 	q, err := a.prepare(o, stderr)
 	if err != nil {
 		return err
@@ -162,6 +163,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	if a.threads > 1 {
 		rs.threads = k.Threads()
 	}
+	rs.executor = k.Executor()
 	rs.report(stderr, k.CompileTime())
 	outs, err := k.Split(res)
 	if err != nil {

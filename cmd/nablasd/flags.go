@@ -193,14 +193,14 @@ type evalArgs struct {
 
 func (a *evalArgs) register(fs *flagSet) {
 	fs.String(&a.out, "out", "", "write the result to `FILE` (.mtx or .mtx.gz: Matrix Market; .parquet, .arrow, .arrows: a table)")
-	fs.String(&a.exec, "exec", "compiled", "the `EXECUTOR`: compiled (the kernel compiler), jit (the generated Go built into native code with the Go toolchain, cached; about a second per new kernel) or interp (the reference interpreter)")
+	fs.String(&a.exec, "exec", "auto", "the `EXECUTOR`: auto (the kernel compiler's closures, or the native kernel when the JIT's cache holds it: --exec jit builds and caches it once, and auto picks it up from then on; a --group-by job builds it itself once its groups have run 200ms), compiled (the closures only), jit (the generated Go built into native code with the Go toolchain, cached; about a second per new kernel) or interp (the reference interpreter)")
 	fs.String(&a.dict, "dict", "intmap", "the hash `INDEX` of hashed dictionaries: intmap, map (Go's map) or swiss")
 	fs.Int(&a.threads, "threads", 1, "run the kernel on up to `N` goroutines where there is enough work to share (--stats prints threads=, the goroutines the last run used)")
 	fs.Bool(&a.dps, "dps", true, "destination-passing style (false: build intermediate dictionaries, as before DPS)")
 	fs.Bool(&a.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
 	fs.String(&a.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
 	fs.Int(&a.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
-	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms and peak_rss_mb to standard error")
+	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms, peak_rss_mb and executor (what runs the kernel: compiled, jit or interp) to standard error")
 	a.batch.register(fs)
 }
 

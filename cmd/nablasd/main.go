@@ -74,6 +74,11 @@ sparse matrices, coo for sparse vectors, dense for array files).
 The result prints as an SDQL literal with sorted keys; --out FILE.mtx writes
 it as Matrix Market instead (orders 1 and 2).
 
+Kernels run as closures, or as native code (--exec, default auto) found in
+the JIT's cache ($NABLASD_JIT_CACHE, else the user cache directory): run a
+kernel once with --exec jit to build it there. NABLASD_JIT=off keeps every
+kernel on the closures.
+
 Run 'nablasd help CMD' (or 'nablasd CMD -h') for a command's flags.
 `
 

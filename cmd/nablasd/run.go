@@ -43,9 +43,9 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 		return nil, err
 	}
 	switch a.exec {
-	case "compiled", "jit", "interp":
+	case "auto", "compiled", "jit", "interp":
 	default:
-		return nil, usagef("--exec %q: want compiled, jit or interp", a.exec)
+		return nil, usagef("--exec %q: want auto, compiled, jit or interp", a.exec)
 	}
 	switch a.dict {
 	case "intmap", "map", "swiss":
@@ -60,7 +60,7 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 	}
 	if a.outFormat != "" {
 		if a.exec == "interp" {
-			return nil, usagef("--out-format needs --exec compiled")
+			return nil, usagef("--out-format needs --exec auto, compiled or jit")
 		}
 		if _, err := formats.ByName(a.outFormat); err != nil {
 			return nil, usagef("--out-format: %v", err)
@@ -76,6 +76,12 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 	return o, nil
 }
 
+// oneShot is Options.JITAfter for a command that runs its kernel and
+// ends (not a --group-by job): --exec auto takes the native kernel from
+// the JIT's cache, but never builds it, since a build could not pay off
+// before the process ends (and would end with it).
+const oneShot = -1
+
 // run evaluates the program (wrt "") or its gradient, --repeat times, and
 // writes the last result.
 func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
@@ -86,6 +92,7 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o.JITAfter = oneShot
 	q, err := a.prepare(o, stderr)
 	if err != nil {
 		return err
@@ -111,6 +118,7 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	if a.threads > 1 {
 		rs.threads = k.Threads() // what the runs used: it depends on the input
 	}
+	rs.executor = k.Executor()
 	rs.report(stderr, k.CompileTime())
 	switch {
 	case a.outFormat != "":

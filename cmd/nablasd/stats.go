@@ -16,6 +16,8 @@ type runStats struct {
 	// threads is the goroutines the compiled kernel's last run used,
 	// reported when --threads asked for more than one (0: not asked).
 	threads int
+	// executor is what ran the kernel (Kernel.Executor after the runs)
+	executor string
 }
 
 // measure runs f --repeat times.
@@ -31,9 +33,9 @@ func (r *runStats) measure(f func() error) error {
 	return nil
 }
 
-// report prints compile_ms=… run_ms=… peak_rss_mb=… when --stats is set,
-// and threads=N (the goroutines the kernel used) when --threads was given
-// more than one.
+// report prints compile_ms=… run_ms=… peak_rss_mb=… executor=… when
+// --stats is set, and threads=N (the goroutines the kernel used) when
+// --threads was given more than one.
 func (r *runStats) report(w io.Writer, compile time.Duration) {
 	if !r.stats {
 		return
@@ -44,7 +46,7 @@ func (r *runStats) report(w io.Writer, compile time.Duration) {
 	if len(ts)%2 == 0 {
 		median = (ts[len(ts)/2-1] + ts[len(ts)/2]) / 2
 	}
-	fmt.Fprintf(w, "compile_ms=%s run_ms=%s peak_rss_mb=%s", ms(compile), ms(median), peakRSS())
+	fmt.Fprintf(w, "compile_ms=%s run_ms=%s peak_rss_mb=%s executor=%s", ms(compile), ms(median), peakRSS(), r.executor)
 	if r.threads > 0 {
 		fmt.Fprintf(w, " threads=%d", r.threads)
 	}

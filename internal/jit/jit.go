@@ -68,15 +68,7 @@ func Load(src []byte, symbols ...string) (map[string]plugin.Symbol, error) {
 		opened[key] = p
 		mu.Unlock()
 	}
-	out := make(map[string]plugin.Symbol, len(symbols))
-	for _, s := range symbols {
-		v, err := p.Lookup(s)
-		if err != nil {
-			return nil, fmt.Errorf("jit: %v", err)
-		}
-		out[s] = v
-	}
-	return out, nil
+	return lookup(p, symbols)
 }
 
 // Key is the cache key of a source: a hash of it and of the toolchain.
@@ -98,6 +90,7 @@ func build(key string, src []byte) (string, error) {
 	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
 		return "", fmt.Errorf("jit: the cache: %v", err)
 	}
+	sweep()
 	tmp, err := os.MkdirTemp(CacheDir(), "build-")
 	if err != nil {
 		return "", fmt.Errorf("jit: the cache: %v", err)
@@ -121,11 +114,12 @@ func build(key string, src []byte) (string, error) {
 	cmd := exec.Command(gobin, append(args, "-o", "kernel.so", ".")...)
 	cmd.Dir = tmp
 	// cgo on (plugins need it); GOFLAGS such as -race dropped (the host
-	// decides, raceBuild)
-	cmd.Env = gotool.Env(map[string]string{"CGO_ENABLED": "1"})
+	// decides, raceBuild); go build's work directory in tmp, removed with
+	// it (or swept, when the build was killed)
+	cmd.Env = gotool.Env(map[string]string{"CGO_ENABLED": "1", "GOTMPDIR": tmp})
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := run(cmd); err != nil {
 		msg := strings.TrimSpace(out.String())
 		if lines := strings.Split(msg, "\n"); len(lines) > 8 {
 			msg = strings.Join(lines[:8], "\n") + "\n..."

@@ -32,9 +32,13 @@
 // -winputs, each program's value (eval) and gradient (grad): the
 // hand-written closed form (bench/hand_workloads.go), nablasd's compiled
 // kernel run through the root package (Kernel.Run into a reused Result,
-// one goroutine) and the generated Go where bench.GeneratedWorkload gives
-// one, in interleaved rounds as the kernels' time table, the hand-written
-// closed form the reference. compile is Prepare, Compile and the first
+// one goroutine; Options.Exec "compiled", the closures), the JIT's (-jit),
+// the default executor's (Options.Exec "auto") once it has settled on an
+// executor (the closures run past Options.JITAfter, the background build
+// awaited, the runs that measure both; "default runs" names the one it
+// kept) and the generated Go where bench.GeneratedWorkload gives one, in
+// interleaved rounds as the kernels' time table, the hand-written closed
+// form the reference. compile is Prepare, Compile and the first
 // run; allocs/run is the heap allocations of one later run.
 //
 // Spelled variants (bench/variants/*.sdql) are timed on the inputs of

@@ -38,9 +38,18 @@ type workloadRow struct {
 	hand, comp, gen *variant // gen is nil without generated Go
 	jit             *variant // nil where the JIT fell back (jitWhy says why)
 	jitWhy          string
-	allocs          float64
-	compile         time.Duration
+	// def is the default executor (Options{}: Exec "auto") once settled,
+	// tier where it settled
+	def     *variant
+	tier    nablasd.Tier
+	allocs  float64
+	compile time.Duration
 }
+
+// settleLimit bounds the runs that settle the default executor (the
+// closures up to Options.JITAfter, the build, the measured runs): the
+// first build on a machine takes 10–30 s.
+const settleLimit = 2 * time.Minute
 
 // ratioRow is a set of variants timed against a reference (variant 0):
 // spelled variants against their original, or two goroutines against one.
@@ -106,6 +115,19 @@ func workloadTables(f workloadFlags) {
 						vs = append(vs, r.jit)
 					}
 				}
+				// the default executor as a program that keeps running
+				// the kernel gets it: after the closures, the build (a
+				// cache hit when the JIT column built it) and the runs
+				// that choose, the executor chosen
+				cd, err := cs.CompileWith(nablasd.Options{})
+				if err != nil {
+					fail(err)
+				}
+				if r.tier, err = cd.Settle(settleLimit); err != nil {
+					fail(fmt.Errorf("%s: %v", cs.Name(), err))
+				}
+				r.def = &variant{name: "default", run: func() { mustRun(cd.Run()) }}
+				vs = append(vs, r.def)
 				run, err := cs.Generated()
 				if err != nil {
 					fail(err)
@@ -275,7 +297,7 @@ func kernelVariants(kernel, format, input string, m *datasets.Coords, opts exec.
 func printWorkloads(rows []*workloadRow) {
 	fmt.Println("# workloads (../shared/workloads) against their hand-written closed forms (bench/hand_workloads.go), one goroutine")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "program\tinput\tmode\thand µs\tcompiled µs\tcompiled÷hand\tjit µs\tjit÷hand\tgen µs\tgen÷hand\tallocs/run\tcompile ms\t")
+	fmt.Fprintln(w, "program\tinput\tmode\thand µs\tcompiled µs\tcompiled÷hand\tjit µs\tjit÷hand\tdefault µs\tdefault÷hand\tdefault runs\tgen µs\tgen÷hand\tallocs/run\tcompile ms\t")
 	var why []string
 	for _, r := range rows {
 		genUs, genRatio := "-", "-"
@@ -289,16 +311,18 @@ func printWorkloads(rows []*workloadRow) {
 		if r.jitWhy != "" && !slices.Contains(why, r.jitWhy) {
 			why = append(why, r.jitWhy)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.1f\t\n",
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.1f\t\n",
 			r.cs.Program, r.cs.Input, r.cs.Mode,
 			usCell(median(r.hand.ns)), usCell(median(r.comp.ns)), ratioCell(ratios(r.comp.ns, r.hand.ns)),
-			jitUs, jitRatio, genUs, genRatio, r.allocs, float64(r.compile.Microseconds())/1e3)
+			jitUs, jitRatio, usCell(median(r.def.ns)), ratioCell(ratios(r.def.ns, r.hand.ns)), r.tier.Executor,
+			genUs, genRatio, r.allocs, float64(r.compile.Microseconds())/1e3)
 	}
 	w.Flush()
 	for _, x := range why {
 		fmt.Println("jit: -: " + x)
 	}
-	fmt.Println("compiled: nablasd's kernel through the root package (Kernel.Run into a reused Result); jit: the same with Options.Exec \"jit\" (the generated Go built as a plugin);")
+	fmt.Println("compiled: nablasd's kernel through the root package (Kernel.Run into a reused Result), Options.Exec \"compiled\" (the closures); jit: the same with Options.Exec \"jit\" (the generated Go built as a plugin);")
+	fmt.Println("default: the default options (Options.Exec \"auto\") once the executor has settled (the closures, the build awaited, the runs that measure both), default runs: the executor it kept;")
 	fmt.Println("gen: Go generated ahead of time (bench/gen, go run ./bench/cmd/gengo);")
 	fmt.Println("compile: Prepare, Compile and the first run; allocs/run: of one compiled run after the first")
 }
