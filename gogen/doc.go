@@ -51,6 +51,20 @@
 // invariants (a runtime error of Go's bounds checks, recovered) are
 // errors too: the function never panics on its inputs.
 //
+// Three rewrites serve Go's compiler where a hand would have written the
+// loop differently:
+//
+//   - a loop storing into one row of a full dense level (a scaled row
+//     added into a matrix row, an elementwise map's output) checks the
+//     row's keys once and stores through a segment of the row
+//     (storage_dense_seg.go);
+//   - a tensor whose locals never drift from its struct (dense, diagonal
+//     and positions levels) is not stored back at returns, so its locals
+//     are dead after their last use (tensor.go, driftingLocals);
+//   - a row loop nested in a pass that calls a math function, or in a
+//     kernel of several passes, is a function of its own (go:noinline),
+//     so that its counter and lengths stay in registers (outline.go).
+//
 // Primitive marks (lower.Prim) need nothing: the loop they mark, printed
 // as it is, is what Go compiles well.
 package gogen
