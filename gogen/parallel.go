@@ -21,7 +21,7 @@ import (
 // of the iterations (equal shares of the entries of the rows the loop
 // reads, when it reads rows of a compressed level, so that rows of unequal
 // length balance) and runs the loop's own code over it, in a function
-// literal that PFXRun calls on every worker. Then:
+// literal that PFXRun calls on a goroutine per worker. Then:
 //
 //   - a variable the loop adds to (Par.Reduce) is a local of each worker,
 //     added into the function's in worker order;
@@ -957,30 +957,28 @@ func PFXSplit(lo, hi, w, nw int, pos []int) int {
 	return b
 }
 
-// PFXRun runs f(w) for the workers w = 0..nw-1, worker 0 on the calling
-// goroutine and every other on its own, and returns once all have: the
-// first worker in order that panicked panics again here, else the first
-// that returned an error gives it.
+// PFXRun runs f(w) for the workers w = 0..nw-1, each on a goroutine of
+// its own (worker 0 on the calling one kept the others waiting for a
+// processor: Go steals a goroutine just started only when its processor
+// is free), and returns once all have: the first worker in order that
+// panicked panics again here, else the first that returned an error
+// gives it.
 func PFXRun(nw int, f func(w int) error) error {
 	errs := make([]error, nw)
 	panics := make([]any, nw)
-	one := func(w int) {
-		defer func() {
-			if r := recover(); r != nil {
-				panics[w] = r
-			}
-		}()
-		errs[w] = f(w)
-	}
 	var wg sync.WaitGroup
-	wg.Add(nw - 1)
-	for w := 1; w < nw; w++ {
+	wg.Add(nw)
+	for w := 0; w < nw; w++ {
 		go func(w int) {
 			defer wg.Done()
-			one(w)
+			defer func() {
+				if r := recover(); r != nil {
+					panics[w] = r
+				}
+			}()
+			errs[w] = f(w)
 		}(w)
 	}
-	one(0)
 	wg.Wait()
 	for w := 0; w < nw; w++ {
 		if panics[w] != nil {
@@ -1001,14 +999,13 @@ func PFXRanges(nw, n int, f func(lo, hi int)) {
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Add(nw - 1)
-	for r := 1; r < nw; r++ {
+	wg.Add(nw)
+	for r := 0; r < nw; r++ {
 		go func(r int) {
 			defer wg.Done()
 			f(n*r/nw, n*(r+1)/nw)
 		}(r)
 	}
-	f(0, n/nw)
 	wg.Wait()
 }
 `
