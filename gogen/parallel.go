@@ -21,7 +21,7 @@ import (
 // of the iterations (equal shares of the entries of the rows the loop
 // reads, when it reads rows of a compressed level, so that rows of unequal
 // length balance) and runs the loop's own code over it, in a function
-// literal that PFXRun calls on a goroutine per worker. Then:
+// literal that PFXRun calls on every worker. Then:
 //
 //   - a variable the loop adds to (Par.Reduce) is a local of each worker,
 //     added into the function's in worker order;
@@ -154,8 +154,8 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 		switch {
 		case read[t]:
 			pl.why = fmt.Sprintf("it reads %s, which it adds into", t.Name)
-		case !fixedPositions(t, t.Order()-1) || t.Input:
-			pl.why = fmt.Sprintf("its workers would add into copies of %s (%s), and this generator merges copies only of dense, positions and diagonal levels",
+		case !fixedPositions(t, t.Order()-1) && !appendedRows(t) || t.Input:
+			pl.why = fmt.Sprintf("its workers would add into copies of %s (%s), and this generator merges copies only of dense, positions and diagonal levels, and of rows appended under a dense level",
 				t.Name, levelsString(t))
 		case g.covered(t):
 			pl.why = fmt.Sprintf("%s is not cleared before it", t.Name)
@@ -177,6 +177,14 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 		}
 	}
 	return pl
+}
+
+// appendedRows reports whether t is a dense level 0 over an appended
+// level 1: Gustavson's rows, each filled in one burst. The workers of a
+// loop over distinct rows fill distinct rows, which are merged by
+// appending a copy's children whole (appendFrom).
+func appendedRows(t *lower.Tensor) bool {
+	return t.Order() == 2 && t.Levels[0].Storage == lower.Dense && t.Levels[1].Storage == lower.Appended
 }
 
 // sharedLevels reports whether the positions of every level of t are
@@ -595,6 +603,20 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	g.unsync(nil)
 	for _, t := range par.Tensors {
 		ti := g.ts[t]
+		if appendedRows(t) {
+			g.line("for %s := 1; %s < %s; %s++ {", w, w, nw, w)
+			if growable(t) || presenceFields(t) != nil {
+				g.line("%s.markFrom(&%s[%s-1])", ti.ptr, copies[t], w)
+			}
+			q := g.loc.name("q")
+			g.line("if %s := %s.appendFrom(&%s[%s-1]); %s >= 0 {", q, ti.ptr, copies[t], w, q)
+			resync()
+			g.returnErr(g.errorf("internal error: two workers filled the row %d of "+t.Name, q))
+			g.line("}")
+			g.line("}")
+			g.unsync(nil)
+			continue
+		}
 		if growable(t) || presenceFields(t) != nil {
 			g.line("for %s := 1; %s < %s; %s++ {\n%s.markFrom(&%s[%s-1])\n}", w, w, nw, w, ti.ptr, copies[t], w)
 		}
@@ -878,7 +900,11 @@ func (g *gen) mergeMethods(ti *tinfo) string {
 	for _, f := range presenceFields(t) {
 		resize(f, "bool")
 	}
-	resize(valsField, goKind(t.Leaf))
+	if appendedRows(t) {
+		fmt.Fprintf(&b, "t.%s.reset()\nt.Vals = t.Vals[:0]\n", appField(1))
+	} else {
+		resize(valsField, goKind(t.Leaf))
+	}
 	b.WriteString("}\n\n")
 	if marks := presenceFields(t); growable(t) || len(marks) > 0 {
 		fmt.Fprintf(&b, "// markFrom grows t to u's extent and marks present what u has: u is a\n// worker's copy of t (emptyLike), added into t.\nfunc (t *%s) markFrom(u *%s) {\n", ti.typ, ti.typ)
@@ -889,6 +915,21 @@ func (g *gen) mergeMethods(ti *tinfo) string {
 			fmt.Fprintf(&b, "for c, p := range u.%s {\nif p {\nt.%s[c] = true\n}\n}\n", f, f)
 		}
 		b.WriteString("}\n\n")
+	}
+	if appendedRows(t) {
+		a := "A1"
+		end := func(x string) string {
+			return fmt.Sprintf("if c := %s.%s.Cur; c != 0 { // the burst being filled ends\n%s.%s.End[c-1] = len(%s.%s.Keys)\n%s.%s.Cur = 0\n}\n", x, a, x, a, x, a, x, a)
+		}
+		fmt.Fprintf(&b, "// appendFrom appends the rows of u, a worker's copy of t (emptyLike), to t: each\n"+
+			"// worker fills rows of its own, so u's children and values are appended\n"+
+			"// whole and its rows' spans moved by the offset. It returns a row both\n"+
+			"// hold (t unchanged), or -1.\nfunc (t *%s) appendFrom(u *%s) int {\n", ti.typ, ti.typ)
+		b.WriteString(end("t") + end("u"))
+		fmt.Fprintf(&b, "for q, s := range u.%s.Start {\nif s != 0 && q < len(t.%s.Start) && t.%s.Start[q] != 0 {\nreturn q\n}\n}\n", a, a, a)
+		fmt.Fprintf(&b, "off := len(t.%s.Keys)\nt.%s.Keys = append(t.%s.Keys, u.%s.Keys...)\nt.Vals = append(t.Vals, u.Vals...)\n", a, a, a, a)
+		fmt.Fprintf(&b, "for q, s := range u.%s.Start {\nif s == 0 {\ncontinue\n}\nif q >= len(t.%s.Start) {\nt.%s.parents(q)\n}\nt.%s.Start[q], t.%s.End[q] = s+off, u.%s.End[q]+off\n}\nreturn -1\n}\n\n", a, a, a, a, a, a)
+		return b.String()
 	}
 	add := "dv[c] += v"
 	if t.Leaf == lower.Bool {
