@@ -21,7 +21,7 @@ import (
 // of the iterations (equal shares of the entries of the rows the loop
 // reads, when it reads rows of a compressed level, so that rows of unequal
 // length balance) and runs the loop's own code over it, in a function
-// literal that PFXRun calls on every worker. Then:
+// literal that PFXRun calls on a goroutine per worker. Then:
 //
 //   - a variable the loop adds to (Par.Reduce) is a local of each worker,
 //     added into the function's in worker order;
@@ -35,9 +35,11 @@ import (
 //     after, in worker order (markFrom, then addFrom range by range on
 //     every worker). The copies are supported where every level has its
 //     positions fixed by init (dense, positions and diagonal levels: the
-//     values one slice, added element by element, and presence or-ed);
-//     a loop adding into a tensor of another storage (sparse, hashed,
-//     appended) runs serially, and the generated code says so.
+//     values one slice, added element by element, and presence or-ed),
+//     and for rows appended under a dense level (Gustavson's, each worker
+//     filling rows of its own: a copy's rows are appended whole,
+//     appendFrom); a loop adding into a tensor of another storage
+//     (sparse, hashed) runs serially, and the generated code says so.
 //
 // The workers' copies live in the workspace with Options.Workspace, so
 // that they are reused. Every worker recovers its own panics and returns
@@ -108,9 +110,23 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 			declared[v] = true
 		}
 	})
-	for v := range declared {
-		if g.hoisted[v] && g.read[v] {
+	// the variables the loop binds must be its own: a worker binding one
+	// the function declares would set the function's
+	outside := map[*lower.Var]bool{}
+	walkOutside(g.p.Body, f, func(s lower.Stmt) {
+		for _, v := range bindsOf(s) {
+			outside[v] = true
+		}
+	})
+	for _, v := range g.p.Vars {
+		switch {
+		case !declared[v] || !g.read[v]:
+		case g.hoisted[v]:
 			pl.why = fmt.Sprintf("its variable %s is read after it", v.Name)
+		case outside[v]:
+			pl.why = fmt.Sprintf("its variable %s is also set outside it", v.Name)
+		}
+		if pl.why != "" {
 			return pl
 		}
 	}
@@ -262,32 +278,32 @@ func tensorUses(s lower.Stmt) (read, written map[*lower.Tensor]bool) {
 // the loop f (and those in it) uses t, other than to initialize it.
 func mentionedOutside(body lower.Stmt, f *lower.For, t *lower.Tensor) bool {
 	found := false
+	walkOutside(body, f, func(s lower.Stmt) {
+		if _, init := s.(*lower.Init); init {
+			return
+		}
+		read, written := tensorUses(shallow(s))
+		found = found || read[t] || written[t]
+	})
+	return found
+}
+
+// walkOutside calls visit for every statement of body but the loop f and
+// the statements in it (Blocks not included).
+func walkOutside(body lower.Stmt, f *lower.For, visit func(lower.Stmt)) {
 	var walk func(s lower.Stmt)
 	walk = func(s lower.Stmt) {
-		if s == nil || s == lower.Stmt(f) || found {
+		if s == nil || s == lower.Stmt(f) {
 			return
 		}
-		switch x := s.(type) {
-		case *lower.Block:
-			for _, y := range x.List {
-				walk(y)
-			}
-			return
-		case *lower.Init:
-			return
-		}
-		// the statement itself (not those it contains)
-		read, written := tensorUses(shallow(s))
-		if read[t] || written[t] {
-			found = true
-			return
+		if _, block := s.(*lower.Block); !block {
+			visit(s)
 		}
 		for _, c := range children(s) {
 			walk(c)
 		}
 	}
 	walk(body)
-	return found
 }
 
 // shallow is a statement without the statements it contains.
