@@ -490,9 +490,7 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		copies[t] = g.workerCopies(ti, nw)
 	}
 	for _, t := range par.Private {
-		ti := g.ts[t]
-		own[ti] = true
-		copies[t] = g.workerCopies(ti, nw)
+		own[g.ts[t]] = true
 	}
 	var reduce []*lower.Var
 	parts := map[*lower.Var]string{}
@@ -555,6 +553,13 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	declared := map[string]bool{} // in the worker's code, before its body
 	for _, v := range reduce {
 		declared[g.vars[v]] = true
+	}
+	// a workspace the workers fill, each its own (its copies, when the
+	// worker's code uses it)
+	for _, t := range par.Private {
+		if ti := g.ts[t]; free.used[ti.ptr] {
+			copies[t] = g.workerCopies(ti, nw)
+		}
 	}
 	var shadow []string
 	for _, n := range free.order {
