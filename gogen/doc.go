@@ -88,8 +88,10 @@
 // each other, added into it after, in worker order, range by range. Results
 // equal the serial ones up to the order of floating-point additions.
 // Copies are made of tensors whose levels are dense, positions or
-// diagonal; a loop adding into another storage (sparse, hashed,
-// appended) runs serially, and a comment in the generated code says why.
+// diagonal, and of rows appended under a dense level (BATAx's Gustavson
+// rows: each worker fills rows of its own, appended to the result whole);
+// a loop adding into a sparse or hashed level runs serially, and a comment
+// in the generated code says why.
 // Each worker recovers its own panics; the function returns the first
 // worker's error in order, the serial loop's. The thread count is a
 // parameter, not a package variable, so that goroutines may call one
