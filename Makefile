@@ -23,6 +23,8 @@ vet:
 test: vet
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -short -race $(RACE_PKGS)
+	# generated kernels run on several goroutines, built with the race detector
+	$(GO) test -count=1 -short -race -run TestRandomPrograms ./gogen
 
 ## demo: the paper's BATAx kernel on built-in data.
 demo:

@@ -24,6 +24,13 @@ type GoOptions struct {
 	// Workspace makes the kernel keep its intermediate tensors in a
 	// workspace the caller passes and reuses (gogen.Options.Workspace).
 	Workspace bool
+	// Parallel makes the kernel take a last parameter threads int and run
+	// the loops lowering marks parallel on up to threads goroutines
+	// (gogen.Options.Parallel; the JIT's kernels do, with Options.Threads).
+	Parallel bool
+	// MinParallel is the least work a parallel loop is split for
+	// (gogen.Options.MinParallel; 0: the default, 8192): tests lower it.
+	MinParallel int
 }
 
 // GenerateGo returns the Go source of the kernel of the program's value
@@ -71,20 +78,22 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 			fn = "Grad_" + strings.ReplaceAll(opts.Wrt, "'", "_prime")
 		}
 	}
-	return q.generateFor(p, fn, opts.Package, opts.Workspace)
+	return q.generateFor(p, gogen.Options{Func: fn, Package: opts.Package, Workspace: opts.Workspace,
+		Parallel: opts.Parallel, MinParallel: opts.MinParallel})
 }
 
-// generateFor generates the Go of plan p's kernel: GenerateGo's work once
+// generateFor generates the Go of plan p's kernel with the options given
+// (Func, Package, Workspace, Parallel, MinParallel): GenerateGo's work once
 // the plan is made (the JIT calls it on the plan it compiles).
-func (q *Query) generateFor(p *Plan, fn, pkg string, workspace bool) (*gogen.Kernel, error) {
+func (q *Query) generateFor(p *Plan, opts gogen.Options) (*gogen.Kernel, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
 	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS})
 	if err != nil {
 		return nil, q.withFile(err)
 	}
-	k, err := gogen.Generate(ir, gogen.Options{Func: fn, Package: pkg, Doc: q.goDoc(p), Formats: fs,
-		Workspace: workspace, ResultSizes: q.resultSizes(p, shape)})
+	opts.Doc, opts.Formats, opts.ResultSizes = q.goDoc(p), fs, q.resultSizes(p, shape)
+	k, err := gogen.Generate(ir, opts)
 	if err != nil {
 		return nil, q.withFile(err)
 	}

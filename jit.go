@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"plugin"
 	"strings"
+	"sync/atomic"
 
 	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/jit"
@@ -18,8 +19,13 @@ import (
 type jitKernel struct {
 	gen *gogen.Kernel
 	// run calls the kernel on its parameters, in order, into dst with
-	// the workspace ws; it returns a scalar result
-	run func(args []any, dst, ws any) (float64, error)
+	// the workspace ws, its parallel loops on up to threads goroutines; it
+	// returns a scalar result and the most goroutines a loop ran on
+	run func(args []any, dst, ws any, threads int) (float64, int, error)
+	// threads is Options.Threads; used the goroutines the most recent run
+	// used (Kernel.Threads)
+	threads int
+	used    atomic.Int32
 	// alloc makes an empty destination and workspace
 	alloc func() (dst, ws any)
 	// entries reads a tensor destination, empty its inner dictionaries
@@ -38,7 +44,9 @@ type jitResult struct {
 
 // wrapperSource is the code added to a generated kernel's file to call it
 // without knowing its parameters' types: NablasdRun, NablasdAlloc and
-// NablasdEntries and NablasdEmpty.
+// NablasdEntries and NablasdEmpty. NablasdRun passes threads to a kernel
+// that takes it (gogen.Kernel.Parallel) and returns what its workspace
+// says it used (Workers).
 func wrapperSource(k *gogen.Kernel) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("\n// The entry points of nablasd's JIT (Options.Exec \"jit\").\n\n")
@@ -51,21 +59,31 @@ func wrapperSource(k *gogen.Kernel) ([]byte, error) {
 		}
 		args = append(args, fmt.Sprintf("args[%d].(%s)", i, p.GoType))
 	}
-	b.WriteString("func NablasdRun(args []any, dst, ws any) (float64, error) {\n")
+	b.WriteString("func NablasdRun(args []any, dst, ws any, threads int) (float64, int, error) {\n")
 	if k.ResultType != "" {
 		args = append(args, fmt.Sprintf("dst.(*%s)", k.ResultType))
 	}
 	if k.WorkType != "" {
 		args = append(args, fmt.Sprintf("ws.(*%s)", k.WorkType))
 	}
+	used := "1"
+	if k.Parallel {
+		if k.WorkType == "" {
+			return nil, fmt.Errorf("the parallel kernel has no workspace")
+		}
+		args = append(args, "threads")
+		used = fmt.Sprintf("ws.(*%s).Workers", k.WorkType)
+	} else {
+		b.WriteString("\t_ = threads\n")
+	}
 	call := fmt.Sprintf("%s(%s)", k.Func, strings.Join(args, ", "))
 	switch k.Scalar {
 	case "":
-		fmt.Fprintf(&b, "\treturn 0, %s\n", call)
+		fmt.Fprintf(&b, "\terr := %s\n\treturn 0, %s, err\n", call, used)
 	case "bool":
-		fmt.Fprintf(&b, "\tv, err := %s\n\tif v {\n\t\treturn 1, err\n\t}\n\treturn 0, err\n", call)
+		fmt.Fprintf(&b, "\tv, err := %s\n\tif v {\n\t\treturn 1, %s, err\n\t}\n\treturn 0, %s, err\n", call, used, used)
 	default:
-		fmt.Fprintf(&b, "\tv, err := %s\n\treturn float64(v), err\n", call)
+		fmt.Fprintf(&b, "\tv, err := %s\n\treturn float64(v), %s, err\n", call, used)
 	}
 	b.WriteString("}\n\n")
 	b.WriteString("func NablasdAlloc() (dst, ws any) {\n")
@@ -103,13 +121,13 @@ func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newJITKernel(k, syms)
+	return newJITKernel(k, syms, q.opts.Threads)
 }
 
 // jitSource generates the Go of the kernel of plan p with the JIT's entry
 // points (wrapperSource): the source of its plugin.
 func (q *Query) jitSource(p *Plan) (*gogen.Kernel, []byte, error) {
-	k, err := q.generateFor(p, "Kernel", "main", true)
+	k, err := q.generateFor(p, gogen.Options{Func: "Kernel", Package: "main", Workspace: true, Parallel: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,16 +138,17 @@ func (q *Query) jitSource(p *Plan) (*gogen.Kernel, []byte, error) {
 	return k, append(append([]byte(nil), k.Source...), w...), nil
 }
 
-// newJITKernel binds the entry points of k's loaded plugin.
-func newJITKernel(k *gogen.Kernel, syms map[string]plugin.Symbol) (*jitKernel, error) {
-	run, ok1 := syms["NablasdRun"].(func([]any, any, any) (float64, error))
+// newJITKernel binds the entry points of k's loaded plugin, its parallel
+// loops to run on up to threads goroutines (Options.Threads).
+func newJITKernel(k *gogen.Kernel, syms map[string]plugin.Symbol, threads int) (*jitKernel, error) {
+	run, ok1 := syms["NablasdRun"].(func([]any, any, any, int) (float64, int, error))
 	alloc, ok2 := syms["NablasdAlloc"].(func() (any, any))
 	entries, ok3 := syms["NablasdEntries"].(func(any, func([]int, float64) bool))
 	empty, ok4 := syms["NablasdEmpty"].(func(any, func([]int) bool))
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return nil, fmt.Errorf("jit: the plugin's entry points have unexpected types")
 	}
-	return &jitKernel{gen: k, run: run, alloc: alloc, entries: entries, empty: empty}, nil
+	return &jitKernel{gen: k, run: run, alloc: alloc, entries: entries, empty: empty, threads: threads}, nil
 }
 
 // runInto runs the kernel over the bindings (the plan's program's inputs
@@ -149,10 +168,14 @@ func (j *jitKernel) runInto(r *jitResult, bindings map[string]sdql.Value) error 
 		}
 		r.args[i] = a
 	}
-	s, err := j.run(r.args, r.dst, r.ws)
+	s, used, err := j.run(r.args, r.dst, r.ws, j.threads)
 	r.scalar = s
+	j.used.Store(int32(used))
 	return err
 }
+
+// usedThreads is the most goroutines a loop of the most recent run used.
+func (j *jitKernel) usedThreads() int { return max(int(j.used.Load()), 1) }
 
 // jitArg converts a binding to the Go type of a generated parameter.
 func jitArg(p gogen.Param, v sdql.Value) (any, error) {

@@ -209,9 +209,18 @@ func (k *Kernel) Executor() string {
 }
 
 // Threads is the number of goroutines the kernel's most recent run used
-// (1 for the interpreter).
+// (1 for the interpreter; for native code, the most a loop ran on).
 func (k *Kernel) Threads() int {
-	if k.ex == nil || k.jit != nil || k.tier != nil && k.tier.ranNative() {
+	if k.jit != nil {
+		return k.jit.usedThreads()
+	}
+	if k.tier != nil && k.tier.ranNative() {
+		if j := k.tier.native.Load(); j != nil {
+			return j.usedThreads()
+		}
+		return 1
+	}
+	if k.ex == nil {
 		return 1
 	}
 	return k.ex.Threads()

@@ -54,7 +54,8 @@ type Options struct {
 	// Dict selects the hash index of the compiled kernel's hashed
 	// dictionaries: "intmap" (the default), "map" or "swiss".
 	Dict string
-	// Threads lets a compiled kernel use up to Threads goroutines where a
+	// Threads lets a compiled kernel (and a native one, Exec "jit", in the
+	// loops lowering marks parallel) use up to Threads goroutines where a
 	// step has enough work to share (0 or 1: one).
 	Threads int
 	// NoDPS makes compiled kernels build intermediate dictionaries, as

@@ -160,7 +160,7 @@ func newTier(q *Query, k *Kernel) *tier {
 	syms, found, err := loadCachedJIT(src, jitSymbols...)
 	var j *jitKernel
 	if err == nil && found {
-		j, err = newJITKernel(gen, syms)
+		j, err = newJITKernel(gen, syms, k.q.opts.Threads)
 	}
 	switch {
 	case err != nil:
@@ -243,7 +243,7 @@ func (t *tier) startBuild() {
 		syms, err := loadJIT(src, jitSymbols...)
 		var j *jitKernel
 		if err == nil {
-			j, err = newJITKernel(gen, syms)
+			j, err = newJITKernel(gen, syms, t.k.q.opts.Threads)
 		}
 		<-buildSlot
 		t.mu.Lock()

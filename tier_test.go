@@ -485,8 +485,8 @@ func TestTierNativeRunFails(t *testing.T) {
 	want := tierWant(t, in, "compiled")
 	hookJIT(t, func([]byte, ...string) (map[string]plugin.Symbol, bool, error) {
 		return map[string]plugin.Symbol{
-			"NablasdRun": func([]any, any, any) (float64, error) {
-				return 0, errors.New("kernel: index 7 out of range (stand-in)")
+			"NablasdRun": func([]any, any, any, int) (float64, int, error) {
+				return 0, 1, errors.New("kernel: index 7 out of range (stand-in)")
 			},
 			"NablasdAlloc":   func() (any, any) { return nil, nil },
 			"NablasdEntries": func(any, func([]int, float64) bool) {},

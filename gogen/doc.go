@@ -67,4 +67,36 @@
 //
 // Primitive marks (lower.Prim) need nothing: the loop they mark, printed
 // as it is, is what Go compiles well.
+//
+// # Parallel loops
+//
+// With Options.Parallel, a kernel whose program has loops lowering marked
+// parallel (lower.Par) takes a last parameter, threads int, after dst and
+// ws (Kernel.Parallel):
+//
+//	func FUNC(params..., dst *FUNCResult, ws *FUNCWork, threads int) error
+//
+// and runs each such loop, when threads > 1 and the loop has enough work
+// (its iterations and the entries of the rows it reads, at least
+// Options.MinParallel), on up to threads goroutines, as exec runs it with
+// exec.Options.Threads: each takes a contiguous range of the iterations
+// (balanced by the rows' entries where the loop reads a compressed
+// level's rows), scalar sums are added up in worker order, a dense full
+// result each iteration writes under its own key is written in place, a
+// workspace the loop fills is each worker's own, and a tensor the loop
+// adds into is the function's for the first worker and a zeroed copy for
+// each other, added into it after, in worker order, range by range. Results
+// equal the serial ones up to the order of floating-point additions.
+// Copies are made of tensors whose levels are dense, positions or
+// diagonal, and of rows appended under a dense level (BATAx's Gustavson
+// rows: each worker fills rows of its own, appended to the result whole);
+// a loop adding into a sparse or hashed level runs serially, and a comment
+// in the generated code says why.
+// Each worker recovers its own panics; the function returns the first
+// worker's error in order, the serial loop's. The thread count is a
+// parameter, not a package variable, so that goroutines may call one
+// kernel with different counts; with a workspace the workers' copies are
+// kept in it, and FUNCWork.Workers says how many goroutines a loop of the
+// last call ran on. The file's PFXWorkers, PFXSplit, PFXRun and PFXRanges
+// are the helpers (parallel.go has the details).
 package gogen

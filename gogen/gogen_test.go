@@ -30,11 +30,12 @@ type pending struct {
 	want    sdql.Value // the interpreter's value, or nil
 	wantErr string     // or the IR interpreter's error
 	asFuncs bool
+	threads int // the threads argument of a parallel kernel
 }
 
 // TestGenerate runs testdata/*.txt:
 //
-//	gen [func=NAME] [workspace] [show=(all|types)] [grep=(RE, ...)]
+//	gen [func=NAME] [workspace] [parallel] [threads=(N, ...)] [show=(all|types)] [grep=(RE, ...)]
 //	BINDINGS
 //	---
 //	PROGRAM
@@ -44,9 +45,12 @@ type pending struct {
 // (the whole file with show=all, with its types with show=types; only
 // the lines matching one of the grep patterns with grep=), then the
 // interpreter's result (sdql.Eval) or the IR interpreter's error
-// (lower.Eval, for a program that fails). And
+// (lower.Eval, for a program that fails). With parallel the kernel is
+// generated with Options.Parallel, splitting loops of any length
+// (MinParallel 2), and run on 1 goroutine and on each of threads= (2 and
+// 3 by default). And
 //
-//	pipeline formats=(A=csr/4x4, x=dense/4) [wrt=x] [func=NAME] [workspace] [show=...] [grep=...]
+//	pipeline formats=(A=csr/4x4, x=dense/4) [wrt=x] [func=NAME] [workspace] [parallel] [threads=...] [show=...] [grep=...]
 //
 // binds the tensors in their formats and generates through the root
 // package (Query.GenerateGo), as `nablasd gen` does. Every kernel is then
@@ -79,7 +83,7 @@ func TestGenerate(t *testing.T) {
 			p.want = want
 			out += "result: " + sdql.FormatValue(want) + "\n"
 		}
-		runs = append(runs, p)
+		runs = append(runs, threaded(t, d, k, p)...)
 		return out
 	})
 	s.Register("pipeline", func(t *testing.T, d *datadriven.TestData) string {
@@ -103,7 +107,8 @@ func TestGenerate(t *testing.T) {
 			d.ScanArgs(t, "wrt", &wrt)
 		}
 		opts := genOptions(t, d, len(runs))
-		k, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt, Func: opts.Func, Package: "main", Workspace: opts.Workspace})
+		k, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt, Func: opts.Func, Package: "main", Workspace: opts.Workspace,
+			Parallel: opts.Parallel, MinParallel: opts.MinParallel})
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}
@@ -119,7 +124,7 @@ func TestGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
 		}
-		runs = append(runs, pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]})
+		runs = append(runs, threaded(t, d, k, pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]})...)
 		return show(t, d, k) + "result: " + sdql.FormatValue(want) + "\n"
 	})
 	s.Run(t, "testdata/*.txt")
@@ -129,7 +134,7 @@ func TestGenerate(t *testing.T) {
 	}
 	cases := make([]gorun.Case, len(runs))
 	for i, r := range runs {
-		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in}
+		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in, Threads: r.threads}
 	}
 	results, err := gorun.Run(cases)
 	if err != nil {
@@ -137,27 +142,56 @@ func TestGenerate(t *testing.T) {
 	}
 	for i, res := range results {
 		r := runs[i]
+		where := r.where
+		if r.k.Parallel {
+			where += fmt.Sprintf(" (%d threads)", max(r.threads, 1))
+		}
 		if r.want == nil {
 			if res.Err != nil || res.KernelErr == nil || res.KernelErr.Error() != r.wantErr {
-				t.Errorf("%s: the kernel gives %v %v %v, want the error %s", r.where, res.Err, res.KernelErr, res.Value, r.wantErr)
+				t.Errorf("%s: the kernel gives %v %v %v, want the error %s", where, res.Err, res.KernelErr, res.Value, r.wantErr)
 			}
 			continue
 		}
 		if d := gorun.Diff(res, r.want, r.asFuncs); d != "" {
-			t.Errorf("%s: %s\n%s", r.where, d, r.k.Source)
+			t.Errorf("%s: %s\n%s", where, d, r.k.Source)
 		}
 	}
 }
 
-// genOptions reads func= and workspace; the default name is unique in
-// the build.
+// genOptions reads func=, workspace and parallel; the default name is
+// unique in the build.
 func genOptions(t *testing.T, d *datadriven.TestData, n int) gogen.Options {
 	opts := gogen.Options{Func: fmt.Sprintf("K%d", n), Package: "main", Workspace: d.HasArg("workspace")}
+	if d.HasArg("parallel") {
+		opts.Parallel, opts.MinParallel = true, 2
+	}
 	if d.HasArg("func") {
 		d.ScanArgs(t, "func", &opts.Func)
 		opts.Func += strconv.Itoa(n)
 	}
 	return opts
+}
+
+// threaded is the runs of a case: p, and for a kernel that takes threads
+// (parallel, Kernel.Parallel) p again with each of threads= (default 2
+// and 3).
+func threaded(t *testing.T, d *datadriven.TestData, k *gogen.Kernel, p pending) []pending {
+	if !d.HasArg("parallel") || !k.Parallel {
+		return []pending{p} // no loop of the kernel runs in parallel
+	}
+	ns := argList(d, "threads")
+	if ns == nil {
+		ns = []string{"2", "3"}
+	}
+	out := []pending{p}
+	for _, n := range ns {
+		p.threads = atoi(n)
+		if p.threads < 2 {
+			t.Fatalf("%s: threads=%s: want at least 2", d.Pos, n)
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // show prints the generated function (show=all: the file; show=types:

@@ -21,7 +21,9 @@ import (
 // and runs them all in one build, and compares each result with the
 // reference interpreter's (sdql.Interp over the same plan). The files'
 // expected output is lower's (the IR), which this test leaves as it is.
-// Over the formats' arrays no kernel may use a Go map.
+// Over the formats' arrays no kernel may use a Go map. A kernel with loops
+// marked parallel is generated again with Options.Parallel, splitting
+// loops of any length, and run on 2 and 3 goroutines too.
 func TestGolden(t *testing.T) {
 	var runs []pending
 	for _, file := range []string{"kernels.txt", "workloads.txt"} {
@@ -30,8 +32,8 @@ func TestGolden(t *testing.T) {
 			if d.Cmd != "loops" {
 				t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
 			}
-			if p, ok := goldenCase(t, d, len(runs)); ok {
-				runs = append(runs, p)
+			if ps, ok := goldenCase(t, d, len(runs)); ok {
+				runs = append(runs, ps...)
 			}
 			return d.Expected
 		})
@@ -45,7 +47,7 @@ func TestGolden(t *testing.T) {
 	}
 	cases := make([]gorun.Case, len(runs))
 	for i, r := range runs {
-		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in}
+		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in, Threads: r.threads}
 	}
 	results, err := gorun.Run(cases)
 	if err != nil {
@@ -54,14 +56,15 @@ func TestGolden(t *testing.T) {
 	for i, res := range results {
 		r := runs[i]
 		if d := gorun.Diff(res, r.want, r.asFuncs); d != "" {
-			t.Errorf("%s: %s\n%s", r.where, d, r.k.Source)
+			t.Errorf("%s (%d threads): %s\n%s", r.where, max(r.threads, 1), d, r.k.Source)
 		}
 	}
 }
 
-// goldenCase generates the kernel of one golden case (false: skipped,
-// the shared workloads being absent).
-func goldenCase(t *testing.T, d *datadriven.TestData, n int) (pending, bool) {
+// goldenCase generates the kernel of one golden case, and its parallel
+// kernel run on 2 and 3 goroutines when it has one (false: skipped, the
+// shared workloads being absent).
+func goldenCase(t *testing.T, d *datadriven.TestData, n int) ([]pending, bool) {
 	in, src := sdqltest.MustSplit(t, d)
 	if d.HasArg("workload") {
 		var name string
@@ -69,7 +72,7 @@ func goldenCase(t *testing.T, d *datadriven.TestData, n int) (pending, bool) {
 		b, err := os.ReadFile(filepath.Join("..", "..", "shared", "workloads", name+".sdql"))
 		if err != nil {
 			t.Skipf("%s: workload %s: %v (../shared absent?)", d.Pos, name, err)
-			return pending{}, false
+			return nil, false
 		}
 		src = string(b)
 	}
@@ -94,7 +97,7 @@ func goldenCase(t *testing.T, d *datadriven.TestData, n int) (pending, bool) {
 	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt, Func: fmt.Sprintf("G%d", n), Package: "main"})
 	if err != nil {
 		t.Errorf("%s: %v", d.Pos, err)
-		return pending{}, false
+		return nil, false
 	}
 	if strings.Contains(string(k.Source), "map[") {
 		t.Errorf("%s: the kernel over formats uses a Go map:\n%s", d.Pos, k.Source)
@@ -111,5 +114,19 @@ func goldenCase(t *testing.T, d *datadriven.TestData, n int) (pending, bool) {
 	if err != nil {
 		t.Fatalf("%s: %v", d.Pos, err)
 	}
-	return pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]}, true
+	p := pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]}
+	out := []pending{p}
+	pk, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt, Func: fmt.Sprintf("P%d", n), Package: "main", Workspace: n%2 == 0,
+		Parallel: true, MinParallel: 2})
+	if err != nil {
+		t.Errorf("%s: parallel: %v", d.Pos, err)
+		return out, true
+	}
+	if pk.Parallel {
+		for _, threads := range []int{2, 3} {
+			p.k, p.threads = pk, threads
+			out = append(out, p)
+		}
+	}
+	return out, true
 }

@@ -24,6 +24,9 @@ import (
 //     array grows monotonically.
 
 func (g *gen) forStmt(s *lower.For) {
+	if g.parallelFor(s) {
+		return // on several goroutines, or serially when not worth it (parallel.go)
+	}
 	if t := g.unswitchOn(s); t != nil {
 		// the loop twice, as Go does not unswitch loops: one where every
 		// row of t's diagonal level is known present (its All), one

@@ -40,6 +40,8 @@ type randomCase struct {
 	in   map[string]sdql.Value
 	want sdql.Value
 	k    *gogen.Kernel
+	// threads is the kernel's threads argument (gogen.Kernel.Parallel)
+	threads int
 }
 
 // TestRandomPrograms: random logical programs over dictionary inputs, and
@@ -47,7 +49,10 @@ type randomCase struct {
 // lowered, generated as Go, built (all in one go build) and run, give the
 // reference interpreter's dictionary. Every other kernel keeps its
 // intermediates in a workspace; some are lowered without dense levels or
-// views.
+// views. A kernel with a loop marked parallel is generated again with
+// Options.Parallel, splitting loops of any length, and run on 2 and 3
+// goroutines too: its results must equal the interpreter's up to the order
+// of floating-point additions.
 func TestRandomPrograms(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	n := randomCount(300)
@@ -87,6 +92,17 @@ func programCases(t *testing.T, r *rand.Rand, i, first int) []randomCase {
 			t.Fatalf("program %d: %v\n%s", i, err, src)
 		}
 		cases = append(cases, randomCase{src: src, prog: prog, ir: ir, in: in, want: want, k: k})
+		if !hasParallel(ir) {
+			return
+		}
+		pk, _, err := gorun.Generate(prog, ptypes, lopts, gogen.Options{Func: fmt.Sprintf("P%d", n), Package: "main", Workspace: n%2 == 0,
+			Parallel: true, MinParallel: 2})
+		if err != nil {
+			t.Fatalf("program %d, parallel: %v\n%s", i, err, src)
+		}
+		for _, threads := range []int{2, 3} {
+			cases = append(cases, randomCase{src: fmt.Sprintf("%s\n(%d threads)", src, threads), prog: prog, ir: ir, in: in, want: want, k: pk, threads: threads})
+		}
 	}
 	g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
 	src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
@@ -133,7 +149,7 @@ func checkCases(t *testing.T, cases []randomCase) {
 	t.Helper()
 	gc := make([]gorun.Case, len(cases))
 	for i, c := range cases {
-		gc[i] = gorun.Case{Name: fmt.Sprintf("case %d", i), Kernel: c.k, Inputs: c.in}
+		gc[i] = gorun.Case{Name: fmt.Sprintf("case %d", i), Kernel: c.k, Inputs: c.in, Threads: c.threads}
 	}
 	results, err := gorun.Run(gc)
 	if err != nil {
@@ -152,6 +168,17 @@ func checkCases(t *testing.T, cases []randomCase) {
 		t.Errorf("%d of %d cases disagree", bad, len(cases))
 	}
 	t.Logf("%d kernels built and run", len(cases))
+}
+
+// hasParallel reports whether a program has a loop marked parallel.
+func hasParallel(p *lower.Program) bool {
+	found := false
+	lower.WalkStmts(p.Body, func(s lower.Stmt) {
+		if f, ok := s.(*lower.For); ok && f.Par != nil {
+			found = true
+		}
+	})
+	return found
 }
 
 func inputsString(in map[string]sdql.Value) string {

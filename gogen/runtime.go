@@ -191,10 +191,16 @@ type PFXAppended struct {
 	First      int     // the first child of the parent being filled
 }
 
-// reset empties l, keeping its memory.
+// reset empties l, keeping its memory: the marks of its keys are
+// cleared one by one, or all at once when there are more keys than marks
+// (a scattered write each costs more than a cleared mark).
 func (l *PFXAppended) reset() {
-	for _, k := range l.Keys {
-		l.Mark[k] = 0
+	if len(l.Keys) > len(l.Mark) {
+		clear(l.Mark)
+	} else {
+		for _, k := range l.Keys {
+			l.Mark[k] = 0
+		}
 	}
 	l.Keys = l.Keys[:0]
 	clear(l.Start)

@@ -169,7 +169,7 @@ func (ti *tinfo) f(field string) string {
 // syncOut stores the tensor's locals into its struct, unless they are
 // known to be there already.
 func (g *gen) syncOut(ti *tinfo) {
-	if g.synced[ti] {
+	if g.synced[ti] || g.frozen[ti] {
 		return
 	}
 	for _, f := range ti.hoist {
@@ -271,6 +271,7 @@ func (g *gen) workType(w *bytes.Buffer) {
 	for _, a := range g.temps {
 		fmt.Fprintf(w, "%s []int\n", g.arrays[a])
 	}
+	g.parallelWork(w)
 	w.WriteString("}\n\n")
 }
 

@@ -53,6 +53,10 @@ type Case struct {
 	// as dictionaries (sdql.DiffDicts): for kernels lowered with a result
 	// shape, whose dense levels hold every key.
 	AsFunctions bool
+	// Threads is the last argument of a kernel that takes one
+	// (gogen.Kernel.Parallel): the most goroutines its parallel loops
+	// run on (0: 1).
+	Threads int
 }
 
 // Result is the outcome of one case.
@@ -130,6 +134,12 @@ func Run(cases []Case) ([]Result, error) {
 		return nil, err
 	}
 	bin := filepath.Join(dir, "gorun.bin")
+	// under the race detector, a build of kernels some case runs on
+	// several goroutines has it too
+	race := false
+	for _, c := range cases {
+		race = race || raceEnabled && c.Threads > 1
+	}
 	for round := 1; ; round++ {
 		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(mainSource(live)), 0o644); err != nil {
 			return nil, err
@@ -137,9 +147,13 @@ func Run(cases []Case) ([]Result, error) {
 		// -trimpath: the cache keys ignore the temporary directory; -N -l:
 		// no optimization of the kernels (they are checked, not timed),
 		// which builds them about 40% faster
-		cmd := exec.Command(gobin, "build", "-trimpath", "-gcflags=-N -l", "-o", bin, ".")
+		args := []string{"build", "-trimpath", "-gcflags=-N -l", "-o", bin}
+		if race {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command(gobin, append(args, ".")...)
 		cmd.Dir = dir
-		cmd.Env = buildEnv(dir)
+		cmd.Env = buildEnv(dir, race)
 		out, err := cmd.CombinedOutput()
 		if err == nil {
 			break
@@ -169,6 +183,9 @@ func Run(cases []Case) ([]Result, error) {
 	cmd := exec.Command(bin)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
+	if race && strings.Contains(stderr.String(), "WARNING: DATA RACE") {
+		return nil, fmt.Errorf("gorun: the race detector reports a race in a kernel run on several goroutines:\n%s", stderr.String())
+	}
 	seen := map[int]bool{}
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(nil, 1<<30)
@@ -214,10 +231,15 @@ func Run(cases []Case) ([]Result, error) {
 }
 
 // buildEnv is the environment of the build: offline, outside any
-// workspace, no cgo, the caller's GOFLAGS ignored, and the caller's build
-// cache (a cache in dir when there is none) so repeated runs are fast.
-func buildEnv(dir string) []string {
-	override := map[string]string{"GOPROXY": "off", "CGO_ENABLED": "0", "GOPATH": filepath.Join(dir, "gopath")}
+// workspace, no cgo (but with the race detector, which needs it), the
+// caller's GOFLAGS ignored, and the caller's build cache (a cache in dir
+// when there is none) so repeated runs are fast.
+func buildEnv(dir string, race bool) []string {
+	cgo := "0"
+	if race {
+		cgo = "1"
+	}
+	override := map[string]string{"GOPROXY": "off", "CGO_ENABLED": cgo, "GOPATH": filepath.Join(dir, "gopath")}
 	if os.Getenv("GOCACHE") == "" {
 		if _, err := os.UserCacheDir(); err != nil {
 			override["GOCACHE"] = filepath.Join(dir, "cache")

@@ -34,12 +34,17 @@ func runnerSource(i int, c Case) (string, error) {
 		fmt.Fprintf(&b, "\tvar %s %s = %s\n", name, p.GoType, lit)
 		args = append(args, name)
 	}
+	// the threads argument goes last, after dst and ws
+	var threads []string
+	if k.Parallel {
+		threads = []string{strconv.Itoa(max(c.Threads, 1))}
+	}
 	if k.Scalar != "" {
 		if k.WorkType != "" {
 			fmt.Fprintf(&b, "\tgorunWs := &%s{}\n", k.WorkType)
 			args = append(args, "gorunWs")
 		}
-		fmt.Fprintf(&b, "\tr, err := %s(%s)\n\tif err != nil {\n\t\treturn \"\", err\n\t}\n", k.Func, strings.Join(args, ", "))
+		fmt.Fprintf(&b, "\tr, err := %s(%s)\n\tif err != nil {\n\t\treturn \"\", err\n\t}\n", k.Func, strings.Join(append(args, threads...), ", "))
 		fmt.Fprintf(&b, "\treturn %s(r), nil\n}\n", map[string]string{"float64": "gorunFloat", "int": "gorunInt", "bool": "gorunBool"}[k.Scalar])
 		return b.String(), nil
 	}
@@ -49,7 +54,7 @@ func runnerSource(i int, c Case) (string, error) {
 		fmt.Fprintf(&b, "\tgorunWs := &%s{}\n", k.WorkType)
 		args = append(args, "gorunWs")
 	}
-	call := k.Func + "(" + strings.Join(args, ", ") + ")"
+	call := k.Func + "(" + strings.Join(append(args, threads...), ", ") + ")"
 	// twice into the same destination and workspace: the second run must
 	// find them as the first left them and give the same result
 	fmt.Fprintf(&b, "\tif err := %s; err != nil {\n\t\treturn \"\", err\n\t}\n\tfirst := gorunDst.String()\n", call)

@@ -52,7 +52,8 @@
 //
 // On every input of at least a million entries, the compiled kernel of
 // each workload (eval and grad) and of each kernel runs on one goroutine
-// and on two (Options.Threads), in interleaved rounds: speedup is the
+// and on two (Options.Threads), in interleaved rounds, and so does its
+// JIT kernel (exec jit; with -jit): speedup is the
 // median of the per-round ratios of one goroutine's time to two's, and
 // "goroutines used" what the last run of the two-goroutine kernel used.
 // On a machine busy with other work two goroutines get no more CPU than
@@ -142,7 +143,7 @@ func main() {
 	variants := flag.Bool("variants", true, "time the spelled variants against their originals")
 	vinputs := flag.String("vinputs", "e40r0000,nopoly", "inputs (of the workloads or the kernels) whose variants are timed")
 	threads := flag.Bool("threads", true, "time two goroutines against one on inputs of at least 1M entries")
-	jitFlag := flag.Bool("jit", true, "time the workloads' JIT kernels too (Options.Exec \"jit\": built with the Go toolchain, about a second each the first time)")
+	jitFlag := flag.Bool("jit", true, "time the workloads' JIT kernels too, and the JIT's kernels in the threads tables (Options.Exec \"jit\": built with the Go toolchain, about a second each the first time)")
 	printProg := flag.Bool("print", false, "print each kernel's program (the pipeline's output) to standard error")
 	child := flag.String("child", "", "internal: measure the peak memory of KERNEL,INPUT,VARIANT")
 	flag.Usage = func() {
@@ -231,7 +232,7 @@ func main() {
 		if memNote != "" {
 			fmt.Printf("peak+ not measured: %s\n", memNote)
 		}
-		kernelVariantTables(kernelInputs, list(*vinputs), kernelList, *variants && opts.Opt == "", *threads, opts, *rounds, *benchtime)
+		kernelVariantTables(kernelInputs, list(*vinputs), kernelList, *variants && opts.Opt == "", *threads, *jitFlag, opts, *rounds, *benchtime)
 	}
 	if *workloads != "none" {
 		fmt.Println()

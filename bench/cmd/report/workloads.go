@@ -56,7 +56,8 @@ const settleLimit = 2 * time.Minute
 type ratioRow struct {
 	program, input, mode, prog string
 	vs                         []*variant
-	threads                    int // goroutines the last run of vs[1] used (threads table)
+	threads                    int    // goroutines the last run of vs[1] used (threads table)
+	exec                       string // what runs the kernels (threads table): compiled or jit
 }
 
 // workloadTables measures and prints the workload tables.
@@ -149,13 +150,21 @@ func workloadTables(f workloadFlags) {
 					if err != nil {
 						fail(err)
 					}
-					tr := &ratioRow{program: w.Name, input: in, mode: mode, vs: []*variant{
+					tr := &ratioRow{program: w.Name, input: in, mode: mode, exec: "compiled", vs: []*variant{
 						{name: "1", run: func() { mustRun(c.Run()) }},
 						{name: "2", run: func() { mustRun(c2.Run()) }}}}
 					runtime.GC()
 					timeRounds(tr.vs, f.rounds, f.benchtime)
 					tr.threads = c2.Kernel.Threads()
 					threads = append(threads, tr)
+					if f.jit {
+						if tr := jitThreads(w.Name, in, mode, cs.CompileWith); tr != nil {
+							runtime.GC()
+							timeRounds(tr.vs, f.rounds, f.benchtime)
+							tr.threads = tr.kernel.Threads()
+							threads = append(threads, &tr.ratioRow)
+						}
+					}
 				}
 				fmt.Fprintln(os.Stderr)
 			}
@@ -170,6 +179,33 @@ func workloadTables(f workloadFlags) {
 		fmt.Println()
 		printRatios(fmt.Sprintf("two goroutines against one (Options.Threads), inputs of ≥ %d entries: speedup = 1 thread ÷ 2", manyEntries), "threads", threads)
 	}
+}
+
+// jitRatioRow is a threads row of JIT kernels, with the two-goroutine
+// kernel whose Threads the table reports.
+type jitRatioRow struct {
+	ratioRow
+	kernel *nablasd.Kernel
+}
+
+// jitThreads compiles a program's JIT kernel (Options.Exec "jit") for one
+// goroutine and for two with compile, and returns their threads row, or
+// nil (with a note on standard error) where the JIT fell back.
+func jitThreads(program, input, mode string, compile func(nablasd.Options) (*bench.Compiled, error)) *jitRatioRow {
+	r := &jitRatioRow{ratioRow: ratioRow{program: program, input: input, mode: mode, exec: "jit"}}
+	for _, t := range []int{1, 2} {
+		c, err := compile(nablasd.Options{Exec: "jit", Threads: t})
+		if err != nil {
+			fail(err)
+		}
+		if c.Kernel.Executor() != "jit" {
+			fmt.Fprintf(os.Stderr, " (the JIT fell back: %v)", c.Query.Warnings())
+			return nil
+		}
+		r.vs = append(r.vs, &variant{name: fmt.Sprint(t), run: func() { mustRun(c.Run()) }})
+		r.kernel = c.Kernel
+	}
+	return r
 }
 
 // workloadVariants times the compiled kernels of the workload's spelled
@@ -200,7 +236,7 @@ func workloadVariants(w bench.Workload, mode string, d *bench.WorkloadData, orig
 // kernelVariantTables times the six kernels' spelled variants against
 // their originals (the compiled gradient, as the kernels' time table) and
 // the kernels on two goroutines against one, over the kernels' inputs.
-func kernelVariantTables(inputs, variantInputs, kernels []string, variants, threads bool, opts exec.Options, rounds int, d time.Duration) {
+func kernelVariantTables(inputs, variantInputs, kernels []string, variants, threads, jit bool, opts exec.Options, rounds int, d time.Duration) {
 	var spell, thr []*ratioRow
 	for _, in := range inputs {
 		doVariants := variants && slices.Contains(variantInputs, in)
@@ -230,7 +266,7 @@ func kernelVariantTables(inputs, variantInputs, kernels []string, variants, thre
 				if err != nil {
 					fail(err)
 				}
-				r := &ratioRow{program: kf.Name, input: in, mode: "grad"}
+				r := &ratioRow{program: kf.Name, input: in, mode: "grad", exec: "compiled"}
 				var k2 *exec.Kernel
 				for _, t := range []int{1, 2} {
 					o := opts
@@ -248,6 +284,19 @@ func kernelVariantTables(inputs, variantInputs, kernels []string, variants, thre
 				timeRounds(r.vs, rounds, d)
 				r.threads = k2.Threads()
 				thr = append(thr, r)
+				if jit {
+					// the JIT's kernel through the root package, of the
+					// same program (forward mode, as bench.Pipeline)
+					compile := func(o nablasd.Options) (*bench.Compiled, error) {
+						return compileKernel(kf.Name, cs.Inputs, o)
+					}
+					if jr := jitThreads(kf.Name, in, "grad", compile); jr != nil {
+						runtime.GC()
+						timeRounds(jr.vs, rounds, d)
+						jr.threads = jr.kernel.Threads()
+						thr = append(thr, &jr.ratioRow)
+					}
+				}
 			}
 		}
 	}
@@ -338,12 +387,13 @@ func printRatios(title, col string, rows []*ratioRow) {
 		return
 	}
 	if col == "threads" {
-		fmt.Fprintln(w, "program\tinput\tmode\t1 thread µs\t2 threads µs\tspeedup\tgoroutines used\t")
+		fmt.Fprintln(w, "program\tinput\tmode\texec\t1 thread µs\t2 threads µs\tspeedup\tgoroutines used\t")
 		for _, r := range rows {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.program, r.input, r.mode,
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.program, r.input, r.mode, r.exec,
 				usCell(median(r.vs[0].ns)), usCell(median(r.vs[1].ns)), ratioCell(ratios(r.vs[0].ns, r.vs[1].ns)), r.threads)
 		}
 		w.Flush()
+		fmt.Println("exec: compiled, the closures (exec); jit, the generated Go built as a plugin (Options.Exec \"jit\")")
 		fmt.Println("speedup: median of the per-round ratios (1 thread ÷ 2), then min–max; a machine busy with other work gives two goroutines no more CPU than one")
 		return
 	}
@@ -383,4 +433,24 @@ func list(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ",")
+}
+
+// compileKernel compiles a kernel's gradient through the root package, as
+// bench.Pipeline plans it (forward mode), with the options o, and runs it
+// once.
+func compileKernel(kernel string, inputs nablasd.Inputs, o nablasd.Options) (*bench.Compiled, error) {
+	o.File, o.Mode = kernel, "forward"
+	q, err := nablasd.Prepare(bench.Logical[kernel], inputs, &o)
+	if err != nil {
+		return nil, err
+	}
+	k, err := q.Compile(bench.Wrt[kernel])
+	if err != nil {
+		return nil, err
+	}
+	c := &bench.Compiled{Threads: o.Threads, Query: q, Kernel: k, Result: k.NewResult()}
+	if err := c.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %v", kernel, err)
+	}
+	return c, nil
 }

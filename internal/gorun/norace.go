@@ -1,0 +1,5 @@
+//go:build !race
+
+package gorun
+
+const raceEnabled = false
