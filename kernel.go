@@ -298,13 +298,14 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if dst.jr == nil || dst.jr.k != j {
 			dst.jr = dst.unparkJIT(j)
 		}
-		dst.ex, dst.v = nil, nil
+		dst.ex, dst.v, dst.pending = nil, nil, nil
 		if err := j.runInto(dst.jr, bindings); err != nil {
 			dst.jr = nil
 			return err
 		}
 		if k.completes(true) {
-			dst.v = k.onStoredPositions(dst.jr.value(k.Type()), bindings, inputs)
+			jr, t := dst.jr, k.Type()
+			dst.pending = k.completion(func() sdql.Value { return jr.value(t) }, bindings, inputs)
 		}
 		return nil
 	}
@@ -316,7 +317,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if k.completes(false) {
 			v = k.onStoredPositions(v, bindings, inputs)
 		}
-		dst.v, dst.ex, dst.jr = v, nil, nil
+		dst.v, dst.ex, dst.jr, dst.pending = v, nil, nil, nil
 		return nil
 	}
 	ex := k.ex
@@ -332,12 +333,13 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 	if dst.ex == nil || dst.owner != ex {
 		dst.ex, dst.owner = dst.unparkEx(ex), ex
 	}
-	dst.v, dst.jr = nil, nil
+	dst.v, dst.jr, dst.pending = nil, nil, nil
 	if err := ex.RunInto(dst.ex, bindings); err != nil {
 		return err
 	}
 	if k.completes(true) {
-		dst.v = k.onStoredPositions(dst.ex.Value(), bindings, inputs)
+		xr := dst.ex
+		dst.pending = k.completion(xr.Value, bindings, inputs)
 	}
 	return nil
 }
@@ -415,6 +417,20 @@ func (p *Plan) fullResult() bool {
 		}
 	}
 	return true
+}
+
+// completion returns the completion of a run's gradient to the wrt
+// input's stored positions (onStoredPositions), computed when the result
+// is first read rather than on every run: a kernel rerun many times into
+// one destination (a training loop, the tiering's measurement) reads it
+// through Entries or not at all, and the completion builds the whole
+// result as sdql values. The wrt input's value is the run's.
+func (k *Kernel) completion(value func() sdql.Value, bindings map[string]sdql.Value, inputs Inputs) func() sdql.Value {
+	var mine Inputs
+	if v, ok := inputs[k.plan.Wrt]; ok {
+		mine = Inputs{k.plan.Wrt: v}
+	}
+	return func() sdql.Value { return k.onStoredPositions(value(), bindings, mine) }
 }
 
 // onStoredPositions completes a scalar program's gradient g to exactly

@@ -23,8 +23,17 @@ type Result struct {
 	// last, while an "auto" kernel runs both in turn (tier.go)
 	idle *idleDest
 	// v is the value when it is not ex's: the interpreter's, or a
-	// gradient completed to its input's stored positions
-	v sdql.Value
+	// gradient completed to its input's stored positions; pending
+	// computes that completion when the result is first read (settle)
+	v       sdql.Value
+	pending func() sdql.Value
+}
+
+// settle computes a pending completion of the last run's gradient.
+func (r *Result) settle() {
+	if r.pending != nil {
+		r.v, r.pending = r.pending(), nil
+	}
 }
 
 // Type returns the result's type (real for a scalar, {int -> real} for a
@@ -43,6 +52,7 @@ func (r *Result) Shape() []int { return append([]int(nil), r.shape...) }
 
 // Scalar returns a scalar result (0 for a tensor).
 func (r *Result) Scalar() float64 {
+	r.settle()
 	if r.v == nil && r.jr != nil {
 		return r.jr.scalar
 	}
@@ -59,6 +69,7 @@ func (r *Result) Scalar() float64 {
 // Value returns the result as an sdql value (a literal's worth of nested
 // dictionaries: for printing and comparing, not for large results).
 func (r *Result) Value() sdql.Value {
+	r.settle()
 	if r.v == nil && r.jr != nil {
 		return r.jr.value(r.t)
 	}
@@ -79,6 +90,7 @@ func (r *Result) String() string { return sdql.FormatValue(r.Value()) }
 // (outermost first, in ascending order) and value, until f returns false;
 // coords is reused between calls. It reads the result in place.
 func (r *Result) Entries(f func(coords []int, v float64) bool) error {
+	r.settle()
 	if r.Order() < 1 {
 		return fmt.Errorf("nablasd: the result is a scalar, not a tensor")
 	}
@@ -116,6 +128,7 @@ func (r *Result) Entries(f func(coords []int, v float64) bool) error {
 // arrays' and indexes' capacity); 0 for the interpreter's values and
 // scalars.
 func (r *Result) Size() int64 {
+	r.settle()
 	if r.v == nil && r.ex != nil {
 		return r.ex.Size()
 	}
