@@ -44,6 +44,14 @@ func (g *gen) sparseForLevel(ti *tinfo, s *lower.ForLevel) {
 	// ranging over the list as it is when the loop starts: keys the body
 	// inserts are not visited
 	k, bindKey := g.loopKey(s.Key, "k")
+	if bindKey == nil && (s.Pos == nil || !g.read[s.Pos]) {
+		// neither the key nor its position is read: Go would reject an
+		// unused k
+		g.line("for range %s {", ti.f(listField(0)))
+		g.body(s.Body, nil)
+		g.line("}")
+		return
+	}
 	g.line("for _, %s := range %s {", k, ti.f(listField(0)))
 	g.body(s.Body, both(bindKey, func() { g.bind(s.Pos, k) }))
 	g.line("}")
