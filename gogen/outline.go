@@ -249,20 +249,45 @@ func callsOut(s lower.Stmt) bool {
 }
 
 // countPasses counts the top-level statements of a program's body that
-// hold loops: the kernel's passes.
+// hold nested loops (a loop over rows and their entries): the kernel's
+// passes whose arrays stay live into the next. A flat loop (ridge's
+// ‖x‖²) does not count: outlining the other pass's rows for it cost more
+// than it saved.
 func countPasses(body lower.Stmt) int {
 	n := 0
 	for _, s := range topLevel(body) {
-		loops := false
-		lower.WalkStmts(s, func(x lower.Stmt) {
-			switch x.(type) {
-			case *lower.For, *lower.ForLevel:
-				loops = true
-			}
-		})
-		if loops {
+		if loopDepth(s) >= 2 {
 			n++
 		}
 	}
 	return n
+}
+
+// loopDepth is the deepest nesting of loops in s.
+func loopDepth(s lower.Stmt) int {
+	deepest := 0
+	var walk func(s lower.Stmt, d int)
+	walk = func(s lower.Stmt, d int) {
+		switch x := s.(type) {
+		case *lower.Block:
+			for _, y := range x.List {
+				walk(y, d)
+			}
+		case *lower.If:
+			walk(x.Then, d)
+			walk(x.Else, d)
+		case *lower.For:
+			deepest = max(deepest, d+1)
+			walk(x.Body, d+1)
+		case *lower.ForLevel:
+			deepest = max(deepest, d+1)
+			walk(x.Body, d+1)
+		case *lower.Search:
+			walk(x.Body, d)
+		case *lower.Locate:
+			walk(x.Body, d)
+		}
+	}
+	walk(s, 0)
+	return deepest
 }

@@ -64,7 +64,15 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s1 = wl_ridge_evalLoop(A_valSeg, A_idxSeg, x_len, x_val, s1)
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k := range A_idxSeg {
+					j := A_idxSeg[k]
+					x3 := 0.0
+					if 0 <= j && j < x_len {
+						x3 = x_val[j]
+					}
+					s1 += A_valSeg[k] * x3
+				}
 			}
 			x += s1
 		}
@@ -82,20 +90,4 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	}
 	out := 0.5 * (s + s2)
 	return out, nil
-}
-
-// wl_ridge_evalLoop runs a row loop of wl_ridge_eval (outline.go).
-//
-//go:noinline
-func wl_ridge_evalLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s1 float64) float64 {
-	A_valSeg = A_valSeg[:len(A_idxSeg)]
-	for k := range A_idxSeg {
-		j := A_idxSeg[k]
-		x3 := 0.0
-		if 0 <= j && j < x_len {
-			x3 = x_val[j]
-		}
-		s1 += A_valSeg[k] * x3
-	}
-	return s1
 }
