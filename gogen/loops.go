@@ -432,7 +432,7 @@ func (g *gen) segmentStores(v *lower.Var, body lower.Stmt) []*lower.Insert {
 // statements other than the insert x.
 func (g *gen) segmentable(x *lower.Insert, body lower.Stmt) bool {
 	q := x.Pos
-	if q != nil && (g.hoisted[q] || writes(body, q) && !writesOnly(body, q, x)) {
+	if !g.ownPos(x, body) {
 		return false
 	}
 	last := x.Level == x.T.Order()-1
@@ -457,21 +457,39 @@ func (g *gen) segmentable(x *lower.Insert, body lower.Stmt) bool {
 		return ok
 	}
 	// q is read only as the position of those stores
-	reads := 0
+	return g.refCounts(body)[q] == storesAt(body, q)
+}
+
+// ownPos reports whether x's position (if it binds one) is bound by x
+// alone in body and not hoisted: a segment may then stand for it.
+func (g *gen) ownPos(x *lower.Insert, body lower.Stmt) bool {
+	q := x.Pos
+	return q == nil || !g.hoisted[q] && (!writes(body, q) || writesOnly(body, q, x))
+}
+
+// refCounts counts the reads of each variable in the live statements of
+// body.
+func (g *gen) refCounts(body lower.Stmt) map[*lower.Var]int {
+	reads := map[*lower.Var]int{}
 	g.walkLive(body, func(e lower.Expr) {
 		lower.WalkExpr(e, func(y lower.Expr) {
-			if isRefTo(y, q) {
-				reads++
+			if r, ok := y.(*lower.Ref); ok {
+				reads[r.V]++
 			}
 		})
 	})
-	stores := 0
+	return reads
+}
+
+// storesAt counts the stores of body at position q.
+func storesAt(body lower.Stmt, q *lower.Var) int {
+	n := 0
 	lower.WalkStmts(body, func(s lower.Stmt) {
 		if st, ok := s.(*lower.Store); ok && isRefTo(st.Pos, q) {
-			stores++
+			n++
 		}
 	})
-	return reads == stores
+	return n
 }
 
 // writesOnly reports whether x is the only statement of body setting v.

@@ -114,10 +114,8 @@ func (g *gen) diagonalBelow(x *lower.Insert, stmts []lower.Stmt) *lower.Insert {
 // body.
 func (g *gen) denseSegmentable(d denseSeg, body lower.Stmt) bool {
 	q := d.storePos()
-	for _, x := range []*lower.Insert{d.x, d.diag} {
-		if x != nil && x.Pos != nil && (g.hoisted[x.Pos] || writes(body, x.Pos) && !writesOnly(body, x.Pos, x)) {
-			return false
-		}
+	if !g.ownPos(d.x, body) || d.diag != nil && !g.ownPos(d.diag, body) {
+		return false
 	}
 	t := d.x.T
 	ok := true
@@ -142,24 +140,11 @@ func (g *gen) denseSegmentable(d denseSeg, body lower.Stmt) bool {
 	}
 	// the positions are read only as the stores' (and the diagonal's
 	// parent)
-	reads := map[*lower.Var]int{}
-	g.walkLive(body, func(e lower.Expr) {
-		lower.WalkExpr(e, func(y lower.Expr) {
-			if r, ok := y.(*lower.Ref); ok {
-				reads[r.V]++
-			}
-		})
-	})
-	stores := 0
-	lower.WalkStmts(body, func(s lower.Stmt) {
-		if st, ok := s.(*lower.Store); ok && q != nil && isRefTo(st.Pos, q) {
-			stores++
-		}
-	})
+	reads := g.refCounts(body)
 	if d.diag != nil && reads[d.x.Pos] != 1 {
 		return false
 	}
-	return q == nil || reads[q] == stores
+	return q == nil || reads[q] == storesAt(body, q)
 }
 
 // denseSegStart emits, in a loop of v over lo..hi (lo < hi), the check of
