@@ -7,6 +7,7 @@ import (
 
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
+	"github.com/nablasd/nablasd/internal/physbind"
 	"github.com/nablasd/nablasd/internal/sdqltest"
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
@@ -27,7 +28,7 @@ func TestRandomPrograms(t *testing.T) {
 		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
 		in := sdqltest.GenInputs(r)
 		prog := sdql.MustParse(src)
-		want, err := evalTyped(prog, in, types)
+		want, err := physbind.EvalTyped(prog, in, types)
 		if err != nil {
 			continue
 		}
@@ -44,10 +45,10 @@ func TestRandomPrograms(t *testing.T) {
 				shape = []int{4, 5}
 			}
 			fs := formats.ForOrder(len(shape))
-			ts[name] = tensorFrom(t, in[name], shape, fs[(round+j)%len(fs)])
+			ts[name] = physbind.TensorFrom(t, in[name], shape, fs[(round+j)%len(fs)])
 		}
-		phys, logical, cfg := bindFormats(t, ts, in["s"])
-		want, err = evalTyped(prog, logical, types)
+		phys, logical, cfg := physbind.BindFormats(t, ts, in["s"])
+		want, err = physbind.EvalTyped(prog, logical, types)
 		if err != nil {
 			continue
 		}
@@ -97,71 +98,6 @@ func agree(t *testing.T, i int, src string, prog sdql.Expr, types map[string]sdq
 	if d := sdql.DiffDicts(res.Value(), want, 1e-9); d != "" {
 		t.Fatalf("program %d rerun: %s\ngot  %s\nwant %s\n%s\n%s", i, d, sdql.FormatValue(res.Value()), sdql.FormatValue(want), src, lower.Print(k.Program()))
 	}
-}
-
-func evalTyped(prog sdql.Expr, in map[string]sdql.Value, types map[string]sdql.Type) (sdql.Value, error) {
-	info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
-	if err != nil {
-		return nil, err
-	}
-	return (&sdql.Interp{}).Run(prog, info, in)
-}
-
-func tensorFrom(t *testing.T, v sdql.Value, shape []int, f formats.Format) *formats.Tensor {
-	t.Helper()
-	idx := make([][]int, len(shape))
-	var val []float64
-	var walk func(v sdql.Value, coords []int)
-	walk = func(v sdql.Value, coords []int) {
-		sdql.Entries(v, func(k int, x sdql.Value) bool {
-			c := append(coords, k)
-			if len(c) == len(shape) {
-				for m := range c {
-					idx[m] = append(idx[m], c[m])
-				}
-				val = append(val, float64(x.(sdql.Real)))
-				return true
-			}
-			walk(x, c)
-			return true
-		})
-	}
-	walk(v, nil)
-	ten, err := formats.FromCoords(shape, idx, val, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ten
-}
-
-func bindFormats(t *testing.T, ts map[string]*formats.Tensor, s sdql.Value) (phys, logical map[string]sdql.Value, cfg *fuse.Config) {
-	phys = map[string]sdql.Value{"s": s}
-	logical = map[string]sdql.Value{"s": s}
-	cfg = &fuse.Config{Inputs: map[string]sdql.Type{"s": sdql.RealType}, Dense: map[string]bool{}, Dims: map[string][]int{}, Stats: fuse.Stats{}}
-	storage := map[string]fuse.Storage{}
-	for n, x := range ts {
-		logical[n] = formats.ToValue(x)
-		cfg.Inputs[n] = sdql.Tensor(x.Order())
-		cfg.Dims[n] = x.Shape
-		cfg.Stats[n] = x.Fanout()
-		if x.Format == formats.Dense || x.Format == formats.DenseCol {
-			cfg.Dense[n] = true
-		}
-		storage[n] = fuse.Storage{Format: x.Format, Order: x.Order()}
-		arrays, err := formats.Bind(x, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range arrays {
-			phys[k] = v
-		}
-	}
-	defs, types, err := fuse.Definitions(storage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Defs, cfg.PhysInputs, cfg.PhysStats = defs, types, fuse.StatsOf(phys)
-	return phys, logical, cfg
 }
 
 func inputsString(in map[string]sdql.Value) string {

@@ -1,5 +1,5 @@
 // Package physbind binds dictionaries as storage-format inputs for the
-// randomized tests of lower and gogen: a dictionary stored in a format, its
+// randomized tests of lower, exec and gogen: a dictionary stored in a format, its
 // arrays bound by name, and fuse's configuration as the pipeline makes it.
 package physbind
 
