@@ -289,11 +289,8 @@ func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
 				dst := fr.t[t.ID]
 				n := dst.levels[0].size
 				lo, hi := n*r/w, n*(r+1)/w
-				dv := dst.vals[lo:hi]
 				for _, wf := range workers[1:] {
-					for k, v := range wf.t[t.ID].vals[lo:hi] {
-						dv[k] += v
-					}
+					addVals(dst.vals[lo:hi], wf.t[t.ID].vals[lo:hi])
 				}
 			}
 		}()
@@ -351,10 +348,7 @@ func (rt *tensor) add(src *tensor) {
 		}
 		if l0.present == nil && dst.present == nil && rt.t.Leaf != lower.Bool {
 			// full dense vectors: one pass
-			dv := rt.vals[:l0.size]
-			for k, v := range src.vals[:l0.size] {
-				dv[k] += v
-			}
+			addVals(rt.vals[:l0.size], src.vals[:l0.size])
 			return
 		}
 		for k := 0; k < l0.size; k++ {
@@ -437,6 +431,14 @@ func (rt *tensor) appendRows(src *tensor) bool {
 		}
 	}
 	return true
+}
+
+// addVals adds src into dst element by element (equal lengths).
+func addVals(dst, src []float64) {
+	dst = dst[:len(src)]
+	for k, v := range src {
+		dst[k] += v
+	}
 }
 
 // addLeaf adds v at leaf position c by the leaves' semi-ring.

@@ -93,5 +93,5 @@ func zeroDefaulted(prev Stmt, l *Locate) bool {
 		return false
 	}
 	c, ok := let.X.(*Const)
-	return ok && c.I == 0 && math.Float64bits(c.F) == 0
+	return ok && isZero(c) && !math.Signbit(c.F) // -0 would read as +0
 }
