@@ -272,6 +272,23 @@ type bound struct {
 	bindings map[string]sdql.Value
 	dims     map[string][]int
 	shape    []int
+	// repl are the inputs the run replaced, converted
+	repl map[string]*input
+}
+
+// entries counts the stored entries of the run's tensor inputs: the
+// tiering's unit of work (tier.measure).
+func (b bound) entries(k *Kernel) int {
+	n := 0
+	for name, in := range k.q.inputs {
+		if r := b.repl[name]; r != nil {
+			in = r
+		}
+		if in.tensor != nil {
+			n += len(in.tensor.Val)
+		}
+	}
+	return n
 }
 
 // bind binds a run's new inputs (none: the query's).
@@ -279,7 +296,7 @@ func (k *Kernel) bind(inputs Inputs) (bound, error) {
 	b := bound{inputs: inputs, bindings: k.plan.Bindings, shape: k.shape}
 	if len(inputs) > 0 {
 		var err error
-		if b.bindings, b.dims, err = k.rebind(inputs); err != nil {
+		if b.bindings, b.dims, b.repl, err = k.rebind(inputs); err != nil {
 			return b, err
 		}
 		b.shape = k.q.resultShapeFor(k.plan, b.dims)
@@ -489,42 +506,42 @@ func (k *Kernel) execFor(shape []int) (*exec.Kernel, error) {
 
 // rebind returns the bindings of the kernel's program with new values for
 // some inputs, after the checks Prepare makes.
-func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int, error) {
+func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int, map[string]*input, error) {
 	q := k.q
 	dims := q.dims()
 	repl := map[string]*input{}
 	for n, v := range inputs {
 		old, ok := q.inputs[n]
 		if !ok {
-			return nil, nil, fmt.Errorf("input %s: not an input of the program (its inputs: %s)", n, q.inputList())
+			return nil, nil, nil, fmt.Errorf("input %s: not an input of the program (its inputs: %s)", n, q.inputList())
 		}
 		in, err := convertInput(n, v, !q.opts.NoValidate)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		switch {
 		case old.tensor != nil:
 			if in.tensor == nil || in.tensor.Format != old.tensor.Format || in.tensor.Order() != old.tensor.Order() {
-				return nil, nil, fmt.Errorf("input %s: the kernel was compiled for a %s tensor of order %d; prepare the program again for another kind", n, old.tensor.Format, old.tensor.Order())
+				return nil, nil, nil, fmt.Errorf("input %s: the kernel was compiled for a %s tensor of order %d; prepare the program again for another kind", n, old.tensor.Format, old.tensor.Order())
 			}
 			dims[n] = in.tensor.Shape
 		case old.isNum:
 			if !in.isNum {
-				return nil, nil, fmt.Errorf("input %s: the kernel was compiled for a number", n)
+				return nil, nil, nil, fmt.Errorf("input %s: the kernel was compiled for a number", n)
 			}
 			if err := in.resolve(sdql.TypeOfValue(old.logical)); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		default:
 			if in.logical == nil || in.isNum || in.isBool != old.isBool {
-				return nil, nil, fmt.Errorf("input %s: the kernel was compiled for a value of type %s", n, q.types[n])
+				return nil, nil, nil, fmt.Errorf("input %s: the kernel was compiled for a value of type %s", n, q.types[n])
 			}
 		}
 		repl[n] = in
 	}
 	if !q.opts.NoShapeCheck {
 		if err := q.shapes.check(q.name, dims); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	out := make(map[string]sdql.Value, len(k.plan.Bindings))
@@ -538,7 +555,7 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 		case in.tensor != nil:
 			b, err := formats.Bind(in.tensor, n)
 			if err != nil {
-				return nil, nil, fmt.Errorf("input %s: %v", n, err)
+				return nil, nil, nil, fmt.Errorf("input %s: %v", n, err)
 			}
 			for name, v := range b {
 				out[name] = v
@@ -547,7 +564,7 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 			out[n] = in.logical
 		}
 	}
-	return out, dims, nil
+	return out, dims, repl, nil
 }
 
 func equalInts(a, b []int) bool {

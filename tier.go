@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nablasd/nablasd/exec"
-	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/jit"
 )
@@ -96,7 +95,6 @@ type tier struct {
 	warnTo *Query // the query Compile was called on: where warnings go
 	after  time.Duration
 	source time.Duration // generating the source and asking the cache, at Compile
-	work   int           // the entries of the query's tensors (workOf)
 
 	state      atomic.Int32
 	spent      atomic.Int64 // nanoseconds of closure runs (counting)
@@ -128,11 +126,6 @@ type tier struct {
 // and asks the cache for its plugin. q is the query Compile was called on.
 func newTier(q *Query, k *Kernel) *tier {
 	t := &tier{k: k, warnTo: q, after: q.opts.JITAfter}
-	for _, in := range k.q.inputs {
-		if in.tensor != nil {
-			t.work += len(in.tensor.Val)
-		}
-	}
 	start := time.Now()
 	defer func() { t.source = time.Since(start) }()
 	off, bad := jitSwitch()
@@ -268,7 +261,8 @@ func (t *tier) startBuild() {
 // measure runs the kernel natively or by the closures, in turn, and keeps
 // the faster once each has run measureRuns times (or a first pair
 // differs by measureGap): the time of the run once its inputs are bound,
-// per entry of the inputs (workOf).
+// per entry of the inputs (bound.entries), so that runs over groups of
+// different sizes compare.
 func (t *tier) measure(dst *Result, inputs Inputs) error {
 	native := t.turn.Add(1)%2 == 1
 	var j *jitKernel
@@ -289,7 +283,7 @@ func (t *tier) measure(dst *Result, inputs Inputs) error {
 	if err != nil {
 		return err
 	}
-	rate := d.Seconds() / t.workOf(inputs)
+	rate := d.Seconds() / float64(max(b.entries(t.k), 1))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.state.Load() != tierMeasuring {
@@ -330,25 +324,6 @@ func (t *tier) measure(dst *Result, inputs Inputs) error {
 	return nil
 }
 
-// inputWork is an input's size for comparing runs: its entries.
-func inputWork(v any) int {
-	switch x := v.(type) {
-	case *formats.Tensor:
-		if x != nil {
-			return len(x.Val)
-		}
-	case []float64:
-		return len(x)
-	case [][]float64:
-		n := 0
-		for _, r := range x {
-			n += len(r)
-		}
-		return n
-	}
-	return 0
-}
-
 // nativeFailed answers a native run that returned err: the closures run
 // instead, and when they succeed the native kernel is dropped for good
 // (the two disagree about what is an error: the native kernel's is kept,
@@ -369,20 +344,6 @@ func (t *tier) nativeFailed(dst *Result, b bound, err error) error {
 	t.mu.Unlock()
 	t.warnTo.warn(fmt.Sprintf("the JIT's kernel failed a run (%v) that the compiled kernel ran; the compiled kernel runs from now on", err))
 	return nil
-}
-
-// workOf sizes a run: the entries of its inputs, the query's where inputs
-// does not replace them, so that the times of runs over groups of
-// different sizes compare.
-func (t *tier) workOf(inputs Inputs) float64 {
-	n := t.work
-	for name, v := range inputs {
-		if in := t.k.q.inputs[name]; in != nil && in.tensor != nil {
-			n -= len(in.tensor.Val)
-		}
-		n += inputWork(v)
-	}
-	return float64(max(n, 1))
 }
 
 func median(xs []float64) float64 {
