@@ -34,7 +34,7 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 	chunk := c.serialFor(&lower.For{V: s.V, Lo: &lower.Ref{V: chunkVarLo}, Hi: &lower.Ref{V: chunkVarHi}, Body: s.Body, Prim: s.Prim})
 	par := s.Par
 	threads := c.opts.Threads
-	seg := segmentOf(s)
+	seg := lower.RowSegment(s)
 	return func(fr *frame) {
 		l, h := lo(fr), hi(fr)
 		n := h - l
@@ -116,65 +116,6 @@ func split(l, h, i, w int, pos []int) int {
 		}
 	}
 	return lo
-}
-
-// segmentOf finds a row the loop reads: an inner loop over
-// P[i]..P[i+1] with i the loop's variable; P is the pos array whose
-// entries measure the loop's work.
-func segmentOf(s *lower.For) *lower.Array {
-	var found *lower.Array
-	var walk func(st lower.Stmt)
-	walk = func(st lower.Stmt) {
-		if found != nil {
-			return
-		}
-		switch x := st.(type) {
-		case *lower.Block:
-			for _, y := range x.List {
-				walk(y)
-			}
-		case *lower.If:
-			walk(x.Then)
-			walk(x.Else)
-		case *lower.Let:
-			// lo := P[i] and hi := P[i + 1] are hoisted into variables
-		case *lower.For:
-			lo, hi := derefLoad(s, x.Lo), derefLoad(s, x.Hi)
-			if lo != nil && hi != nil && lo.A == hi.A && isRef(lo.Index, s.V) {
-				if b, ok := hi.Index.(*lower.Binary); ok && b.Op == lower.Add && isRef(b.X, s.V) && isOne(b.Y) {
-					found = lo.A
-					return
-				}
-			}
-			walk(x.Body)
-		}
-	}
-	walk(s.Body)
-	return found
-}
-
-// derefLoad is the load e is, or the load a variable e reads was set to
-// by a let of the loop's body.
-func derefLoad(s *lower.For, e lower.Expr) *lower.Load {
-	if ld, ok := e.(*lower.Load); ok {
-		return ld
-	}
-	r, ok := e.(*lower.Ref)
-	if !ok {
-		return nil
-	}
-	var found *lower.Load
-	lower.WalkStmts(s.Body, func(st lower.Stmt) {
-		if let, ok := st.(*lower.Let); ok && let.V == r.V {
-			found, _ = let.X.(*lower.Load)
-		}
-	})
-	return found
-}
-
-func isOne(e lower.Expr) bool {
-	c, ok := e.(*lower.Const)
-	return ok && c.K == lower.Int && c.I == 1
 }
 
 // serialFor compiles a loop without its parallel mark.
@@ -450,9 +391,4 @@ func (rt *tensor) addLeaf(c int, v float64) {
 		return
 	}
 	rt.vals[c] += v
-}
-
-func isRef(e lower.Expr, v *lower.Var) bool {
-	r, ok := e.(*lower.Ref)
-	return ok && r.V == v
 }

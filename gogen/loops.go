@@ -618,7 +618,7 @@ func (g *gen) flatten(s *lower.For) bool {
 	}
 	lo, ok1 := resolve(inner.Lo).(*lower.Load)
 	hi, ok2 := resolve(inner.Hi).(*lower.Load)
-	if !ok1 || !ok2 || lo.A != hi.A || !isRefTo(lo.Index, s.V) || !isNext(hi.Index, s.V) {
+	if !ok1 || !ok2 || lo.A != hi.A || !isRefTo(lo.Index, s.V) || !lower.IsNext(hi.Index, s.V) {
 		return false
 	}
 	p := lo.A
@@ -663,17 +663,4 @@ func (g *gen) readIn(s lower.Stmt, v *lower.Var) bool {
 func isRefTo(e lower.Expr, v *lower.Var) bool {
 	r, ok := e.(*lower.Ref)
 	return ok && r.V == v
-}
-
-// isNext reports whether e is v + 1 (or 1 + v).
-func isNext(e lower.Expr, v *lower.Var) bool {
-	b, ok := e.(*lower.Binary)
-	if !ok || b.Op != lower.Add {
-		return false
-	}
-	one := func(x lower.Expr) bool {
-		c, ok := x.(*lower.Const)
-		return ok && c.K == lower.Int && c.I == 1
-	}
-	return isRefTo(b.X, v) && one(b.Y) || one(b.X) && isRefTo(b.Y, v)
 }

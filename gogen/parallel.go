@@ -102,7 +102,7 @@ func (g *gen) planParallel() {
 
 // parallelPlan checks a marked loop against what the generator supports.
 func (g *gen) parallelPlan(f *lower.For) *parPlan {
-	pl := &parPlan{pos: segmentOf(f)}
+	pl := &parPlan{pos: lower.RowSegment(f)}
 	par := f.Par
 	declared := map[*lower.Var]bool{f.V: true}
 	lower.WalkStmts(f.Body, func(s lower.Stmt) {
@@ -346,37 +346,6 @@ func children(s lower.Stmt) []lower.Stmt {
 		return []lower.Stmt{x.Body}
 	}
 	return nil
-}
-
-// segmentOf finds a row the loop reads, as exec does: an inner loop over
-// P[v]..P[v+1] with v the loop's variable (its bounds possibly let-bound);
-// P's entries measure the loop's work.
-func segmentOf(s *lower.For) *lower.Array {
-	lets := map[*lower.Var]lower.Expr{}
-	lower.WalkStmts(s.Body, func(x lower.Stmt) {
-		if l, ok := x.(*lower.Let); ok {
-			lets[l.V] = l.X
-		}
-	})
-	load := func(e lower.Expr) *lower.Load {
-		if r, ok := e.(*lower.Ref); ok && lets[r.V] != nil {
-			e = lets[r.V]
-		}
-		ld, _ := e.(*lower.Load)
-		return ld
-	}
-	var found *lower.Array
-	lower.WalkStmts(s.Body, func(x lower.Stmt) {
-		f, ok := x.(*lower.For)
-		if !ok || found != nil {
-			return
-		}
-		lo, hi := load(f.Lo), load(f.Hi)
-		if lo != nil && hi != nil && lo.A == hi.A && isRefTo(lo.Index, s.V) && isNext(hi.Index, s.V) {
-			found = lo.A
-		}
-	})
-	return found
 }
 
 // parallelFor emits a loop marked parallel, when the plan lets it run on

@@ -521,3 +521,50 @@ func substLets(e Expr, lets map[*Var]Expr) Expr {
 	}
 	return e
 }
+
+// RowSegment finds a row a loop reads: an inner loop over P[v]..P[v+1]
+// with v the loop's variable (its bounds possibly let-bound in the body);
+// P, a pos array, measures the loop's work by its entries. Nil when the
+// loop reads no such row. The back ends split a parallel loop's
+// iterations by it, so that rows of unequal length balance.
+func RowSegment(f *For) *Array {
+	lets := map[*Var]Expr{}
+	WalkStmts(f.Body, func(x Stmt) {
+		if l, ok := x.(*Let); ok {
+			lets[l.V] = l.X
+		}
+	})
+	load := func(e Expr) *Load {
+		if r, ok := e.(*Ref); ok && lets[r.V] != nil {
+			e = lets[r.V]
+		}
+		ld, _ := e.(*Load)
+		return ld
+	}
+	var found *Array
+	WalkStmts(f.Body, func(x Stmt) {
+		in, ok := x.(*For)
+		if !ok || found != nil {
+			return
+		}
+		lo, hi := load(in.Lo), load(in.Hi)
+		if lo != nil && hi != nil && lo.A == hi.A && isRefTo(lo.Index, f.V) && IsNext(hi.Index, f.V) {
+			found = lo.A
+		}
+	})
+	return found
+}
+
+// IsNext reports whether e is v + 1 (or 1 + v): the end of row v's
+// segment in a pos array.
+func IsNext(e Expr, v *Var) bool {
+	b, ok := e.(*Binary)
+	if !ok || b.Op != Add {
+		return false
+	}
+	one := func(x Expr) bool {
+		c, ok := x.(*Const)
+		return ok && c.K == Int && c.I == 1
+	}
+	return isRefTo(b.X, v) && one(b.Y) || one(b.X) && isRefTo(b.Y, v)
+}
