@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/printer"
-	"go/token"
 	"strings"
 
 	"github.com/nablasd/nablasd/lower"
@@ -106,21 +104,17 @@ func (g *gen) typed(name, goType string) { g.typedLocals[name] = goType }
 // local of known type, and none a tensor's pointer. segments are the
 // loop's own segments, which it reslices.
 func (g *gen) emitOutlined(text string, segments map[string]bool) bool {
-	fset := token.NewFileSet()
-	src := "package p\n\nfunc _() {\n" + text + "\n}\n"
-	f, err := parser.ParseFile(fset, "", src, 0)
+	fset, f, err := parseBody([]byte(text))
 	if err != nil {
 		return false
 	}
 	types := g.localTypes()
+	free := freeNamesIn(f)
 	var params []string
-	seen := map[string]bool{}
-	for _, id := range f.Unresolved {
-		n := id.Name
-		if seen[n] || goBuiltins[n] {
+	for _, n := range free.order {
+		if goBuiltins[n] {
 			continue
 		}
-		seen[n] = true
 		if _, ok := types[n]; !ok {
 			if strings.HasPrefix(n, g.pfx) && g.top.taken(n) {
 				continue // a helper of the file
@@ -130,28 +124,18 @@ func (g *gen) emitOutlined(text string, segments map[string]bool) bool {
 		params = append(params, n)
 	}
 	fn := f.Decls[0].(*ast.FuncDecl)
-	// the outside variables the loop sets, returned; its returns (of an
+	// the outside variables the loop sets, returned (a segment of the
+	// loop is resliced in it, and dead after it); its returns (of an
 	// error) return them too
 	var sets []string
-	isSet := map[string]bool{}
-	set := func(e ast.Expr) {
-		// a segment of the loop is resliced in it, and dead after it
-		if id, ok := e.(*ast.Ident); ok && seen[id.Name] && !isSet[id.Name] && id.Obj == nil && !segments[id.Name] {
-			isSet[id.Name] = true
-			sets = append(sets, id.Name)
+	for _, n := range free.sets {
+		if !segments[n] && !goBuiltins[n] {
+			sets = append(sets, n)
 		}
 	}
 	var returns []*ast.ReturnStmt
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		switch x := n.(type) {
-		case *ast.AssignStmt:
-			if x.Tok != token.DEFINE {
-				for _, l := range x.Lhs {
-					set(l)
-				}
-			}
-		case *ast.IncDecStmt:
-			set(x.X)
 		case *ast.ReturnStmt:
 			returns = append(returns, x)
 		case *ast.FuncLit:
@@ -159,7 +143,6 @@ func (g *gen) emitOutlined(text string, segments map[string]bool) bool {
 		}
 		return true
 	})
-
 	for _, n := range sets {
 		if strings.HasPrefix(types[n], "[]") {
 			return false // a slice that grows: its new header would have to come back

@@ -706,27 +706,50 @@ func presenceFields(t *lower.Tensor) []string {
 }
 
 // names are the identifiers a piece of code reads or sets from outside
-// it: used, in the order first met, and read (not only assigned).
+// it: used, in the order first met, read (not only assigned), and set
+// (assigned, added to or incremented), in the order first set.
 type names struct {
 	order []string
 	used  map[string]bool
 	read  map[string]bool
+	sets  []string
+	set   map[string]bool
+}
+
+// parseBody parses a function body's statements (generated code) into a
+// file of one function, _.
+func parseBody(body []byte) (*token.FileSet, *ast.File, error) {
+	fset := token.NewFileSet()
+	src := "package p\n\nfunc _() {\n" + string(body) + "\n}\n"
+	f, err := parser.ParseFile(fset, "", src, 0)
+	return fset, f, err
 }
 
 // freeNames parses a function body's statements and lists the names they
 // use that they do not declare.
 func freeNames(body []byte) (*names, error) {
-	src := "package p\n\nfunc _() {\n" + string(body) + "\n}\n"
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
+	_, f, err := parseBody(body)
 	if err != nil {
 		return nil, err
 	}
-	out := &names{used: map[string]bool{}, read: map[string]bool{}}
+	return freeNamesIn(f), nil
+}
+
+// freeNamesIn lists the names the function of f (parseBody) uses that it
+// does not declare.
+func freeNamesIn(f *ast.File) *names {
+	out := &names{used: map[string]bool{}, read: map[string]bool{}, set: map[string]bool{}}
 	free := map[string]bool{}
 	for _, id := range f.Unresolved {
 		free[id.Name] = true
 	}
 	assigned := map[*ast.Ident]bool{}
+	set := func(e ast.Expr) {
+		if id, ok := e.(*ast.Ident); ok && id.Obj == nil && free[id.Name] && !out.set[id.Name] {
+			out.set[id.Name] = true
+			out.sets = append(out.sets, id.Name)
+		}
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.AssignStmt:
@@ -737,6 +760,13 @@ func freeNames(body []byte) (*names, error) {
 					}
 				}
 			}
+			if x.Tok != token.DEFINE {
+				for _, l := range x.Lhs {
+					set(l)
+				}
+			}
+		case *ast.IncDecStmt:
+			set(x.X)
 		case *ast.SelectorExpr:
 			ast.Inspect(x.X, func(m ast.Node) bool {
 				if id, ok := m.(*ast.Ident); ok {
@@ -750,7 +780,7 @@ func freeNames(body []byte) (*names, error) {
 		}
 		return true
 	})
-	return out, nil
+	return out
 }
 
 func (ns *names) note(id *ast.Ident, free map[string]bool, assigned map[*ast.Ident]bool) {
