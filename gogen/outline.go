@@ -14,25 +14,24 @@ import (
 // extents live through its loops, and Go's register allocator, which
 // allocates a function at a time, then keeps an inner loop's counter or a
 // length it tests in memory: a store and a load on every iteration of the
-// hottest loop (mlp2's gradient ran 1.3× its hand-written closed form for
-// that alone). A hand-written kernel calls small functions for its row
+// hottest loop (a three-pass gradient ran 1.3× its hand-written closed
+// form for that alone). A hand-written kernel calls small functions for its row
 // loops (a dot product, a scatter) and so does the generated one: a loop
 // over a row's segment nested in another loop becomes a function of its
 // own, not inlined (go:noinline), called with the slices and values it
 // reads and returning the variables it sets, and the error it may return.
 // The call costs a few nanoseconds a row; rows of a dense matrix indexed
-// at an offset (a factorization's k columns, 16 entries) stay inline.
+// at an offset (a few columns of a dense factor) stay inline.
 
 // outlineWanted reports whether the loop about to be emitted over the
 // segments segs should become a function: over the segments of rows (no
 // dense row at an offset), nested in a loop that calls a function (exp,
 // tanh, ...: everything live across the call is spilled, and reloaded in
 // the inner loop) or in a kernel of several passes (whose arrays are live
-// from one to the next). Measured both ways on e40r0000: outlined, the
-// gradients of the logistic loss and mlp2 went from 1.15 and 1.22 of
-// hand-written Go to 1.05 and 1.13, least squares' from 1.10 to 1.06; the
-// Laplacian's, one pass calling nothing, from 1.07 to 1.24, the call
-// costing more than the registers saved.
+// from one to the next). Measured both ways on the workloads (README):
+// gradients whose pass calls exp or tanh, or of three passes, gained 5–15%
+// outlined; a one-pass kernel calling nothing lost 15%, the call costing
+// more than the registers saved.
 func (g *gen) outlineWanted(segs []segRef, body lower.Stmt) bool {
 	if len(g.loopBodies) == 0 || len(segs) == 0 {
 		return false
@@ -233,8 +232,8 @@ func callsOut(s lower.Stmt) bool {
 
 // countPasses counts the top-level statements of a program's body that
 // hold nested loops (a loop over rows and their entries): the kernel's
-// passes whose arrays stay live into the next. A flat loop (ridge's
-// ‖x‖²) does not count: outlining the other pass's rows for it cost more
+// passes whose arrays stay live into the next. A flat loop (a norm
+// over a vector) does not count: outlining the other pass's rows for it cost more
 // than it saved.
 func countPasses(body lower.Stmt) int {
 	n := 0
