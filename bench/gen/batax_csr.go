@@ -337,7 +337,10 @@ func (l *batax_csrAppended) reset() {
 	l.Cur, l.First = 0, 0
 }
 
-// parents makes Start and End hold the parent q >= 0.
+// parents makes Start and End hold the parent q >= 0 (not inlined: it
+// is the cold path of inserts in loops).
+//
+//go:noinline
 func (l *batax_csrAppended) parents(q int) {
 	n := max(q+1, 2*len(l.Start), 64)
 	l.Start = append(l.Start, make([]int, n-len(l.Start))...)
@@ -345,7 +348,10 @@ func (l *batax_csrAppended) parents(q int) {
 }
 
 // grown returns the marks m (l.Mark, or the function's copy of it)
-// grown to hold the key k >= 0.
+// grown to hold the key k >= 0 (not inlined: it is the cold path of
+// inserts in loops).
+//
+//go:noinline
 func (l *batax_csrAppended) grown(m []int32, k int) []int32 {
 	return append(m, make([]int32, max(k+1, 2*len(m), 64)-len(m))...)
 }

@@ -176,7 +176,10 @@ func (t *smmm_csrResult) init(n0 int, pos1, idx1 []int) {
 	}
 }
 
-// grow0 grows level 0 of t to hold the key k >= 0.
+// grow0 grows level 0 of t to hold the key k >= 0 (not inlined: it
+// is the cold path of inserts in loops).
+//
+//go:noinline
 func (t *smmm_csrResult) grow0(k int) {
 	t.N0 = max(k+1, 2*t.N0, 8)
 	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
@@ -349,7 +352,10 @@ func (t *smmm_csr_t) init(n0 int) {
 	}
 }
 
-// grow0 grows level 0 of t to hold the key k >= 0.
+// grow0 grows level 0 of t to hold the key k >= 0 (not inlined: it
+// is the cold path of inserts in loops).
+//
+//go:noinline
 func (t *smmm_csr_t) grow0(k int) {
 	t.N0 = max(k+1, 2*t.N0, 8)
 	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)

@@ -288,7 +288,10 @@ func (t *wl_ridge_grad_dbar) init(n0 int) {
 	}
 }
 
-// grow0 grows level 0 of t to hold the key k >= 0.
+// grow0 grows level 0 of t to hold the key k >= 0 (not inlined: it
+// is the cold path of inserts in loops).
+//
+//go:noinline
 func (t *wl_ridge_grad_dbar) grow0(k int) {
 	t.N0 = max(k+1, 2*t.N0, 8)
 	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
