@@ -34,6 +34,13 @@ func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
 		g.line("if uint(%s) >= uint(%s) {", k, bound)
 		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", k, n+"-1"))
 		g.line("}")
+	case lv == 0 && l.Size != nil:
+		// Sized: the lowering proved every key below the extent init
+		// gave the level (lower.Level.Size), so it never grows, and no
+		// call to grow0 sits on the loop's cold path.
+		g.line("if uint(%s) >= uint(%s) {", k, bound)
+		g.returnErr(g.errorf("internal error: key %d out of range 0..%d of a sized dense level", k, n+"-1"))
+		g.line("}")
 	case lv == 0:
 		g.line("if uint(%s) >= uint(%s) {", k, bound)
 		g.line("if %s < 0 {", k)

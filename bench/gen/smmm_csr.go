@@ -102,18 +102,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			hi1 := B_pos[k+1]
 			if lo1 < hi1 {
 				if uint(k) >= uint(out_n0) {
-					if k < 0 {
-						return fmt.Errorf("smmm_csr: key %d of a dense result is negative", k)
-					}
-					dst.Vals = out_vals
-					dst.N0 = out_n0
-					dst.Present0 = out_present0
-					dst.Present1 = out_present1
-					dst.grow0(k)
-					out_vals = dst.Vals
-					out_n0 = dst.N0
-					out_present0 = dst.Present0
-					out_present1 = dst.Present1
+					return fmt.Errorf("smmm_csr: internal error: key %d out of range 0..%d of a sized dense level", k, out_n0-1)
 				}
 				out_present0[k] = true
 				c := t_vals[q1]
