@@ -457,16 +457,23 @@ func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
 		}
 		rt := fr.t[t]
 		present, vals := rt.levels[lv].present, rt.vals
+		full := present == nil // lower.FullPositions: no marks, values zero since the init
+		n := len(rt.levels[lv].idx)
 		for k := 0; k < cx.n; k++ {
 			c := sc.at(k)
 			lo, hi := los[k], his[k]
 			if lo >= hi {
 				continue
 			}
-			if lo < 0 || hi > len(present) {
-				panic(rtErrorf("positions %d..%d out of range 0..%d of a positions level", lo, hi-1, len(present)-1))
+			if lo < 0 || hi > n {
+				panic(rtErrorf("positions %d..%d out of range 0..%d of a positions level", lo, hi-1, n-1))
 			}
-			pr, vs := present[lo:hi], vals[lo:hi]
+			vs := vals[lo:hi]
+			if full {
+				segStoreFull(vs, m.Set, c, A, X, I, lo, hi, bound)
+				continue
+			}
+			pr := present[lo:hi]
 			switch {
 			case m.Set && X == nil:
 				// each position stored once (lower.WriteOnce)
@@ -516,6 +523,48 @@ func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
 					}
 					vals[p] += v
 				}
+			}
+		}
+	}
+}
+
+// segStoreFull stores (set) or adds c [* A[p]] [* X[I[p]], 0 past bound]
+// into vs = vals[lo:hi], the positions of a full Positions level's row
+// (no marks: every position is present with its row, zero since the
+// init).
+func segStoreFull(vs []float64, set bool, c float64, A, X []float64, I []int, lo, hi int, bound uint) {
+	switch {
+	case X == nil && A == nil && set:
+		for p := range vs {
+			vs[p] = c
+		}
+	case X == nil && A == nil:
+		for p := range vs {
+			vs[p] += c
+		}
+	case X == nil && set:
+		for p, a := range A[lo:hi] {
+			vs[p] = c * a
+		}
+	case X == nil:
+		for p, a := range A[lo:hi] {
+			vs[p] += c * a
+		}
+	default:
+		for p := lo; p < hi; p++ {
+			v := c
+			if A != nil {
+				v *= A[p]
+			}
+			if j := uint(I[p]); j >= bound {
+				v = 0
+			} else {
+				v *= X[j]
+			}
+			if set {
+				vs[p-lo] = v
+			} else {
+				vs[p-lo] += v
 			}
 		}
 	}

@@ -68,6 +68,10 @@ func TestRandomPrograms(t *testing.T) {
 		// and on three workers, every loop marked parallel split
 		agree(t, i, src+"\n(optimized, 3 threads)\n"+sdql.Print(res.Program), res.Program, ptypes, phys, want, Options{Formats: fs, Threads: 3})
 	}
+	t.Logf("%d kernels with a full positions level", fullPositions)
+	if fullPositions == 0 {
+		t.Fatalf("no random kernel has a full positions level (lower.FullPositions)")
+	}
 }
 
 // TestMain splits every parallel loop, however small, and merges every
@@ -79,11 +83,21 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// fullPositions counts the kernels agree ran with a full positions level
+// (lower.FullPositions), so that TestRandomPrograms can tell it exercised
+// them.
+var fullPositions int
+
 func agree(t *testing.T, i int, src string, prog sdql.Expr, types map[string]sdql.Type, in map[string]sdql.Value, want sdql.Value, opts Options) {
 	t.Helper()
 	k, err := Compile(prog, types, opts)
 	if err != nil {
 		t.Fatalf("program %d: compile: %v\n%s", i, err, src)
+	}
+	for _, x := range k.Program().Tensors {
+		if x.Order() == 2 && x.Levels[1].Storage == lower.Positions && x.Levels[1].Full {
+			fullPositions++
+		}
 	}
 	res, err := k.Run(in)
 	if err != nil {

@@ -120,11 +120,17 @@ func (rt *tensor) resize(sizes []int, covered bool) {
 			l.list = l.list[:0]
 			parents = l.size
 		case lower.Positions:
-			if cap(l.present) < len(l.idx) {
+			if cap(rt.vals) < len(l.idx) || !l.full && cap(l.present) < len(l.idx) {
 				rt.reserve(9 * float64(len(l.idx)))
 			}
-			l.present = resize(l.present, len(l.idx))
-			clear(l.present)
+			if l.full {
+				// present with its parent (lower.FullPositions): no
+				// marks; the values start at zero (below)
+				l.present = nil
+			} else {
+				l.present = resize(l.present, len(l.idx))
+				clear(l.present)
+			}
 			parents = len(l.idx)
 		case lower.Appended:
 			l.endBurst()
@@ -160,6 +166,9 @@ func (rt *tensor) resize(sizes []int, covered bool) {
 		// the sparse level cleared its marks; values are zeroed on insert
 	case lower.Positions:
 		rt.vals = resize(rt.vals, parents) // zeroed on insert (insertAt)
+		if last.full {
+			clear(rt.vals) // no marks to zero them on insert by
+		}
 	default:
 		rt.vals = rt.vals[:0]
 	}
@@ -212,8 +221,11 @@ func (rt *tensor) bindPositions(ia [][]int) {
 // its parent at key idx[c]), zeroing its value the first time.
 func (rt *tensor) insertAt(i, c int) int {
 	l := rt.levels[i]
-	if c < 0 || c >= len(l.present) {
-		panic(rtErrorf("position %d out of range 0..%d of a positions level", c, len(l.present)-1))
+	if c < 0 || c >= len(l.idx) {
+		panic(rtErrorf("position %d out of range 0..%d of a positions level", c, len(l.idx)-1))
+	}
+	if l.present == nil {
+		return c // full: present with its parent, zero since resize
 	}
 	if !l.present[c] {
 		l.present[c] = true
@@ -361,7 +373,7 @@ func (rt *tensor) locate(i, parent, key int) (int, bool) {
 		lo, hi := l.segment(parent)
 		p := lo + sort.SearchInts(l.idx[lo:hi], key)
 		if p < hi && l.idx[p] == key {
-			return p, l.present[p]
+			return p, l.present == nil || l.present[p]
 		}
 		return -1, false
 	}
@@ -414,7 +426,7 @@ func (rt *tensor) children(i, parent int, f func(key, c int) bool) {
 	case lower.Positions:
 		lo, hi := l.segment(parent)
 		for p := lo; p < hi; p++ {
-			if l.present[p] && !f(l.idx[p], p) {
+			if (l.present == nil || l.present[p]) && !f(l.idx[p], p) {
 				return
 			}
 		}

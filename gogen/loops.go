@@ -193,15 +193,19 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	excluded := map[*lower.Insert]bool{} // their keys and At read v through a segment
 	for _, x := range stores {
 		ti := g.ts[x.T]
-		pres := g.loc.name(ti.local[presentField(x.Level)] + "Seg")
-		g.typed(pres, "[]bool")
-		names = append(names, pres)
-		g.line("%s := %s[%s:%s]", pres, ti.f(presentField(x.Level)), lo, hi)
-		g.segInsert[x] = pres + "[" + k + "]"
+		g.segInsert[x] = "" // a full level: no marks (segmentStores)
+		if x.T.Levels[x.Level].Marked() {
+			pres := g.loc.name(ti.local[presentField(x.Level)] + "Seg")
+			g.typed(pres, "[]bool")
+			names = append(names, pres)
+			g.line("%s := %s[%s:%s]", pres, ti.f(presentField(x.Level)), lo, hi)
+			g.segInsert[x] = pres + "[" + k + "]"
+		}
 		excluded[x] = true
 		if x.Pos != nil && g.read[x.Pos] {
 			vals := g.loc.name(ti.local[valsField] + "Seg")
 			g.typed(vals, "[]"+goKind(x.T.Leaf))
+			names = append(names, vals)
 			g.line("%s := %s[%s:%s]", vals, ti.f(valsField), lo, hi)
 			g.segStore[x.Pos] = vals + "[" + k + "]"
 		}
@@ -418,8 +422,12 @@ func (g *gen) segmentStores(v *lower.Var, body lower.Stmt) []*lower.Insert {
 		if !ok || x.At == nil || !isRefTo(x.At, v) || x.T.Input || x.T.Levels[x.Level].Storage != lower.Positions {
 			continue
 		}
-		if _, ok := g.ts[x.T].local[presentField(x.Level)]; !ok {
-			continue
+		if x.T.Levels[x.Level].Marked() {
+			if _, ok := g.ts[x.T].local[presentField(x.Level)]; !ok {
+				continue
+			}
+		} else if x.Pos == nil || !g.read[x.Pos] {
+			continue // a full level's insert marks nothing: a segment would serve no store
 		}
 		if g.segmentable(x, body) {
 			out = append(out, x)

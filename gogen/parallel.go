@@ -699,7 +699,9 @@ func presenceFields(t *lower.Tensor) []string {
 				out = append(out, presentField(lv))
 			}
 		case lower.Positions:
-			out = append(out, presentField(lv))
+			if l.Marked() {
+				out = append(out, presentField(lv))
+			}
 		}
 	}
 	return out

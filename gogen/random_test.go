@@ -61,6 +61,21 @@ func TestRandomPrograms(t *testing.T) {
 		cases = append(cases, programCases(t, r, i, len(cases))...)
 	}
 	checkCases(t, cases)
+	// the storages this test is meant to exercise do occur
+	full := 0
+	for _, c := range cases {
+		for _, x := range c.ir.Tensors {
+			for _, l := range x.Levels {
+				if l.Storage == lower.Positions && l.Full {
+					full++
+				}
+			}
+		}
+	}
+	t.Logf("%d kernels with a full positions level", full)
+	if full == 0 && n >= 300 {
+		t.Fatalf("no random kernel has a full positions level (lower.FullPositions)")
+	}
 }
 
 // FuzzGenerate generates one random program per input (a seed and an

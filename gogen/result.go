@@ -39,7 +39,11 @@ func (g *gen) childrenAsc(t *lower.Tensor, lv int) (open, close string) {
 		if l.Of.Pos != nil {
 			bounds = fmt.Sprintf("lo, hi := 0, 0\nif q >= 0 && q+1 < len(t.%s) {\nlo, hi = t.%s[q], t.%s[q+1]\n}\n", posField(lv), posField(lv), posField(lv))
 		}
-		open = bounds + fmt.Sprintf("for c := lo; c < hi; c++ {\nif !t.%s[c] {\ncontinue\n}\nk := t.%s[c]\n", presentField(lv), idxField(lv))
+		open = bounds + "for c := lo; c < hi; c++ {\n"
+		if l.Marked() {
+			open += fmt.Sprintf("if !t.%s[c] {\ncontinue\n}\n", presentField(lv))
+		}
+		open += fmt.Sprintf("k := t.%s[c]\n", idxField(lv))
 	}
 	return open, "}\n"
 }
@@ -75,7 +79,9 @@ func (g *gen) resultMethods(w *bytes.Buffer, ti *tinfo) {
 		case lower.Appended:
 			fmt.Fprintf(w, "t.%s.reset()\n", appField(lv))
 		case lower.Positions:
-			fmt.Fprintf(w, "clear(t.%s)\n", presentField(lv))
+			if l.Marked() {
+				fmt.Fprintf(w, "clear(t.%s)\n", presentField(lv))
+			}
 		case lower.Diagonal:
 			if !l.Full {
 				fmt.Fprintf(w, "t.%s = false\nclear(t.%s)\n", allField(lv), presentField(lv))

@@ -31,11 +31,13 @@ func (g *gen) positionsInsert(ti *tinfo, s *lower.Insert) {
 	lv := s.Level
 	if el, ok := g.segInsert[s]; ok {
 		// in a loop over the positions: marked through a segment, its
-		// position read only by stores through one (loops.go)
-		g.line("%s = true", el)
+		// position read only by stores through one (loops.go); a full
+		// level has no marks
+		if el != "" {
+			g.line("%s = true", el)
+		}
 		return
 	}
-	present := ti.f(presentField(lv))
 	var c string
 	if s.At != nil {
 		// a position out of range is an input breaking its format's
@@ -55,8 +57,13 @@ func (g *gen) positionsInsert(ti *tinfo, s *lower.Insert) {
 		g.line("}")
 	}
 	// the values are zero until inserted (init clears them): marking
-	// the position is all an insert does
-	g.line("%s[%s] = true", present, c)
+	// the position is all an insert does, and a full level's positions
+	// are present with their parent's
+	if ti.t.Levels[lv].Marked() {
+		g.line("%s[%s] = true", ti.f(presentField(lv)), c)
+	} else if s.At != nil {
+		g.line("_ = %s", c) // the position may go unread: its check stays Go's
+	}
 	g.bind(s.Pos, c)
 }
 
@@ -66,7 +73,11 @@ func (g *gen) positionsLocate(ti *tinfo, s *lower.Locate) {
 	lo, hi := g.positionsRange(ti, s.Level, g.simple(s.Parent, lower.Int, "q"))
 	c := g.loc.name("c")
 	idx := g.arrays[ti.t.Levels[s.Level].Of.Idx]
-	g.line("if %s, ok := %sSearch(%s, %s, %s, %s); ok && %s[%s] {", c, g.pfx, idx, lo, hi, k, ti.f(presentField(s.Level)), c)
+	if ti.t.Levels[s.Level].Marked() {
+		g.line("if %s, ok := %sSearch(%s, %s, %s, %s); ok && %s[%s] {", c, g.pfx, idx, lo, hi, k, ti.f(presentField(s.Level)), c)
+	} else {
+		g.line("if %s, ok := %sSearch(%s, %s, %s, %s); ok {", c, g.pfx, idx, lo, hi, k)
+	}
 	g.body(s.Body, func() { g.bind(s.Pos, c) })
 	g.line("}")
 }
@@ -76,7 +87,9 @@ func (g *gen) positionsForLevel(ti *tinfo, s *lower.ForLevel) {
 	idx := g.arrays[ti.t.Levels[s.Level].Of.Idx]
 	c := g.loc.name("c")
 	g.line("for %s := %s; %s < %s; %s++ {", c, lo, c, hi, c)
-	g.line("if !%s[%s] {\ncontinue\n}", ti.f(presentField(s.Level)), c)
+	if ti.t.Levels[s.Level].Marked() {
+		g.line("if !%s[%s] {\ncontinue\n}", ti.f(presentField(s.Level)), c)
+	}
 	g.body(s.Body, func() {
 		g.bind(s.Key, idx+"["+c+"]")
 		g.bind(s.Pos, c)

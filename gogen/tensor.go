@@ -106,7 +106,9 @@ func (g *gen) newTensor(t *lower.Tensor) {
 			hoist(markField(lv))
 			hoist(listField(lv))
 		case lower.Positions:
-			hoist(presentField(lv))
+			if l.Marked() {
+				hoist(presentField(lv))
+			}
 		case lower.Diagonal:
 			if !l.Full {
 				hoist(presentField(lv))
@@ -293,10 +295,14 @@ func levelDoc(t *lower.Tensor, lv int) string {
 	case lower.Hash:
 		return fmt.Sprintf("hashed: L%d maps (parent position, key) to child positions numbered in insertion order", lv)
 	case lower.Positions:
-		if l.Of.Pos == nil {
-			return fmt.Sprintf("an input's positions: the children of parent position 0 are the positions c of Idx%d, key Idx%d[c], present where Present%d is true", lv, lv, lv)
+		present := fmt.Sprintf(", present where Present%d is true", lv)
+		if !l.Marked() {
+			present = ", all present with their parent (full)"
 		}
-		return fmt.Sprintf("an input's positions: the children of parent position q are the positions c in Pos%d[q]..Pos%d[q+1]-1, key Idx%d[c], present where Present%d is true", lv, lv, lv, lv)
+		if l.Of.Pos == nil {
+			return fmt.Sprintf("an input's positions: the children of parent position 0 are the positions c of Idx%d, key Idx%d[c]", lv, lv) + present
+		}
+		return fmt.Sprintf("an input's positions: the children of parent position q are the positions c in Pos%d[q]..Pos%d[q+1]-1, key Idx%d[c]", lv, lv, lv) + present
 	case lower.Appended:
 		return fmt.Sprintf("appended: each parent's children consecutive, in insertion order (A%d.span(q) gives them, A%d.Keys[c] the key of child c)", lv, lv)
 	case lower.Diagonal:
@@ -335,7 +341,10 @@ func (g *gen) tensorType(w *bytes.Buffer, ti *tinfo) {
 			fmt.Fprintf(w, "%s %sHash\n", hashField(lv), g.pfx)
 			g.helpers["hash"] = true
 		case lower.Positions:
-			fmt.Fprintf(w, "%s, %s []int\n%s []bool\n", posField(lv), idxField(lv), presentField(lv))
+			fmt.Fprintf(w, "%s, %s []int\n", posField(lv), idxField(lv))
+			if l.Marked() {
+				fmt.Fprintf(w, "%s []bool\n", presentField(lv))
+			}
 		case lower.Appended:
 			fmt.Fprintf(w, "%s %sAppended\n", appField(lv), g.pfx)
 			g.helpers["appended"] = true
@@ -459,9 +468,11 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 		case lower.Appended:
 			fmt.Fprintf(w, "t.%s.reset()\n", appField(lv))
 		case lower.Positions:
-			p := "t." + presentField(lv)
 			fmt.Fprintf(w, "t.%s, t.%s = pos%d, idx%d\n", posField(lv), idxField(lv), lv, lv)
-			fmt.Fprintf(w, "if n := len(idx%d); cap(%s) >= n {\n%s = %s[:n]\nclear(%s)\n} else {\n%s = make([]bool, n)\n}\n", lv, p, p, p, p, p)
+			if l.Marked() {
+				p := "t." + presentField(lv)
+				fmt.Fprintf(w, "if n := len(idx%d); cap(%s) >= n {\n%s = %s[:n]\nclear(%s)\n} else {\n%s = make([]bool, n)\n}\n", lv, p, p, p, p, p)
+			}
 		case lower.Diagonal:
 			if !l.Full {
 				// every row's child is inserted when the init is kept

@@ -117,7 +117,9 @@ type Level struct {
 	Size Expr
 	// Full: every key of a Dense level is present (a result whose every
 	// position is defined, such as a gradient on a dense input); every
-	// parent of a Diagonal level has its child.
+	// parent of a Diagonal level has its child; every position of a
+	// Positions level under a present parent is present (FullPositions:
+	// each row inserted is filled whole).
 	Full bool
 	// Unmarked: a Dense level that is not Full keeps no presence; every
 	// key below its extent reads as present, zero until written. It
@@ -132,7 +134,7 @@ type Level struct {
 
 // Marked reports whether the level keeps which of its keys are present
 // (a presence array): a Dense level neither Full nor Unmarked, a
-// Diagonal level not Full, a Positions level.
+// Diagonal or Positions level not Full.
 func (l *Level) Marked() bool {
 	switch l.Storage {
 	case Dense:
@@ -140,7 +142,7 @@ func (l *Level) Marked() bool {
 	case Diagonal:
 		return !l.Full
 	case Positions:
-		return true
+		return !l.Full
 	}
 	return false
 }

@@ -102,6 +102,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}
+	if !l.opts.NoDense {
+		FullPositions(l.prog)
+	}
 	CoverFull(l.prog)
 	DropMarks(l.prog)
 	MarkParallel(l.prog)

@@ -66,6 +66,9 @@ func tensorDecl(t *Tensor) string {
 			if l.Of != nil {
 				s += "(" + l.Of.Idx.Name + ")"
 			}
+			if l.Full {
+				s += " full"
+			}
 		}
 		ls = append(ls, s)
 	}

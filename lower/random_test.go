@@ -53,7 +53,7 @@ func lowerAndRun(prog sdql.Expr, b map[string]sdql.Value, types map[string]sdql.
 func TestLowerRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	n := randomCount(1500)
-	checked, positions, hoists, appended, transposes := 0, 0, 0, 0, 0
+	checked, positions, fullPositions, hoists, appended, transposes := 0, 0, 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		g := &sdqltest.Gen{R: r}
 		typ := []string{"real", "vec", "mat"}[r.IntN(3)]
@@ -114,6 +114,9 @@ func TestLowerRandom(t *testing.T) {
 				switch lv.Storage {
 				case Positions:
 					positions++
+					if lv.Full {
+						fullPositions++
+					}
 				case Appended:
 					appended++
 				}
@@ -132,11 +135,11 @@ func TestLowerRandom(t *testing.T) {
 		t.Fatalf("only %d runs checked", checked)
 	}
 	// the storages and passes this test is meant to exercise do occur
-	t.Logf("%d levels on an input's positions, %d appended levels, %d transpositions, %d programs with hoisted code",
-		positions, appended, transposes, hoists)
-	if positions == 0 || hoists == 0 || appended == 0 || transposes == 0 {
-		t.Fatalf("a storage or pass not exercised by the random programs: %d positions levels, %d appended, %d transpositions, %d hoists",
-			positions, appended, transposes, hoists)
+	t.Logf("%d levels on an input's positions (%d full), %d appended levels, %d transpositions, %d programs with hoisted code",
+		positions, fullPositions, appended, transposes, hoists)
+	if positions == 0 || fullPositions == 0 || hoists == 0 || appended == 0 || transposes == 0 {
+		t.Fatalf("a storage or pass not exercised by the random programs: %d positions levels (%d full), %d appended, %d transpositions, %d hoists",
+			positions, fullPositions, appended, transposes, hoists)
 	}
 }
 

@@ -51,7 +51,6 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	out_vals := dst.Vals
 	out_n0 := dst.N0
 	out_present0 := dst.Present0
-	out_present1 := dst.Present1
 	t_vals := t.Vals
 	t_n0 := t.N0
 	t_present0 := t.Present0
@@ -59,7 +58,6 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	out_present0 = dst.Present0
-	out_present1 = dst.Present1
 	t.init(0)
 	t_vals = t.Vals
 	t_n0 = t.N0
@@ -107,10 +105,8 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 				out_present0[k] = true
 				c := t_vals[q1]
 				if lo1 < hi1 {
-					out_present1Seg := out_present1[lo1:hi1]
 					out_valsSeg := out_vals[lo1:hi1]
-					for k2 := range out_present1Seg {
-						out_present1Seg[k2] = true
+					for k2 := range out_valsSeg {
 						out_valsSeg[k2] = c
 					}
 				}
@@ -120,7 +116,6 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	_ = out_vals     // its struct holds it (driftingLocals)
 	_ = out_n0       // its struct holds it (driftingLocals)
 	_ = out_present0 // its struct holds it (driftingLocals)
-	_ = out_present1 // its struct holds it (driftingLocals)
 	_ = t_vals       // its struct holds it (driftingLocals)
 	_ = t_n0         // its struct holds it (driftingLocals)
 	_ = t_present0   // its struct holds it (driftingLocals)
@@ -129,7 +124,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 
 // smmm_csrResult is the result of smmm_csr, a dictionary of type {int -> {int -> real}} stored in 2 level(s):
 //   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
-//   - level 1, an input's positions: the children of parent position q are the positions c in Pos1[q]..Pos1[q+1]-1, key Idx1[c], present where Present1 is true;
+//   - level 1, an input's positions: the children of parent position q are the positions c in Pos1[q]..Pos1[q+1]-1, key Idx1[c], all present with their parent (full);
 //
 // Vals[c] is the value at position c of the last level. The zero value is empty;
 // smmm_csr refills it on every call, reusing its memory.
@@ -137,7 +132,6 @@ type smmm_csrResult struct {
 	N0         int
 	Present0   []bool
 	Pos1, Idx1 []int
-	Present1   []bool
 	Vals       []float64
 }
 
@@ -151,12 +145,6 @@ func (t *smmm_csrResult) init(n0 int, pos1, idx1 []int) {
 		t.Present0 = make([]bool, n)
 	}
 	t.Pos1, t.Idx1 = pos1, idx1
-	if n := len(idx1); cap(t.Present1) >= n {
-		t.Present1 = t.Present1[:n]
-		clear(t.Present1)
-	} else {
-		t.Present1 = make([]bool, n)
-	}
 	if n := len(t.Idx1); cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
 		clear(t.Vals)
@@ -179,7 +167,6 @@ func (t *smmm_csrResult) grow0(k int) {
 // keeps them, with zero values).
 func (t *smmm_csrResult) Reset() {
 	clear(t.Present0)
-	clear(t.Present1)
 	clear(t.Vals)
 }
 
@@ -211,9 +198,6 @@ func (t *smmm_csrResult) entries1(q int, keys []int, f func([]int, float64) bool
 		lo, hi = t.Pos1[q], t.Pos1[q+1]
 	}
 	for c := lo; c < hi; c++ {
-		if !t.Present1[c] {
-			continue
-		}
 		k := t.Idx1[c]
 		keys[1] = k
 		if !f(keys, t.Vals[c]) {
@@ -255,9 +239,6 @@ func (t *smmm_csrResult) has1(q int) bool {
 		lo, hi = t.Pos1[q], t.Pos1[q+1]
 	}
 	for c := lo; c < hi; c++ {
-		if !t.Present1[c] {
-			continue
-		}
 		k := t.Idx1[c]
 		_, _ = k, c
 		return true
@@ -299,9 +280,6 @@ func (t *smmm_csrResult) str1(b *strings.Builder, q int) {
 		lo, hi = t.Pos1[q], t.Pos1[q+1]
 	}
 	for c := lo; c < hi; c++ {
-		if !t.Present1[c] {
-			continue
-		}
 		k := t.Idx1[c]
 		if n > 0 {
 			b.WriteString(", ")
