@@ -388,6 +388,7 @@ func (c *compiler) init(s *lower.Init) stmt {
 			fr.sizes = append(fr.sizes, n)
 		}
 		fr.t[id].bindPositions(fr.ia)
+		fr.t[id].setFirst = s.SetFirst
 		fr.t[id].resize(fr.sizes, covered != nil && covered(fr))
 	}
 }

@@ -14,6 +14,10 @@ type tensor struct {
 	vals   []float64
 	limit  int64  // Options.MemoryLimit (memory.go)
 	dict   string // Options.Dict: the index of hashed levels
+	// setFirst: the last Init said every value read is set first
+	// (lower.Init.SetFirst): a full positions level's values are not
+	// zeroed
+	setFirst bool
 }
 
 // level is one level of a tensor, in the storage lowering chose.
@@ -166,7 +170,7 @@ func (rt *tensor) resize(sizes []int, covered bool) {
 		// the sparse level cleared its marks; values are zeroed on insert
 	case lower.Positions:
 		rt.vals = resize(rt.vals, parents) // zeroed on insert (insertAt)
-		if last.full {
+		if last.full && !rt.setFirst {
 			clear(rt.vals) // no marks to zero them on insert by
 		}
 	default:

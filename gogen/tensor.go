@@ -420,12 +420,29 @@ func (g *gen) covered(t *lower.Tensor) bool {
 	return g.coveredInit[t]
 }
 
+// setFirst reports whether every Init of t says its values are set
+// before they are read (lower.Init.SetFirst): init then does not zero
+// them.
+func (g *gen) setFirst(t *lower.Tensor) bool {
+	n, set := 0, 0
+	lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
+		if in, ok := s.(*lower.Init); ok && in.T == t {
+			n++
+			if in.SetFirst {
+				set++
+			}
+		}
+	})
+	return n > 0 && n == set
+}
+
 // initMethod writes init: empty the tensor, size its levels, reuse its
 // memory.
 func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 	t := ti.t
 	leaf := goKind(t.Leaf)
 	keep := g.covered(t)
+	setFirst := g.setFirst(t)
 	clearIf := func(x string) string {
 		if keep {
 			return "if !keep {\nclear(" + x + ")\n}"
@@ -489,6 +506,9 @@ func (g *gen) initMethod(w *bytes.Buffer, ti *tinfo) {
 	}
 	last := t.Order() - 1
 	switch {
+	case fixedPositions(t, last) && setFirst:
+		// every value read is set first (lower.Init.SetFirst)
+		fmt.Fprintf(w, "if n := %s; cap(t.Vals) >= n {\nt.Vals = t.Vals[:n]\n} else {\nt.Vals = make([]%s, n)\n}\n", count(t, last), leaf)
 	case fixedPositions(t, last):
 		fmt.Fprintf(w, "if n := %s; cap(t.Vals) >= n {\nt.Vals = t.Vals[:n]\n%s\n} else {\nt.Vals = make([]%s, n)\n}\n", count(t, last), clearIf("t.Vals"), leaf)
 	case t.Levels[last].Storage == lower.Sparse:

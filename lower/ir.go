@@ -424,10 +424,14 @@ type (
 	// Covered, when set, is a condition, evaluated with the sizes, under
 	// which the statements that follow set every value and presence of T
 	// before anything reads it (WriteOnce): T's memory is then sized but
-	// not cleared.
+	// not cleared. SetFirst says that every value of T the program reads
+	// after this Init was set (a Store with Set) after it, so the values
+	// need no zeroing; presence is cleared as usual (WriteOnce, for a
+	// result on an input's positions).
 	Init struct {
-		T       *Tensor
-		Covered Expr
+		T        *Tensor
+		Covered  Expr
+		SetFirst bool
 	}
 
 	// Transpose lists, for every coordinate j of the format level (Pos,

@@ -145,8 +145,9 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 // The position p determines the parent and the key (the Positions level's
 // proof), the parent is F's key, distinct per iteration, and G's p are
 // distinct: no position is stored twice. The values of positions not
-// stored are not read (their presence is cleared), so nothing changes at
-// the Init.
+// stored are not read (their presence is cleared), and every position
+// inserted is stored straight after: the Init need not zero the values
+// (SetFirst).
 func positionsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert) {
 	var i0, i1 *Insert
 	for _, in := range inserts {
@@ -159,10 +160,10 @@ func positionsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert) {
 	if i0 == nil || i1 == nil || i1.At == nil || !isConst(i0.Parent, 0) || !isRefTo(i1.Parent, i0.Pos) || !isRefTo(st.Pos, i1.Pos) {
 		return
 	}
-	seenInit := false
+	var init *Init
 	for _, s := range list {
 		if x, ok := s.(*Init); ok && x.T == t {
-			seenInit = true
+			init = x
 			continue
 		}
 		contains := false
@@ -186,7 +187,7 @@ func positionsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert) {
 		default:
 			return
 		}
-		if !seenInit || readsTensor(body, t) || !isRefTo(i0.Key, key) || !noLoopTo(body, i0) {
+		if init == nil || readsTensor(body, t) || !isRefTo(i0.Key, key) || !noLoopTo(body, i0) {
 			return
 		}
 		var g *For
@@ -196,7 +197,11 @@ func positionsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert) {
 			}
 		})
 		if g != nil && noLoopTo(body, g) {
+			// every position inserted is stored straight after (the one
+			// insert into level 1 and the one store, straight in G):
+			// each value read is one set since the init
 			st.Op = Set
+			init.SetFirst = true
 		}
 		return
 	}

@@ -159,9 +159,12 @@ func (pr *printer) stmt(s Stmt) {
 		}
 		pr.line("%s.val[%s] %s %s", s.T.Name, ExprString(s.Pos), op, ExprString(s.X))
 	case *Init:
-		if s.Covered != nil {
+		switch {
+		case s.Covered != nil:
 			pr.line("init %s, uncleared when %s", s.T.Name, ExprString(s.Covered))
-		} else {
+		case s.SetFirst:
+			pr.line("init %s, values set before read", s.T.Name)
+		default:
 			pr.line("init %s", s.T.Name)
 		}
 	case *Transpose:

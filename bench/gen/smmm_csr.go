@@ -147,7 +147,6 @@ func (t *smmm_csrResult) init(n0 int, pos1, idx1 []int) {
 	t.Pos1, t.Idx1 = pos1, idx1
 	if n := len(t.Idx1); cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
-		clear(t.Vals)
 	} else {
 		t.Vals = make([]float64, n)
 	}
