@@ -106,6 +106,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/bench"
 	"github.com/nablasd/nablasd/bench/gen"
 	"github.com/nablasd/nablasd/datasets"
@@ -243,8 +244,12 @@ func main() {
 
 // row is one case's measurements.
 type row struct {
-	cs               *bench.Case
-	hand, comp, gen  *variant // gen is nil without a generated kernel
+	cs              *bench.Case
+	hand, comp, gen *variant // gen is nil without a generated kernel
+	// def is the default executor (nablasd.Options{}: Exec "auto") once
+	// settled, where it settled; nil under other exec options
+	def              *variant
+	tier             nablasd.Tier
 	allocsC, allocsG float64
 	compile          time.Duration
 	// allocH, allocC and allocG are the Go heap bytes allocated through
@@ -299,27 +304,46 @@ func measure(cs *bench.Case, opts exec.Options, rounds int, d time.Duration) *ro
 			r.allocsG = testing.AllocsPerRun(3, run)
 		}
 	}
+	vs := r.variants()
+	if opts.Dict == "" && !opts.NoDense && opts.Opt == "" && !opts.NoValidate {
+		// what a user of the root package gets by default, settled as
+		// a program that keeps running the kernel sees it
+		cd, err := cs.CompileAuto()
+		if err != nil {
+			fail(err)
+		}
+		if r.tier, err = cd.Settle(settleLimit); err != nil {
+			fail(fmt.Errorf("%s: %v", cs.Name(), err))
+		}
+		r.def = &variant{name: "default", run: func() { mustRun(cd.Run()) }}
+		vs = append(vs, r.def)
+	}
 	runtime.GC() // no collection left running during the timing
-	timeRounds(r.variants(), rounds, d)
+	timeRounds(vs, rounds, d)
 	return r
 }
 
 func printTimes(rows []*row) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "kernel\tinput\tformat\thand µs\tcompiled µs\tcompiled÷hand\tgen µs\tgen÷hand\tallocs/run\tcompile µs\t")
+	fmt.Fprintln(w, "kernel\tinput\tformat\thand µs\tcompiled µs\tcompiled÷hand\tgen µs\tgen÷hand\tdefault µs\tdefault÷hand\tdefault runs\tallocs/run\tcompile µs\t")
 	for _, r := range rows {
 		genUs, genRatio, allocs := "-", "-", fmt.Sprintf("%.0f/-", r.allocsC)
 		if r.gen != nil {
 			genUs, genRatio = usCell(median(r.gen.ns)), ratioCell(ratios(r.gen.ns, r.hand.ns))
 			allocs = fmt.Sprintf("%.0f/%.0f", r.allocsC, r.allocsG)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
+		defUs, defRatio, defRuns := "-", "-", "-"
+		if r.def != nil {
+			defUs, defRatio, defRuns = usCell(median(r.def.ns)), ratioCell(ratios(r.def.ns, r.hand.ns)), r.tier.Executor
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
 			r.cs.Kernel, r.cs.Input, r.cs.Format,
 			usCell(median(r.hand.ns)), usCell(median(r.comp.ns)), ratioCell(ratios(r.comp.ns, r.hand.ns)),
-			genUs, genRatio, allocs, r.compile.Microseconds())
+			genUs, genRatio, defUs, defRatio, defRuns, allocs, r.compile.Microseconds())
 	}
 	w.Flush()
 	fmt.Println("µs: median over the rounds; ÷hand: median of the per-round ratios, then min–max; allocs/run: compiled/generated")
+	fmt.Println("default: the root package's default options (Options.Exec \"auto\", forward mode as the compiled column) once the executor has settled; default runs: the executor it kept")
 }
 
 func printMemory(rows []*row, mem bool) {
