@@ -127,7 +127,10 @@ func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
 // jitSource generates the Go of the kernel of plan p with the JIT's entry
 // points (wrapperSource): the source of its plugin.
 func (q *Query) jitSource(p *Plan) (*gogen.Kernel, []byte, error) {
-	k, err := q.generateFor(p, gogen.Options{Func: "Kernel", Package: "main", Workspace: true, Parallel: true})
+	// parallel loops only where they may run: a kernel of one goroutine
+	// keeps its serial loops alone in its function (the parallel branch
+	// and its closures would cost the serial path registers)
+	k, err := q.generateFor(p, gogen.Options{Func: "Kernel", Package: "main", Workspace: true, Parallel: q.opts.Threads > 1})
 	if err != nil {
 		return nil, nil, err
 	}
