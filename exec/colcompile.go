@@ -595,6 +595,31 @@ func (rg *region) forLevel(s *lower.ForLevel, l int) vstmt {
 		}
 		rt := fr.t[t]
 		m := 0
+		if l := rt.levels[lv]; l.kind == lower.Dense {
+			// a dense level's keys straight from its presence, without
+			// a call per key
+			for k, q := range parents {
+				base := q * l.size
+				for key := 0; key < l.size; key++ {
+					if l.present != nil && !l.present[base+key] {
+						continue
+					}
+					ups[m], keys[m] = int32(k), key
+					if poss != nil {
+						poss[m] = base + key
+					}
+					m++
+					if m == batch {
+						body(fr, rb.child(cx, ups, m))
+						m = 0
+					}
+				}
+			}
+			if m > 0 {
+				body(fr, rb.child(cx, ups, m))
+			}
+			return
+		}
 		for k, q := range parents {
 			rt.children(lv, q, func(key, c int) bool {
 				ups[m], keys[m] = int32(k), key

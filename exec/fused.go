@@ -459,6 +459,24 @@ func (rg *region) segStoreAt(s *lower.For, l int, m *lower.Prim) vstmt {
 		present, vals := rt.levels[lv].present, rt.vals
 		full := present == nil // lower.FullPositions: no marks, values zero since the init
 		n := len(rt.levels[lv].idx)
+		if full && m.Set && A == nil && X == nil {
+			// a scalar set over each lane's row, the commonest full
+			// store: no call per lane
+			for k := 0; k < cx.n; k++ {
+				lo, hi := los[k], his[k]
+				if lo >= hi {
+					continue
+				}
+				if lo < 0 || hi > n {
+					panic(rtErrorf("positions %d..%d out of range 0..%d of a positions level", lo, hi-1, n-1))
+				}
+				c, vs := sc.at(k), vals[lo:hi]
+				for p := range vs {
+					vs[p] = c
+				}
+			}
+			return
+		}
 		for k := 0; k < cx.n; k++ {
 			c := sc.at(k)
 			lo, hi := los[k], his[k]
