@@ -224,6 +224,9 @@ func (g *gen) binary(x *lower.Binary) code {
 // logical emits && and ||, evaluating the right side only when needed
 // even when it needs statements of its own.
 func (g *gen) logical(x *lower.Binary) code {
+	if c, ok := g.rangeCheck(x); ok {
+		return c
+	}
 	op, p := goOps[x.Op], opPrec(x.Op)
 	a := g.code(x.X, lower.Bool)
 	var b code
@@ -242,6 +245,41 @@ func (g *gen) logical(x *lower.Binary) code {
 	g.line("%s = %s", t, b.s)
 	g.line("}")
 	return code{t, precPrimary}
+}
+
+// rangeCheck emits 0 <= a && a < n, n an extent an array was resliced
+// to at entry (so n >= 0: lenFact), as the one unsigned comparison
+// uint(a) < uint(n): the lookup of a dense vector's entry it guards then
+// takes one branch instead of two (Go's compiler does not fuse them when
+// n is not a constant).
+func (g *gen) rangeCheck(x *lower.Binary) (code, bool) {
+	if x.Op != lower.And {
+		return code{}, false
+	}
+	le, ok1 := x.X.(*lower.Binary)
+	lt, ok2 := x.Y.(*lower.Binary)
+	if !ok1 || !ok2 || le.Op != lower.Le || lt.Op != lower.Lt || !isZero(le.X) {
+		return code{}, false
+	}
+	a, ok1 := le.Y.(*lower.Ref)
+	b, ok2 := lt.X.(*lower.Ref)
+	n, ok3 := lt.Y.(*lower.Ref)
+	if !ok1 || !ok2 || !ok3 || a.V != b.V || a.V.Kind != lower.Int || !g.resliced(n.V) {
+		return code{}, false
+	}
+	ca, cn := g.code(a, lower.Int), g.code(n, lower.Int)
+	return code{"uint(" + ca.s + ") < uint(" + cn.s + ")", 3}, true
+}
+
+// resliced reports whether an array was resliced to the extent v at
+// entry (lenFact): v is then not negative when the body runs.
+func (g *gen) resliced(v *lower.Var) bool {
+	for _, f := range g.lens {
+		if f.extent == v {
+			return true
+		}
+	}
+	return false
 }
 
 // goFuncs are the Go functions of the language's operations; "PFX" ones

@@ -137,7 +137,7 @@ func wl_least_squares_gradLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x2 := 0.0
-		if 0 <= j && j < x_len {
+		if uint(j) < uint(x_len) {
 			x2 = x_val[j]
 		}
 		s += A_valSeg[k1] * x2

@@ -77,7 +77,7 @@ func wl_logistic_evalLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val [
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x := 0.0
-		if 0 <= j && j < x_len {
+		if uint(j) < uint(x_len) {
 			x = x_val[j]
 		}
 		s1 += A_valSeg[k1] * x

@@ -108,7 +108,7 @@ func wl_mlp2_evalLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []flo
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x1 := 0.0
-		if 0 <= j && j < x_len {
+		if uint(j) < uint(x_len) {
 			x1 = x_val[j]
 		}
 		s += A_valSeg[k1] * x1

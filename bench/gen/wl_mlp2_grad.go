@@ -182,7 +182,7 @@ func wl_mlp2_gradLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []flo
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x3 := 0.0
-		if 0 <= j && j < x_len {
+		if uint(j) < uint(x_len) {
 			x3 = x_val[j]
 		}
 		s += A_valSeg[k1] * x3
