@@ -9,7 +9,8 @@ package lower
 //	    if 0 <= i2 && i2 < U_cols {  // the loop's own range
 //
 // A fact is a conjunct (an operand of &&) of an enclosing if's condition,
-// or a loop's Lo <= V, V < Hi and Lo < Hi; a condition's conjuncts that
+// a loop's Lo <= V, V < Hi and Lo < Hi, or 0 <= K for the key K of a loop
+// over a level stored by key (dense, sparse, diagonal); a condition's conjuncts that
 // are facts are dropped (an if all of whose conjuncts are facts becomes
 // its then branch), in if statements and in the conditions of selects.
 // Conjuncts are compared by their canonical form (CanonString). Only
@@ -106,7 +107,15 @@ func (d *implied) stmt(s Stmt, known truths) Stmt {
 		}
 		s.Body = d.stmt(s.Body, inner)
 	case *ForLevel:
-		s.Body = d.stmt(s.Body, known)
+		inner := known
+		switch s.T.Levels[s.Level].Storage {
+		case Dense, Sparse, Diagonal:
+			// keys of a level stored by key are not negative
+			if s.Key != nil {
+				inner = known.with(&Binary{Op: Le, X: intConst(0), Y: &Ref{V: s.Key}})
+			}
+		}
+		s.Body = d.stmt(s.Body, inner)
 	case *Search:
 		s.Body = d.stmt(s.Body, known)
 	case *Locate:

@@ -95,7 +95,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			continue
 		}
 		q1 := k
-		if 0 <= k && k < B_len {
+		if k < B_len {
 			lo1 := B_pos[k]
 			hi1 := B_pos[k+1]
 			if lo1 < hi1 {
