@@ -41,6 +41,8 @@ type frame struct {
 	used     int
 	// validated: the input arrays checked in this run (checksFor)
 	validated []checkedPair
+	// transposed: the structure each Transpose last sorted (transpose.go)
+	transposed map[*lower.Transpose]*transposed
 }
 
 type compiler struct {
@@ -241,58 +243,6 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// transpose runs a lower.Transpose: a counting sort of the level's
-// coordinates under the parents lo..hi-1 into its Temp arrays, which the
-// frame keeps from run to run.
-func (c *compiler) transpose(s *lower.Transpose) stmt {
-	lo, hi := c.int(s.Lo), c.int(s.Hi)
-	pa, ia := s.Pos.ID, s.Idx.ID
-	tp, tq, tat, n := s.TPos.ID, s.Parent.ID, s.At.ID, s.N.ID
-	name := s.Idx.Name
-	return func(fr *frame) {
-		pos, idx := fr.ia[pa], fr.ia[ia]
-		l, h := lo(fr), hi(fr)
-		if l < h && (l < 0 || h >= len(pos)) {
-			panic(rtErrorf("transpose: parents %d..%d out of range 0..%d of %s", l, h-1, len(pos)-2, name))
-		}
-		keys, count := 0, 0
-		for q := l; q < h; q++ {
-			for _, j := range idx[pos[q]:pos[q+1]] {
-				if j < 0 {
-					panic(rtErrorf("transpose: a coordinate of %s is negative (%d)", name, j))
-				}
-				keys = max(keys, j+1)
-			}
-			count += max(pos[q+1]-pos[q], 0)
-		}
-		fr.ia[tp] = resize(fr.ia[tp], keys+1)
-		tpos := fr.ia[tp]
-		clear(tpos)
-		for q := l; q < h; q++ {
-			for _, j := range idx[pos[q]:pos[q+1]] {
-				tpos[j+1]++
-			}
-		}
-		for j := 1; j <= keys; j++ {
-			tpos[j] += tpos[j-1]
-		}
-		fr.ia[tq], fr.ia[tat] = resize(fr.ia[tq], count), resize(fr.ia[tat], count)
-		par, at := fr.ia[tq], fr.ia[tat]
-		// fill with tpos[j] as j's cursor, then shift the starts back
-		for q := l; q < h; q++ {
-			for p := pos[q]; p < pos[q+1]; p++ {
-				j := idx[p]
-				t := tpos[j]
-				par[t], at[t] = q, p
-				tpos[j] = t + 1
-			}
-		}
-		copy(tpos[1:], tpos[:keys])
-		tpos[0] = 0
-		fr.i[n] = keys
-	}
 }
 
 func (c *compiler) forLevel(s *lower.ForLevel) stmt {
