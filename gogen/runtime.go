@@ -313,6 +313,37 @@ func PFXTranspose(pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []in
 	return tpos, par, at, n
 }
 `,
+	"transposeMemo": `// PFXTransposed is the structure a transposition last sorted
+// (PFXTransposeMemo): the parents lo..hi-1, copies of pos[lo:hi+1] and of
+// the coordinates under them, and the number of keys.
+type PFXTransposed struct {
+	ok        bool
+	lo, hi, n int
+	pos, idx  []int
+}
+
+// PFXTransposeMemo is PFXTranspose reusing the sort it made last (tpos,
+// par and at as it returned them then) while pos and idx under the
+// parents lo..hi-1 equal, entry by entry, what it sorted: a structure
+// changed in place, in the same slices, is sorted again. A program run
+// again and again over one sparse input usually changes only its values
+// (the inspector–executor pattern).
+func PFXTransposeMemo(m *PFXTransposed, pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []int, n int) {
+	if m.ok && m.lo == lo && m.hi == hi && len(tpos) == m.n+1 &&
+		(lo >= hi || slices.Equal(m.pos, pos[lo:hi+1]) && slices.Equal(m.idx, idx[pos[lo]:pos[hi]])) {
+		return tpos, par, at, m.n
+	}
+	m.ok = false // until the sort completes (it may fail)
+	tpos, par, at, n = PFXTranspose(pos, idx, lo, hi, tpos, par, at)
+	m.ok, m.lo, m.hi, m.n = true, lo, hi, n
+	m.pos, m.idx = m.pos[:0], m.idx[:0]
+	if lo < hi {
+		m.pos = append(m.pos, pos[lo:hi+1]...)
+		m.idx = append(m.idx, idx[pos[lo]:pos[hi]]...)
+	}
+	return tpos, par, at, n
+}
+`,
 	"search": `// PFXSearch finds key in the ascending a[lo:hi] (binary search).
 func PFXSearch(a []int, lo, hi, key int) (int, bool) {
 	h := hi
@@ -334,6 +365,7 @@ var helperImports = map[string][]string{
 	"hash":       {"cmp", "slices"},
 	"appended":   {"cmp", "slices"},
 	"formatReal": {"math", "strconv"},
+	"transposeMemo": {"slices"},
 	"sigmoid":    {"math"},
 	"softplus":   {"math"},
 }

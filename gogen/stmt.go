@@ -313,15 +313,23 @@ func (g *gen) store(s *lower.Store) {
 
 // transpose runs a counting sort of the level's coordinates into the
 // Temp arrays (the helper PFXTranspose), reusing their memory; with a
-// workspace they are kept in it.
+// workspace they are kept in it, with the structure they sort, and the
+// sort is reused while that structure is unchanged (PFXTransposeMemo).
 func (g *gen) transpose(s *lower.Transpose) {
 	g.helpers["transpose"] = true
 	lo, hi := g.exprAs(s.Lo, lower.Int), g.exprAs(s.Hi, lower.Int)
 	tp, tq, tat := g.arrays[s.TPos], g.arrays[s.Parent], g.arrays[s.At]
 	n := g.loc.name("n")
 	g.line("var %s int", n)
-	g.line("%s, %s, %s, %s = %sTranspose(%s, %s, %s, %s, %s, %s, %s)", tp, tq, tat, n, g.pfx,
-		g.arrays[s.Pos], g.arrays[s.Idx], lo, hi, tp, tq, tat)
+	if g.opts.Workspace {
+		// kept with the structure it sorted, reused while that is unchanged
+		g.helpers["transposeMemo"] = true
+		g.line("%s, %s, %s, %s = %sTransposeMemo(&ws.%s, %s, %s, %s, %s, %s, %s, %s)", tp, tq, tat, n, g.pfx, memoField(tp),
+			g.arrays[s.Pos], g.arrays[s.Idx], lo, hi, tp, tq, tat)
+	} else {
+		g.line("%s, %s, %s, %s = %sTranspose(%s, %s, %s, %s, %s, %s, %s)", tp, tq, tat, n, g.pfx,
+			g.arrays[s.Pos], g.arrays[s.Idx], lo, hi, tp, tq, tat)
+	}
 	if g.opts.Workspace {
 		g.line("ws.%s, ws.%s, ws.%s = %s, %s, %s", tp, tq, tat, tp, tq, tat)
 	}

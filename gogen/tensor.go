@@ -259,6 +259,10 @@ func (g *gen) declareTensors() {
 	}
 }
 
+// memoField is the workspace's field keeping what the transposition
+// into the Temp array tpos sorted (PFXTransposeMemo).
+func memoField(tpos string) string { return tpos + "Memo" }
+
 // workType writes FUNCWork, the intermediates kept across calls.
 func (g *gen) workType(w *bytes.Buffer) {
 	if !g.opts.Workspace || !g.hasWork() {
@@ -273,6 +277,11 @@ func (g *gen) workType(w *bytes.Buffer) {
 	for _, a := range g.temps {
 		fmt.Fprintf(w, "%s []int\n", g.arrays[a])
 	}
+	lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
+		if x, ok := s.(*lower.Transpose); ok {
+			fmt.Fprintf(w, "%s %sTransposed\n", memoField(g.arrays[x.TPos]), g.pfx)
+		}
+	})
 	g.parallelWork(w)
 	w.WriteString("}\n\n")
 }

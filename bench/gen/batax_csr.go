@@ -66,7 +66,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	out_a1_cur = dst.A1.Cur
 	out_a1_first = dst.A1.First
 	var n1 int
-	tpos, tpar, tat, n1 = batax_csrTranspose(A_pos, A_idx, 0, A_len, tpos, tpar, tat)
+	tpos, tpar, tat, n1 = batax_csrTransposeMemo(&ws.tposMemo, A_pos, A_idx, 0, A_len, tpos, tpar, tat)
 	ws.tpos, ws.tpar, ws.tat = tpos, tpar, tat
 	n := n1
 	if 0 < n {
@@ -301,9 +301,10 @@ func (t *batax_csrResult) str1(b *strings.Builder, q int) {
 // batax_csrWork holds batax_csr's intermediate tensors across calls, so that their
 // memory is reused; the zero value is ready.
 type batax_csrWork struct {
-	tpos []int
-	tpar []int
-	tat  []int
+	tpos     []int
+	tpar     []int
+	tat      []int
+	tposMemo batax_csrTransposed
 }
 
 // batax_csrAppended is an appended level of a tensor: children numbered in
@@ -453,5 +454,36 @@ func batax_csrTranspose(pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, 
 	}
 	copy(tpos[1:], tpos[:n])
 	tpos[0] = 0
+	return tpos, par, at, n
+}
+
+// batax_csrTransposed is the structure a transposition last sorted
+// (batax_csrTransposeMemo): the parents lo..hi-1, copies of pos[lo:hi+1] and of
+// the coordinates under them, and the number of keys.
+type batax_csrTransposed struct {
+	ok        bool
+	lo, hi, n int
+	pos, idx  []int
+}
+
+// batax_csrTransposeMemo is batax_csrTranspose reusing the sort it made last (tpos,
+// par and at as it returned them then) while pos and idx under the
+// parents lo..hi-1 equal, entry by entry, what it sorted: a structure
+// changed in place, in the same slices, is sorted again. A program run
+// again and again over one sparse input usually changes only its values
+// (the inspector–executor pattern).
+func batax_csrTransposeMemo(m *batax_csrTransposed, pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []int, n int) {
+	if m.ok && m.lo == lo && m.hi == hi && len(tpos) == m.n+1 &&
+		(lo >= hi || slices.Equal(m.pos, pos[lo:hi+1]) && slices.Equal(m.idx, idx[pos[lo]:pos[hi]])) {
+		return tpos, par, at, m.n
+	}
+	m.ok = false // until the sort completes (it may fail)
+	tpos, par, at, n = batax_csrTranspose(pos, idx, lo, hi, tpos, par, at)
+	m.ok, m.lo, m.hi, m.n = true, lo, hi, n
+	m.pos, m.idx = m.pos[:0], m.idx[:0]
+	if lo < hi {
+		m.pos = append(m.pos, pos[lo:hi+1]...)
+		m.idx = append(m.idx, idx[pos[lo]:pos[hi]]...)
+	}
 	return tpos, par, at, n
 }
