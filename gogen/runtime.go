@@ -362,12 +362,12 @@ func PFXSearch(a []int, lo, hi, key int) (int, bool) {
 
 // helperImports are the packages each helper uses.
 var helperImports = map[string][]string{
-	"hash":       {"cmp", "slices"},
-	"appended":   {"cmp", "slices"},
-	"formatReal": {"math", "strconv"},
+	"hash":          {"cmp", "slices"},
+	"appended":      {"cmp", "slices"},
+	"formatReal":    {"math", "strconv"},
 	"transposeMemo": {"slices"},
-	"sigmoid":    {"math"},
-	"softplus":   {"math"},
+	"sigmoid":       {"math"},
+	"softplus":      {"math"},
 }
 
 // helperSource returns the helpers the file uses, in a fixed order.
