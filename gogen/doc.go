@@ -29,9 +29,12 @@
 // children inserted in one burst) its keys in insertion order, each
 // parent's consecutive, and per-key marks of the current parent's
 // (Gustavson's workspace row appended to a compressed result); a
-// positions level the input's own arrays. A Transpose (a counting sort of
-// a compressed level) fills int slices the function keeps in the
-// workspace. Values are one slice, Vals. The result type (FUNCResult) also
+// positions level the input's own arrays (and, full, no presence of its
+// own: a position is present with its parent). A Transpose (a counting
+// sort of a compressed level) fills int slices the function keeps in the
+// workspace, with a copy of the structure it sorted: a call over an equal
+// structure (compared entry by entry) reuses them. Values are one slice,
+// Vals. The result type (FUNCResult) also
 // has Reset, Entries (every value with its keys, ascending, as
 // exec.Result.Entries) and String (an SDQL value literal).
 //
