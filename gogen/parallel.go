@@ -25,8 +25,9 @@ import (
 //
 //   - a variable the loop adds to (Par.Reduce) is a local of each worker,
 //     added into the function's in worker order;
-//   - a tensor every iteration writes in place, under its own key of a
-//     dense full level 0 (Par.Shared), is written by every worker;
+//   - a tensor every iteration writes in place, under its own key of
+//     level 0 of a tensor whose positions its init fixes
+//     (lower.FixedAtInit: Par.Shared), is written by every worker;
 //   - a workspace the loop initializes itself (Par.Private) is the
 //     function's for worker 0 and a copy of its own for each other;
 //   - a tensor the loop adds into (Par.Tensors) is the function's for
@@ -181,8 +182,8 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 		}
 	}
 	for _, t := range par.Shared {
-		if read[t] || !sharedLevels(t) {
-			pl.why = fmt.Sprintf("%s is not a dense full tensor its iterations write apart", t.Name)
+		if read[t] || !lower.FixedAtInit(t) {
+			pl.why = fmt.Sprintf("%s is not a tensor whose positions its init fixes, which its iterations write apart", t.Name)
 			return pl
 		}
 	}
@@ -201,18 +202,6 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 // appending a copy's children whole (appendFrom).
 func appendedRows(t *lower.Tensor) bool {
 	return t.Order() == 2 && t.Levels[0].Storage == lower.Dense && t.Levels[1].Storage == lower.Appended
-}
-
-// sharedLevels reports whether the positions of every level of t are
-// fixed at its init and its level 0 cannot grow: dense and full, or
-// diagonal under such a level.
-func sharedLevels(t *lower.Tensor) bool {
-	for i, l := range t.Levels {
-		if (l.Storage != lower.Dense || !l.Full) && (i == 0 || l.Storage != lower.Diagonal) {
-			return false
-		}
-	}
-	return true
 }
 
 // levelsString names a tensor's levels' storages: "dense × appended".

@@ -102,6 +102,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}
+	RangeLevelLoops(l.prog)
 	if !l.opts.NoDense {
 		FullPositions(l.prog)
 	}

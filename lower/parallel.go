@@ -133,10 +133,11 @@ func parallel(f *For) *Par {
 		if inited[t] {
 			continue
 		}
-		if !byOther[t] && denseFull(t) {
+		if !byOther[t] && FixedAtInit(t) {
 			// every iteration writes under its own key of level 0 of a
-			// tensor whose levels are all dense and full (no level
-			// grows): the workers write the shared tensor in place
+			// tensor whose positions are fixed at its init (no level
+			// grows): the workers write distinct positions (and
+			// presence flags) of the shared tensor in place
 			par.Shared = append(par.Shared, t)
 			continue
 		}
@@ -158,12 +159,20 @@ func parallel(f *For) *Par {
 	return par
 }
 
-// denseFull reports whether every level of t is dense and full, or
-// diagonal under such a level: its positions are fixed when it is
-// initialized.
-func denseFull(t *Tensor) bool {
+// FixedAtInit reports whether t's positions are fixed when it is
+// initialized, so that the workers of a loop writing under distinct keys
+// of its level 0 write distinct positions and presence flags of it in
+// place (Par.Shared): level 0 dense and full, or sized (lowering proved every
+// key below its size: it never grows), and the levels below it dense and
+// full, diagonal, or an input's positions (a gradient on a sparse input's
+// rows).
+func FixedAtInit(t *Tensor) bool {
 	for i, l := range t.Levels {
-		if (l.Storage != Dense || !l.Full) && (i == 0 || l.Storage != Diagonal) {
+		switch {
+		case l.Storage == Dense && l.Full:
+		case i == 0 && l.Storage == Dense && l.Size != nil:
+		case i > 0 && (l.Storage == Diagonal || l.Storage == Positions):
+		default:
 			return false
 		}
 	}

@@ -89,25 +89,23 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			}
 		}
 	}
-	n1 := t_n0
-	for k := 0; k < n1; k++ {
-		if !t_present0[k] {
-			continue
-		}
-		q1 := k
-		if k < B_len {
-			lo1 := B_pos[k]
-			hi1 := B_pos[k+1]
-			if lo1 < hi1 {
-				if uint(k) >= uint(out_n0) {
-					return fmt.Errorf("smmm_csr: internal error: key %d out of range 0..%d of a sized dense level", k, out_n0-1)
-				}
-				out_present0[k] = true
-				c := t_vals[q1]
+	for k := 0; k < B_len; k++ {
+		if uint(k) < uint(len(t_vals)) {
+			if t_present0[k] {
+				q1 := k
+				lo1 := B_pos[k]
+				hi1 := B_pos[k+1]
 				if lo1 < hi1 {
-					out_valsSeg := out_vals[lo1:hi1]
-					for k2 := range out_valsSeg {
-						out_valsSeg[k2] = c
+					if uint(k) >= uint(out_n0) {
+						return fmt.Errorf("smmm_csr: internal error: key %d out of range 0..%d of a sized dense level", k, out_n0-1)
+					}
+					out_present0[k] = true
+					c := t_vals[q1]
+					if lo1 < hi1 {
+						out_valsSeg := out_vals[lo1:hi1]
+						for k2 := range out_valsSeg {
+							out_valsSeg[k2] = c
+						}
 					}
 				}
 			}
