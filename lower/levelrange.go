@@ -15,7 +15,8 @@ package lower
 //	}
 //
 // Both visit the keys of T below H in ascending order, so the body runs
-// as before. The loop over a range is what MarkParallel can split among
+// as before, provided it does not write T (a key it added past the extent
+// the loop over the level started with would be visited). The loop over a range is what MarkParallel can split among
 // goroutines (by the rows its body reads, RowSegment), and what the
 // back ends run without a test per key past H: a gradient on a sparse
 // input's rows computed from a workspace of column sums (SMMM's second
@@ -67,6 +68,9 @@ func rangeLevel(p *Program, s *ForLevel, params map[*Var]bool) Stmt {
 	lt, ok := guard.Cond.(*Binary)
 	if !ok || lt.Op != Lt || !isRefTo(lt.X, s.Key) || !onlyParams(lt.Y, params) {
 		return nil
+	}
+	if writesTensor(guard.Then, s.T) {
+		return nil // keys it adds past the extent the loop started with would be visited
 	}
 	pos := s.Pos
 	if pos == nil {
