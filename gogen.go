@@ -88,7 +88,7 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 func (q *Query) generateFor(p *Plan, opts gogen.Options) (*gogen.Kernel, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
-	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS})
+	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS, CompletedOn: q.completedOn(p)})
 	if err != nil {
 		return nil, q.withFile(err)
 	}

@@ -101,11 +101,11 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	}
 	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
 		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
-			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(k.resultShape))
+			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(p, k.resultShape))
 			if err != nil {
 				return nil, kq.withFile(err)
 			}
-		} else if k.ex, err = kq.compileProgram(p.Program, p.Info, k.resultShape); err != nil {
+		} else if k.ex, err = kq.compileProgram(p, k.resultShape); err != nil {
 			return nil, err
 		}
 	}
@@ -128,20 +128,22 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 // compileProgram compiles the program that runs: the one place the
 // executor is called, so that a later stage (lowering to a loop IR) has
 // one place to go.
-func (q *Query) compileProgram(prog sdql.Expr, info *sdql.Info, shape []int) (*exec.Kernel, error) {
-	k, err := exec.Compile(prog, info.Free, q.execOptions(shape))
+func (q *Query) compileProgram(p *Plan, shape []int) (*exec.Kernel, error) {
+	k, err := exec.Compile(p.Program, p.Info.Free, q.execOptions(p, shape))
 	if err != nil {
 		return nil, q.withFile(err)
 	}
 	return k, nil
 }
 
-// execOptions are the executor's options for a dense result shape.
-func (q *Query) execOptions(shape []int) exec.Options {
+// execOptions are the executor's options for plan p and a dense result
+// shape.
+func (q *Query) execOptions(p *Plan, shape []int) exec.Options {
 	// the tensors were validated when bound (convertInput): the kernel
 	// need not check them again on every run
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: true,
-		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats()}
+		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats(),
+		CompletedOn: q.completedOn(p)}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
 	}
@@ -421,6 +423,19 @@ func (k *Kernel) completes(native bool) bool {
 	return in.tensor.Order() != 1 && !k.plan.fullResult()
 }
 
+// completedOn names the input a run's result is completed to (completes:
+// a scalar program's gradient with respect to a tensor input bound in a
+// format), for lowering (lower.Options.CompletedOn); "" for any other.
+func (q *Query) completedOn(p *Plan) string {
+	if p.Wrt == "" || q.info.Result != sdql.RealType {
+		return ""
+	}
+	if in := q.inputs[p.Wrt]; in == nil || in.isNum || in.isBool || in.tensor == nil {
+		return ""
+	}
+	return p.Wrt
+}
+
 // fullResult reports whether the lowered program's result is dense and
 // full in every level: a gradient with respect to a dense input that then
 // holds every position of the input, as the completion would make it.
@@ -493,7 +508,7 @@ func (k *Kernel) execFor(shape []int) (*exec.Kernel, error) {
 	if ex := k.others[key]; ex != nil {
 		return ex, nil
 	}
-	ex, err := k.q.compileProgram(k.plan.Program, k.plan.Info, shape)
+	ex, err := k.q.compileProgram(k.plan, shape)
 	if err != nil {
 		return nil, err
 	}

@@ -193,7 +193,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 	p.Info = info
 	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
-		loops, err := exec.Lower(p.Program, info, q.execOptions(p.loopsShape))
+		loops, err := exec.Lower(p.Program, info, q.execOptions(p, p.loopsShape))
 		if err != nil {
 			return nil, q.withFile(err)
 		}

@@ -98,6 +98,10 @@ type Case struct {
 	formats map[string]lower.Format
 	// Shape is the result's known extents (exec.Options.ResultShape).
 	Shape []int
+	// completedOn is the input the gradient is given on the stored
+	// positions of (exec.Options.CompletedOn), as the root package
+	// completes it; "" when that is not a tensor bound in a format.
+	completedOn string
 	// Hand runs the hand-written loop (into buffers it reuses).
 	Hand func()
 	// HandValue returns the hand-written result as an sdql value.
@@ -287,6 +291,9 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 	for n, t := range tensors {
 		cs.formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
 	}
+	if _, ok := tensors[Wrt[kernel]]; ok {
+		cs.completedOn = Wrt[kernel]
+	}
 	if v != nil && v.Kind == OfPhysical {
 		if v.Original != kernel+"_"+format {
 			return nil, fmt.Errorf("bench: %s is a variant of %s, not of %s_%s", v.File, v.Original, kernel, format)
@@ -328,6 +335,7 @@ func (cs *Case) CompileValidating(opts exec.Options) (*exec.Kernel, error) {
 	}
 	if opts.Formats == nil {
 		opts.Formats = cs.formats
+		opts.CompletedOn = cs.completedOn
 	}
 	return exec.CompileFor(cs.Prog, cs.Bindings, opts)
 }

@@ -40,6 +40,10 @@ type Options struct {
 	// format's arrays (lower.Options.Formats): what lowering may assume of
 	// them, and what validation checks before a run.
 	Formats map[string]lower.Format
+	// CompletedOn names the input whose stored positions the caller
+	// completes the result to (lower.Options.CompletedOn): the kernel may
+	// hold zeros at more of them than the program builds.
+	CompletedOn string
 	// Threads is the most goroutines a run may use; loops lowering marks
 	// parallel are split across them where they have enough work.
 	// Results equal the serial ones up to floating-point reassociation.
@@ -95,7 +99,7 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 // these options (what `nablasd plan` prints as the loops stage).
 func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
 	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
-		NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+		CompletedOn: opts.CompletedOn, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
 }
 
 // CompileLowered compiles a program already lowered with Lower and the

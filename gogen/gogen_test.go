@@ -3,6 +3,7 @@ package gogen_test
 import (
 	"flag"
 	"fmt"
+	"github.com/nablasd/nablasd/ad"
 	"regexp"
 	"sort"
 	"strconv"
@@ -31,6 +32,37 @@ type pending struct {
 	wantErr string     // or the IR interpreter's error
 	asFuncs bool
 	threads int // the threads argument of a parallel kernel
+	// on, for a scalar program's gradient with respect to a tensor, is
+	// that tensor's value: the kernel's result, completed to its stored
+	// positions as the API completes it (ad.OnStoredPositions), must be
+	// want completed so; the result itself may hold zeros at more of
+	// them than the interpreter's (lower.Options.CompletedOn).
+	on sdql.Value
+}
+
+// diff compares a run's result with the interpreter's (gorun.Diff): a
+// scalar program's gradient, completed to the wrt input's stored
+// positions, must be the interpreter's completed so, and otherwise equal
+// it as a function (it may hold zeros at more of those positions).
+func (r pending) diff(res gorun.Result) string {
+	if r.on == nil || res.Err != nil || res.KernelErr != nil {
+		return gorun.Diff(res, r.want, r.asFuncs)
+	}
+	got, want := ad.OnStoredPositions(res.Value, r.on), ad.OnStoredPositions(r.want, r.on)
+	if d := sdql.DiffDicts(got, want, 1e-9); d != "" {
+		return fmt.Sprintf("completed to the stored positions, generated Go %s, interpreted %s: %s",
+			sdql.FormatValue(got), sdql.FormatValue(want), d)
+	}
+	return gorun.Diff(res, r.want, true)
+}
+
+// onOf is the value of the input wrt a gradient of q is completed to the
+// stored positions of (pending.on), or nil.
+func onOf(q *nablasd.Query, inputs nablasd.Inputs, wrt string) sdql.Value {
+	if x, ok := inputs[wrt].(*formats.Tensor); ok && wrt != "" && q.Type() == sdql.RealType {
+		return formats.ToValue(x)
+	}
+	return nil
 }
 
 // TestGenerate runs testdata/*.txt:
@@ -124,7 +156,9 @@ func TestGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
 		}
-		runs = append(runs, threaded(t, d, k, pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]})...)
+		p := pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]}
+		p.on = onOf(q, inputs, wrt)
+		runs = append(runs, threaded(t, d, k, p)...)
 		return show(t, d, k) + "result: " + sdql.FormatValue(want) + "\n"
 	})
 	s.Run(t, "testdata/*.txt")
@@ -152,7 +186,7 @@ func TestGenerate(t *testing.T) {
 			}
 			continue
 		}
-		if d := gorun.Diff(res, r.want, r.asFuncs); d != "" {
+		if d := r.diff(res); d != "" {
 			t.Errorf("%s: %s\n%s", where, d, r.k.Source)
 		}
 	}

@@ -26,7 +26,7 @@ import (
 // loops of any length, and run on 2 and 3 goroutines too.
 func TestGolden(t *testing.T) {
 	var runs []pending
-	for _, file := range []string{"kernels.txt", "workloads.txt"} {
+	for _, file := range []string{"kernels.txt", "workloads.txt", "complete.txt"} {
 		path := filepath.Join("..", "lower", "testdata", file)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			if d.Cmd != "loops" {
@@ -55,7 +55,7 @@ func TestGolden(t *testing.T) {
 	}
 	for i, res := range results {
 		r := runs[i]
-		if d := gorun.Diff(res, r.want, r.asFuncs); d != "" {
+		if d := r.diff(res); d != "" {
 			t.Errorf("%s (%d threads): %s\n%s", r.where, max(r.threads, 1), d, r.k.Source)
 		}
 	}
@@ -114,7 +114,7 @@ func goldenCase(t *testing.T, d *datadriven.TestData, n int) ([]pending, bool) {
 	if err != nil {
 		t.Fatalf("%s: %v", d.Pos, err)
 	}
-	p := pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]}
+	p := pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt], on: onOf(q, inputs, wrt)}
 	out := []pending{p}
 	pk, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt, Func: fmt.Sprintf("P%d", n), Package: "main", Workspace: n%2 == 0,
 		Parallel: true, MinParallel: 2})

@@ -27,6 +27,13 @@ type Options struct {
 	// NoViews materializes every let-bound dictionary (the ablation
 	// without destination passing: intermediates are built, then read).
 	NoViews bool
+	// CompletedOn names the input whose stored positions the caller
+	// completes the result to, with zeros where the kernel leaves one out
+	// (ad.OnStoredPositions: a scalar program's gradient with respect to
+	// it). Where the result's levels can hold only that input's stored
+	// positions, the kernel may then store zeros at more of them than the
+	// program builds (complete.go); "" promises nothing.
+	CompletedOn string
 }
 
 // Format is the storage of one tensor input.
@@ -103,8 +110,10 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		l.prog.Body = &Block{}
 	}
 	RangeLevelLoops(l.prog)
+	ZeroExtend(l.prog, l.opts)
 	if !l.opts.NoDense {
 		FullPositions(l.prog)
+		FullRows(l.prog, l.opts)
 	}
 	CoverFull(l.prog)
 	DropMarks(l.prog)

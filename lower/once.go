@@ -196,6 +196,9 @@ func positionsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert) {
 				g = f
 			}
 		})
+		if f, isFor := s.(*For); t.Levels[0].Full && (!isFor || !coversRows(f, i0, t, letsOf(body))) {
+			return // a full level 0 whose rows are not all inserted reads ones not set
+		}
 		if g != nil && noLoopTo(body, g) {
 			// every position inserted is stored straight after (the one
 			// insert into level 1 and the one store, straight in G):

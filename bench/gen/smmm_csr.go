@@ -50,18 +50,14 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	t := &ws.t
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	out_present0 := dst.Present0
 	t_vals := t.Vals
 	t_n0 := t.N0
-	t_present0 := t.Present0
 	dst.init(B_len, B_pos, B_idx)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	out_present0 = dst.Present0
 	t.init(0)
 	t_vals = t.Vals
 	t_n0 = t.N0
-	t_present0 = t.Present0
 	if 0 < A_len {
 		n := A_pos[A_len]
 		lo2 := A_pos[0]
@@ -77,71 +73,62 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 					}
 					t.Vals = t_vals
 					t.N0 = t_n0
-					t.Present0 = t_present0
 					t.grow0(j)
 					t_vals = t.Vals
 					t_n0 = t.N0
-					t_present0 = t.Present0
 				}
-				t_present0[j] = true
 				q := j
 				t_vals[q] += A_valSeg[k1]
 			}
 		}
 	}
-	for k := 0; k < B_len; k++ {
-		if uint(k) < uint(len(t_vals)) {
-			if t_present0[k] {
+	if 0 < B_len {
+		B_posSeg := B_pos[1+0 : 1+B_len : len(B_pos)]
+		for k2 := range B_posSeg {
+			k := 0 + k2
+			x := 0.0
+			if uint(k) < uint(len(t_vals)) {
 				q1 := k
-				lo1 := B_pos[k]
-				hi1 := B_pos[k+1]
+				x = t_vals[q1]
+			}
+			lo1 := B_pos[k]
+			hi1 := B_posSeg[k2]
+			if lo1 < hi1 {
+				if uint(k) >= uint(out_n0) {
+					return fmt.Errorf("smmm_csr: key %d out of range 0..%d of a dense result", k, out_n0-1)
+				}
+				c := x
 				if lo1 < hi1 {
-					if uint(k) >= uint(out_n0) {
-						return fmt.Errorf("smmm_csr: internal error: key %d out of range 0..%d of a sized dense level", k, out_n0-1)
-					}
-					out_present0[k] = true
-					c := t_vals[q1]
-					if lo1 < hi1 {
-						out_valsSeg := out_vals[lo1:hi1]
-						for k2 := range out_valsSeg {
-							out_valsSeg[k2] = c
-						}
+					out_valsSeg := out_vals[lo1:hi1]
+					for k3 := range out_valsSeg {
+						out_valsSeg[k3] = c
 					}
 				}
 			}
 		}
 	}
-	_ = out_vals     // its struct holds it (driftingLocals)
-	_ = out_n0       // its struct holds it (driftingLocals)
-	_ = out_present0 // its struct holds it (driftingLocals)
-	_ = t_vals       // its struct holds it (driftingLocals)
-	_ = t_n0         // its struct holds it (driftingLocals)
-	_ = t_present0   // its struct holds it (driftingLocals)
+	_ = out_vals // its struct holds it (driftingLocals)
+	_ = out_n0   // its struct holds it (driftingLocals)
+	_ = t_vals   // its struct holds it (driftingLocals)
+	_ = t_n0     // its struct holds it (driftingLocals)
 	return nil
 }
 
 // smmm_csrResult is the result of smmm_csr, a dictionary of type {int -> {int -> real}} stored in 2 level(s):
-//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
+//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k;
 //   - level 1, an input's positions: the children of parent position q are the positions c in Pos1[q]..Pos1[q+1]-1, key Idx1[c], all present with their parent (full);
 //
 // Vals[c] is the value at position c of the last level. The zero value is empty;
 // smmm_csr refills it on every call, reusing its memory.
 type smmm_csrResult struct {
 	N0         int
-	Present0   []bool
 	Pos1, Idx1 []int
 	Vals       []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *smmm_csrResult) init(n0 int, pos1, idx1 []int) {
-	t.N0 = max(n0, t.N0)
-	if n := t.N0; cap(t.Present0) >= n {
-		t.Present0 = t.Present0[:n]
-		clear(t.Present0)
-	} else {
-		t.Present0 = make([]bool, n)
-	}
+	t.N0 = max(n0, 0)
 	t.Pos1, t.Idx1 = pos1, idx1
 	if n := len(t.Idx1); cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
@@ -150,20 +137,9 @@ func (t *smmm_csrResult) init(n0 int, pos1, idx1 []int) {
 	}
 }
 
-// grow0 grows level 0 of t to hold the key k >= 0 (not inlined: it
-// is the cold path of inserts in loops).
-//
-//go:noinline
-func (t *smmm_csrResult) grow0(k int) {
-	t.N0 = max(k+1, 2*t.N0, 8)
-	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
-	t.Vals = append(t.Vals, make([]float64, len(t.Idx1)-len(t.Vals))...)
-}
-
 // Reset empties r, keeping its memory (a dense level that holds every key
 // keeps them, with zero values).
 func (t *smmm_csrResult) Reset() {
-	clear(t.Present0)
 	clear(t.Vals)
 }
 
@@ -178,9 +154,6 @@ func (t *smmm_csrResult) Entries(f func(keys []int, v float64) bool) {
 func (t *smmm_csrResult) entries0(q int, keys []int, f func([]int, float64) bool) bool {
 	for k := 0; k < t.N0; k++ {
 		c := q*t.N0 + k
-		if !t.Present0[c] {
-			continue
-		}
 		keys[0] = k
 		if !t.entries1(c, keys, f) {
 			return false
@@ -216,9 +189,6 @@ func (t *smmm_csrResult) Empty(f func(keys []int) bool) {
 func (t *smmm_csrResult) empty0(q int, keys []int, f func([]int) bool) bool {
 	for k := 0; k < t.N0; k++ {
 		c := q*t.N0 + k
-		if !t.Present0[c] {
-			continue
-		}
 		keys[0] = k
 		if !t.has1(c) {
 			if !f(keys[:1]) {
@@ -255,9 +225,6 @@ func (t *smmm_csrResult) str0(b *strings.Builder, q int) {
 	n := 0
 	for k := 0; k < t.N0; k++ {
 		c := q*t.N0 + k
-		if !t.Present0[c] {
-			continue
-		}
 		if n > 0 {
 			b.WriteString(", ")
 		}
@@ -290,24 +257,17 @@ func (t *smmm_csrResult) str1(b *strings.Builder, q int) {
 }
 
 // smmm_csr_t is the tensor t of smmm_csr, of type {int -> real}, stored in 1 level(s):
-//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, present where Present0 is true;
+//   - level 0, dense: keys 0..N0-1, key k of parent position q at position q*N0 + k, every key present (zero until written);
 //
 // Vals[c] is the value at position c of the last level.
 type smmm_csr_t struct {
-	N0       int
-	Present0 []bool
-	Vals     []float64
+	N0   int
+	Vals []float64
 }
 
 // init empties t and sizes its levels, reusing its memory.
 func (t *smmm_csr_t) init(n0 int) {
 	t.N0 = max(n0, t.N0)
-	if n := t.N0; cap(t.Present0) >= n {
-		t.Present0 = t.Present0[:n]
-		clear(t.Present0)
-	} else {
-		t.Present0 = make([]bool, n)
-	}
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
 		clear(t.Vals)
@@ -322,7 +282,6 @@ func (t *smmm_csr_t) init(n0 int) {
 //go:noinline
 func (t *smmm_csr_t) grow0(k int) {
 	t.N0 = max(k+1, 2*t.N0, 8)
-	t.Present0 = append(t.Present0, make([]bool, t.N0-len(t.Present0))...)
 	t.Vals = append(t.Vals, make([]float64, t.N0-len(t.Vals))...)
 }
 

@@ -199,7 +199,7 @@ func (j *job) run(goName string) ([]outcome, *gorun.Case) {
 			v, err := j.interp(e, vals)
 			outs = append(outs, outcome{"--opt " + opt + " --exec interp", j.finish(v), err})
 		}
-		v, err := compiled(e, j.types(vals), vals, j.denseShape())
+		v, err := compiled(e, j.types(vals), vals, j.lowering(opt))
 		if err == nil {
 			v = j.finish(v)
 		}
@@ -209,7 +209,7 @@ func (j *job) run(goName string) ([]outcome, *gorun.Case) {
 			for n, t := range j.b.tensors {
 				fs[n] = lower.Format{Format: t.Format, Order: t.Order()}
 			}
-			k, _, err := gorun.Generate(e, j.types(vals), lower.Options{Formats: fs, ResultShape: j.denseShape()},
+			k, _, err := gorun.Generate(e, j.types(vals), lower.Options{Formats: fs, ResultShape: j.denseShape(), CompletedOn: j.completedOn()},
 				gogen.Options{Func: goName, Package: "main"})
 			if err != nil {
 				outs = append(outs, outcome{"generated Go", nil, fmt.Errorf("generating: %v", err)})
@@ -221,8 +221,33 @@ func (j *job) run(goName string) ([]outcome, *gorun.Case) {
 	return outs, goCase
 }
 
-func compiled(e sdql.Expr, types map[string]sdql.Type, vals map[string]sdql.Value, shape []int) (v sdql.Value, err error) {
-	k, err := exec.Compile(e, types, exec.Options{ResultShape: shape})
+// completedOn is the input whose stored positions the job's result is
+// completed to (finish), for lowering: the wrt input of a scalar
+// program's gradient.
+func (j *job) completedOn() string {
+	if j.scalarGrad() {
+		return j.wrt
+	}
+	return ""
+}
+
+// lowering is what the compiled kernel of the program optimized at opt
+// is told: the dense shape, and for a physical program (not "none", which
+// reads the logical values) its inputs' formats and the completion.
+func (j *job) lowering(opt string) exec.Options {
+	o := exec.Options{ResultShape: j.denseShape()}
+	if opt != "none" {
+		o.Formats = map[string]lower.Format{}
+		for n, t := range j.b.tensors {
+			o.Formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
+		}
+		o.CompletedOn = j.completedOn()
+	}
+	return o
+}
+
+func compiled(e sdql.Expr, types map[string]sdql.Type, vals map[string]sdql.Value, opts exec.Options) (v sdql.Value, err error) {
+	k, err := exec.Compile(e, types, opts)
 	if err != nil {
 		return nil, fmt.Errorf("compiling: %v", err)
 	}
