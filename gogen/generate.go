@@ -241,6 +241,12 @@ type gen struct {
 	merged    map[*lower.Tensor]bool
 	copies    map[*lower.Tensor]string
 	setCounts map[*lower.Var]int
+	// burstAt maps the insert of an appended level's parent to the only
+	// insert into that level, begun where the parent is inserted
+	// (storage_appended.go); begun, during emission, the appended
+	// inserts whose parent's insert has begun their burst
+	burstAt map[*lower.Insert]*lower.Insert
+	begun   map[*lower.Insert]bool
 }
 
 // loadKey is a load A[off + v] a segment serves (off "" for A[v]: the
@@ -255,7 +261,8 @@ func newGen(p *lower.Program, opts Options) *gen {
 	g := &gen{p: p, opts: opts, fn: opts.Func, loc: newNamer(), w: &bytes.Buffer{},
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
 		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, imports: map[string]bool{}, helpers: map[string]bool{},
-		typedLocals: map[string]string{}, frozen: map[*tinfo]bool{}, merged: map[*lower.Tensor]bool{}, copies: map[*lower.Tensor]string{}}
+		typedLocals: map[string]string{}, frozen: map[*tinfo]bool{}, merged: map[*lower.Tensor]bool{}, copies: map[*lower.Tensor]string{},
+		burstAt: bursts(p), begun: map[*lower.Insert]bool{}}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may

@@ -26,6 +26,10 @@ func (g *gen) insert(s *lower.Insert) {
 	default:
 		g.failf("internal error: a level of storage %s", s.T.Levels[s.Level].Storage)
 	}
+	if a := g.burstAt[s]; a != nil {
+		g.appendedBegin(g.ts[a.T], a.Level, g.simple(&lower.Ref{V: s.Pos}, lower.Int, "q"))
+		g.begun[a] = true
+	}
 }
 
 func (g *gen) locate(s *lower.Locate) {

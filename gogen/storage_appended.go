@@ -23,12 +23,38 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	lv := s.Level
 	q := g.simple(s.Parent, lower.Int, "q")
 	k := g.simple(s.Key, lower.Int, "k")
-	keys, mark, cur, first := ti.f(appKeys(lv)), ti.f(appMark(lv)), ti.f(appCur(lv)), ti.f(appFirst(lv))
+	keys, mark, first := ti.f(appKeys(lv)), ti.f(appMark(lv)), ti.f(appFirst(lv))
+	if !g.begun[s] {
+		g.appendedBegin(ti, lv, q)
+	}
+	g.line("if uint(%s) >= uint(len(%s)) {", k, mark)
+	g.line("if %s < 0 {", k)
+	g.returnErr(g.errorf("key %d of an appended level is negative", k))
+	g.line("}")
+	g.line("%s = %s.%s.grown(%s, %s)", mark, ti.ptr, appField(lv), mark, k)
+	g.line("}")
+	c := g.loc.name("c")
+	g.line("%s := int(%s[%s]) - 1", c, mark, k)
+	g.line("if %s < %s {", c, first)
+	g.line("%s = len(%s)", c, keys)
+	g.line("%s = append(%s, %s)", keys, keys, k)
+	g.line("%s[%s] = int32(%s + 1)", mark, k, c)
+	if lv == s.T.Order()-1 {
+		vals := ti.f(valsField)
+		g.line("%s = append(%s, %s)", vals, vals, zeroOf(s.T.Leaf))
+	}
+	g.line("}")
+	g.bind(s.Pos, c)
+}
+
+// appendedBegin emits the start of parent q's burst in the appended level
+// lv, unless it is the current one: the current burst ends, q's begins.
+func (g *gen) appendedBegin(ti *tinfo, lv int, q string) {
+	keys, cur, first := ti.f(appKeys(lv)), ti.f(appCur(lv)), ti.f(appFirst(lv))
 	// Start and End stay in the struct: only a new burst reads them, and
 	// parents, which grows them, touches nothing else
 	lvl := ti.ptr + "." + appField(lv)
 	start, end := lvl+".Start", lvl+".End"
-	// a new parent: the current burst ends, q's begins
 	g.line("if %s != %s+1 {", cur, q)
 	g.line("if %s != 0 {\n%s[%s-1] = len(%s)\n}", cur, end, cur, keys)
 	g.line("if uint(%s) >= uint(len(%s)) {", q, start)
@@ -43,24 +69,48 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	g.line("%s[%s] = len(%s) + 1", start, q, keys)
 	g.line("%s, %s = len(%s), %s+1", first, cur, keys, q)
 	g.line("}")
-	g.line("if uint(%s) >= uint(len(%s)) {", k, mark)
-	g.line("if %s < 0 {", k)
-	g.returnErr(g.errorf("key %d of an appended level is negative", k))
-	g.line("}")
-	g.line("%s = %s.grown(%s, %s)", mark, lvl, mark, k)
-	g.line("}")
-	c := g.loc.name("c")
-	g.line("%s := int(%s[%s]) - 1", c, mark, k)
-	g.line("if %s < %s {", c, first)
-	g.line("%s = len(%s)", c, keys)
-	g.line("%s = append(%s, %s)", keys, keys, k)
-	g.line("%s[%s] = int32(%s + 1)", mark, k, c)
-	if lv == s.T.Order()-1 {
-		vals := ti.f(valsField)
-		g.line("%s = append(%s, %s)", vals, vals, zeroOf(s.T.Leaf))
+}
+
+// bursts maps, for each appended level of a tensor the program builds,
+// the insert of its parent to the level's insert, where the level has one
+// insert whose parent is a position that one insert binds: lowering chose
+// the level appended because its parents' inserts run in distinct
+// iterations of one loop, each followed by all its children's
+// (lower.ChooseAppended), so each parent's burst may begin where the
+// parent is inserted, once, rather than be tested for at every child. A
+// parent that then gets no child holds an empty burst, as it holds no
+// child.
+func bursts(p *lower.Program) map[*lower.Insert]*lower.Insert {
+	out := map[*lower.Insert]*lower.Insert{}
+	for _, t := range p.Tensors {
+		if t.Input {
+			continue
+		}
+		for lv := 1; lv < t.Order(); lv++ {
+			if t.Levels[lv].Storage != lower.Appended {
+				continue
+			}
+			var children []*lower.Insert
+			parents := map[*lower.Var][]*lower.Insert{}
+			lower.WalkStmts(p.Body, func(s lower.Stmt) {
+				if x, ok := s.(*lower.Insert); ok && x.T == t {
+					switch x.Level {
+					case lv:
+						children = append(children, x)
+					case lv - 1:
+						parents[x.Pos] = append(parents[x.Pos], x)
+					}
+				}
+			})
+			if len(children) != 1 {
+				continue
+			}
+			if r, ok := children[0].Parent.(*lower.Ref); ok && len(parents[r.V]) == 1 {
+				out[parents[r.V][0]] = children[0]
+			}
+		}
 	}
-	g.line("}")
-	g.bind(s.Pos, c)
+	return out
 }
 
 func (g *gen) appendedLocate(ti *tinfo, s *lower.Locate) {

@@ -87,6 +87,34 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 					return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
 				}
 				q := j
+				if out_a1_cur != q+1 {
+					if out_a1_cur != 0 {
+						dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
+					}
+					if uint(q) >= uint(len(dst.A1.Start)) {
+						if q < 0 {
+							dst.Vals = out_vals
+							dst.N0 = out_n0
+							dst.A1.Keys = out_a1_keys
+							dst.A1.Mark = out_a1_mark
+							dst.A1.Cur = out_a1_cur
+							dst.A1.First = out_a1_first
+							return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is negative", q)
+						}
+						dst.A1.parents(q)
+					}
+					if dst.A1.Start[q] != 0 {
+						dst.Vals = out_vals
+						dst.N0 = out_n0
+						dst.A1.Keys = out_a1_keys
+						dst.A1.Mark = out_a1_mark
+						dst.A1.Cur = out_a1_cur
+						dst.A1.First = out_a1_first
+						return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
+					}
+					dst.A1.Start[q] = len(out_a1_keys) + 1
+					out_a1_first, out_a1_cur = len(out_a1_keys), q+1
+				}
 				if lo2 < hi2 {
 					tparSeg := tpar[lo2:hi2]
 					tatSeg := tat[lo2:hi2]
@@ -105,34 +133,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 								for k2 := range A_idxSeg {
 									j1 := A_idxSeg[k2]
 									v := A_valSeg[k2] * c
-									if out_a1_cur != q+1 {
-										if out_a1_cur != 0 {
-											dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
-										}
-										if uint(q) >= uint(len(dst.A1.Start)) {
-											if q < 0 {
-												dst.Vals = out_vals
-												dst.N0 = out_n0
-												dst.A1.Keys = out_a1_keys
-												dst.A1.Mark = out_a1_mark
-												dst.A1.Cur = out_a1_cur
-												dst.A1.First = out_a1_first
-												return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is negative", q)
-											}
-											dst.A1.parents(q)
-										}
-										if dst.A1.Start[q] != 0 {
-											dst.Vals = out_vals
-											dst.N0 = out_n0
-											dst.A1.Keys = out_a1_keys
-											dst.A1.Mark = out_a1_mark
-											dst.A1.Cur = out_a1_cur
-											dst.A1.First = out_a1_first
-											return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
-										}
-										dst.A1.Start[q] = len(out_a1_keys) + 1
-										out_a1_first, out_a1_cur = len(out_a1_keys), q+1
-									}
 									if uint(j1) >= uint(len(out_a1_mark)) {
 										if j1 < 0 {
 											dst.Vals = out_vals
