@@ -247,6 +247,10 @@ type gen struct {
 	// inserts whose parent's insert has begun their burst
 	burstAt map[*lower.Insert]*lower.Insert
 	begun   map[*lower.Insert]bool
+	// wvals are the tensors whose appended last level adds into a dense
+	// workspace by key, gathered into Vals as each burst ends
+	// (storage_appended.go, workspaceRows)
+	wvals map[*lower.Tensor]*lower.Insert
 }
 
 // loadKey is a load A[off + v] a segment serves (off "" for A[v]: the
@@ -262,7 +266,7 @@ func newGen(p *lower.Program, opts Options) *gen {
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
 		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, imports: map[string]bool{}, helpers: map[string]bool{},
 		typedLocals: map[string]string{}, frozen: map[*tinfo]bool{}, merged: map[*lower.Tensor]bool{}, copies: map[*lower.Tensor]string{},
-		burstAt: bursts(p), begun: map[*lower.Insert]bool{}}
+		burstAt: bursts(p), begun: map[*lower.Insert]bool{}, wvals: workspaceRows(p)}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may
@@ -281,6 +285,11 @@ func (g *gen) file() (*Kernel, error) {
 	g.describeParams()
 	g.nameAll()
 	g.analyze()
+	for _, s := range g.wvals {
+		// the stores address the workspace by key (segStore): the
+		// insert's position is not a variable of the function
+		delete(g.read, s.Pos)
+	}
 	g.planParallel()
 	body := g.function()
 	var types bytes.Buffer

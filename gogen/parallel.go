@@ -936,6 +936,9 @@ func (g *gen) mergeMethods(ti *tinfo) string {
 			"// worker fills rows of its own, so u's children and values are appended\n"+
 			"// whole and its rows' spans moved by the offset. It returns a row both\n"+
 			"// hold (t unchanged), or -1.\nfunc (t *%s) appendFrom(u *%s) int {\n", ti.typ, ti.typ)
+		if g.wvals[t] != nil {
+			b.WriteString("t.gather()\nu.gather()\n")
+		}
 		b.WriteString(end("t") + end("u"))
 		fmt.Fprintf(&b, "for q, s := range u.%s.Start {\nif s != 0 && q < len(t.%s.Start) && t.%s.Start[q] != 0 {\nreturn q\n}\n}\n", a, a, a)
 		fmt.Fprintf(&b, "off := len(t.%s.Keys)\nt.%s.Keys = append(t.%s.Keys, u.%s.Keys...)\nt.Vals = append(t.Vals, u.Vals...)\n", a, a, a, a)

@@ -189,6 +189,10 @@ type PFXAppended struct {
 	Mark       []int32 // per key: the last child at it + 1, or 0
 	Cur        int     // the parent being filled + 1, or 0
 	First      int     // the first child of the parent being filled
+	// W, for a level that adds into a workspace (Mark[k] then is Cur
+	// while key k is a child of the parent being filled), holds the
+	// value at key k until the burst ends and its values are appended
+	W []float64
 }
 
 // reset empties l, keeping its memory: the marks of its keys are
@@ -225,6 +229,14 @@ func (l *PFXAppended) parents(q int) {
 //go:noinline
 func (l *PFXAppended) grown(m []int32, k int) []int32 {
 	return append(m, make([]int32, max(k+1, 2*len(m), 64)-len(m))...)
+}
+
+// grownW returns the workspace w (l.W, or the function's copy of it)
+// grown to n entries (not inlined: the cold path of inserts).
+//
+//go:noinline
+func (l *PFXAppended) grownW(w []float64, n int) []float64 {
+	return append(w, make([]float64, n-len(w))...)
 }
 
 // span returns the children of parent: lo..hi-1.

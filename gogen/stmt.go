@@ -104,6 +104,11 @@ func (g *gen) function() []byte {
 	g.unsync(nil)
 	g.syncOutDrifting()
 	for _, ti := range g.order {
+		if g.wvals[ti.t] != nil {
+			g.line("%s.gather() // the last burst's values", ti.ptr)
+		}
+	}
+	for _, ti := range g.order {
 		if !driftingLocals(ti.t) {
 			for _, f := range ti.hoist {
 				g.line("_ = %s // its struct holds it (driftingLocals)", ti.local[f])

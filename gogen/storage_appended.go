@@ -18,6 +18,7 @@ func appKeys(lv int) string  { return appField(lv) + ".Keys" }
 func appMark(lv int) string  { return appField(lv) + ".Mark" }
 func appCur(lv int) string   { return appField(lv) + ".Cur" }
 func appFirst(lv int) string { return appField(lv) + ".First" }
+func appW(lv int) string     { return appField(lv) + ".W" }
 
 func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	lv := s.Level
@@ -32,7 +33,23 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	g.returnErr(g.errorf("key %d of an appended level is negative", k))
 	g.line("}")
 	g.line("%s = %s.%s.grown(%s, %s)", mark, ti.ptr, appField(lv), mark, k)
+	if g.wvals[s.T] != nil {
+		w := ti.f(appW(lv))
+		g.line("%s = %s.%s.grownW(%s, len(%s))", w, ti.ptr, appField(lv), w, mark)
+	}
 	g.line("}")
+	if g.wvals[s.T] != nil {
+		// the key is the position in the workspace; the mark says the
+		// current parent has it
+		w, cur := ti.f(appW(lv)), ti.f(appCur(lv))
+		g.line("if %s[%s] != int32(%s) {", mark, k, cur)
+		g.line("%s[%s] = int32(%s)", mark, k, cur)
+		g.line("%s[%s] = 0", w, k)
+		g.line("%s = append(%s, %s)", keys, keys, k)
+		g.line("}")
+		g.segStore[s.Pos] = w + "[" + k + "]" // the position is read by stores only (file)
+		return
+	}
 	c := g.loc.name("c")
 	g.line("%s := int(%s[%s]) - 1", c, mark, k)
 	g.line("if %s < %s {", c, first)
@@ -56,7 +73,13 @@ func (g *gen) appendedBegin(ti *tinfo, lv int, q string) {
 	lvl := ti.ptr + "." + appField(lv)
 	start, end := lvl+".Start", lvl+".End"
 	g.line("if %s != %s+1 {", cur, q)
-	g.line("if %s != 0 {\n%s[%s-1] = len(%s)\n}", cur, end, cur, keys)
+	g.line("if %s != 0 {", cur)
+	if g.wvals[ti.t] != nil {
+		// the burst's values, from the workspace
+		vals, w := ti.f(valsField), ti.f(appW(lv))
+		g.line("for _, k := range %s[len(%s):] {\n%s = append(%s, %s[k])\n}", keys, vals, vals, vals, w)
+	}
+	g.line("%s[%s-1] = len(%s)\n}", end, cur, keys)
 	g.line("if uint(%s) >= uint(len(%s)) {", q, start)
 	g.line("if %s < 0 {", q)
 	g.returnErr(g.errorf("internal error: the parent %d of an appended level is negative", q))
@@ -110,6 +133,58 @@ func bursts(p *lower.Program) map[*lower.Insert]*lower.Insert {
 			}
 		}
 	}
+	return out
+}
+
+// workspaceRows lists the result tensors whose appended last level of
+// reals adds into a dense workspace by key (PFXAppended.W), Gustavson's
+// accumulator: its one insert binds the key as the position, the stores
+// add at it, and the burst's values are appended when it ends (the next
+// burst's start, appendFrom, the function's end: gather). A store's
+// address then comes from the key alone rather than through the mark
+// (the child's number), one dependent load less per entry. The program
+// must not read the tensor (the values of the burst being filled are in
+// the workspace), and every store into it is at that insert's position.
+func workspaceRows(p *lower.Program) map[*lower.Tensor]*lower.Insert {
+	out := map[*lower.Tensor]*lower.Insert{}
+	t := p.ResultTensor
+	if t == nil || t.Leaf != lower.Real || t.Order() < 2 || t.Levels[t.Order()-1].Storage != lower.Appended {
+		return out
+	}
+	last := t.Order() - 1
+	var inserts []*lower.Insert
+	var stores []*lower.Store
+	read := false
+	lower.WalkStmts(p.Body, func(s lower.Stmt) {
+		switch x := s.(type) {
+		case *lower.Insert:
+			if x.T == t && x.Level == last {
+				inserts = append(inserts, x)
+			}
+		case *lower.Store:
+			if x.T == t {
+				stores = append(stores, x)
+			}
+		case *lower.Locate:
+			read = read || x.T == t
+		case *lower.ForLevel:
+			read = read || x.T == t
+		}
+	})
+	lower.WalkStmtExprs(p.Body, func(e lower.Expr) {
+		if v, ok := e.(*lower.ValAt); ok && v.T == t {
+			read = true
+		}
+	})
+	if read || len(inserts) != 1 {
+		return out
+	}
+	for _, st := range stores {
+		if r, ok := st.Pos.(*lower.Ref); !ok || r.V != inserts[0].Pos {
+			return out
+		}
+	}
+	out[t] = inserts[0]
 	return out
 }
 

@@ -118,6 +118,9 @@ func (g *gen) newTensor(t *lower.Tensor) {
 			for _, f := range []string{appKeys(lv), appMark(lv), appCur(lv), appFirst(lv)} {
 				hoist(f)
 			}
+			if g.wvals[t] != nil {
+				hoist(appW(lv))
+			}
 		}
 	}
 }
@@ -366,6 +369,10 @@ func (g *gen) tensorType(w *bytes.Buffer, ti *tinfo) {
 	fmt.Fprintf(w, "Vals []%s\n}\n\n", leaf)
 	g.initMethod(w, ti)
 	g.growMethod(w, ti)
+	if g.wvals[ti.t] != nil {
+		a := appField(ti.t.Order() - 1)
+		fmt.Fprintf(w, "// gather appends the values of the burst being filled, from the\n// workspace its children add into: Vals then has a value per child.\nfunc (t *%s) gather() {\nfor _, k := range t.%s.Keys[len(t.Vals):] {\nt.Vals = append(t.Vals, t.%s.W[k])\n}\n}\n\n", ti.typ, a, a)
+	}
 	if ti.result {
 		g.resultMethods(w, ti)
 	}

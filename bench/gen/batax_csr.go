@@ -55,6 +55,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	out_a1_mark := dst.A1.Mark
 	out_a1_cur := dst.A1.Cur
 	out_a1_first := dst.A1.First
+	out_a1_w := dst.A1.W
 	tpos := ws.tpos
 	tpar := ws.tpar
 	tat := ws.tat
@@ -65,6 +66,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	out_a1_mark = dst.A1.Mark
 	out_a1_cur = dst.A1.Cur
 	out_a1_first = dst.A1.First
+	out_a1_w = dst.A1.W
 	var n1 int
 	tpos, tpar, tat, n1 = batax_csrTransposeMemo(&ws.tposMemo, A_pos, A_idx, 0, A_len, tpos, tpar, tat)
 	ws.tpos, ws.tpar, ws.tat = tpos, tpar, tat
@@ -84,11 +86,15 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 					dst.A1.Mark = out_a1_mark
 					dst.A1.Cur = out_a1_cur
 					dst.A1.First = out_a1_first
+					dst.A1.W = out_a1_w
 					return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
 				}
 				q := j
 				if out_a1_cur != q+1 {
 					if out_a1_cur != 0 {
+						for _, k := range out_a1_keys[len(out_vals):] {
+							out_vals = append(out_vals, out_a1_w[k])
+						}
 						dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
 					}
 					if uint(q) >= uint(len(dst.A1.Start)) {
@@ -99,6 +105,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 							dst.A1.Mark = out_a1_mark
 							dst.A1.Cur = out_a1_cur
 							dst.A1.First = out_a1_first
+							dst.A1.W = out_a1_w
 							return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is negative", q)
 						}
 						dst.A1.parents(q)
@@ -110,6 +117,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 						dst.A1.Mark = out_a1_mark
 						dst.A1.Cur = out_a1_cur
 						dst.A1.First = out_a1_first
+						dst.A1.W = out_a1_w
 						return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
 					}
 					dst.A1.Start[q] = len(out_a1_keys) + 1
@@ -141,19 +149,18 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 											dst.A1.Mark = out_a1_mark
 											dst.A1.Cur = out_a1_cur
 											dst.A1.First = out_a1_first
+											dst.A1.W = out_a1_w
 											return fmt.Errorf("batax_csr: key %d of an appended level is negative", j1)
 										}
 										out_a1_mark = dst.A1.grown(out_a1_mark, j1)
+										out_a1_w = dst.A1.grownW(out_a1_w, len(out_a1_mark))
 									}
-									c1 := int(out_a1_mark[j1]) - 1
-									if c1 < out_a1_first {
-										c1 = len(out_a1_keys)
+									if out_a1_mark[j1] != int32(out_a1_cur) {
+										out_a1_mark[j1] = int32(out_a1_cur)
+										out_a1_w[j1] = 0
 										out_a1_keys = append(out_a1_keys, j1)
-										out_a1_mark[j1] = int32(c1 + 1)
-										out_vals = append(out_vals, 0)
 									}
-									q1 := c1
-									out_vals[q1] += v
+									out_a1_w[j1] += v
 								}
 							}
 						}
@@ -168,6 +175,8 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	dst.A1.Mark = out_a1_mark
 	dst.A1.Cur = out_a1_cur
 	dst.A1.First = out_a1_first
+	dst.A1.W = out_a1_w
+	dst.gather() // the last burst's values
 	return nil
 }
 
@@ -188,6 +197,14 @@ func (t *batax_csrResult) init(n0 int) {
 	t.N0 = max(n0, 0)
 	t.A1.reset()
 	t.Vals = t.Vals[:0]
+}
+
+// gather appends the values of the burst being filled, from the
+// workspace its children add into: Vals then has a value per child.
+func (t *batax_csrResult) gather() {
+	for _, k := range t.A1.Keys[len(t.Vals):] {
+		t.Vals = append(t.Vals, t.A1.W[k])
+	}
 }
 
 // Reset empties r, keeping its memory (a dense level that holds every key
@@ -319,6 +336,10 @@ type batax_csrAppended struct {
 	Mark       []int32 // per key: the last child at it + 1, or 0
 	Cur        int     // the parent being filled + 1, or 0
 	First      int     // the first child of the parent being filled
+	// W, for a level that adds into a workspace (Mark[k] then is Cur
+	// while key k is a child of the parent being filled), holds the
+	// value at key k until the burst ends and its values are appended
+	W []float64
 }
 
 // reset empties l, keeping its memory: the marks of its keys are
@@ -355,6 +376,14 @@ func (l *batax_csrAppended) parents(q int) {
 //go:noinline
 func (l *batax_csrAppended) grown(m []int32, k int) []int32 {
 	return append(m, make([]int32, max(k+1, 2*len(m), 64)-len(m))...)
+}
+
+// grownW returns the workspace w (l.W, or the function's copy of it)
+// grown to n entries (not inlined: the cold path of inserts).
+//
+//go:noinline
+func (l *batax_csrAppended) grownW(w []float64, n int) []float64 {
+	return append(w, make([]float64, n-len(w))...)
 }
 
 // span returns the children of parent: lo..hi-1.
