@@ -698,11 +698,14 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	t, lv := s.T.ID, s.Level
 	pc, ok := s.Parent.(*lower.Const)
 	top := lv == 0 && ok && pc.I == 0
+	read := rg.readInto(s, l)
 	return func(fr *frame, cx *vctx) {
 		var parents, keys []int
-		if cp != nil {
+		switch {
+		case top: // level 0, parent 0: not read
+		case cp != nil:
 			parents = cp(fr, cx)
-		} else {
+		default:
 			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
 		}
 		if ck != nil {
@@ -714,6 +717,18 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 		ups, poss := rb.parents(cx), rb.i[pslot]
 		rt := fr.t[t]
 		m := 0
+		if lev := rt.levels[lv]; top && lev.kind == lower.Dense && read >= 0 {
+			// x = t.val[q] where found: the lanes' column of x, with no
+			// child batch
+			n, present, vals := uint(lev.size), lev.present, rt.vals
+			col := rb.f[read][:len(keys)]
+			for k, key := range keys {
+				if uint(key) < n && (present == nil || present[key]) {
+					col[k] = vals[key]
+				}
+			}
+			return
+		}
 		if lev := rt.levels[lv]; top && lev.kind == lower.Dense {
 			// level 0 of a dense tensor: the key is the position
 			n, present := uint(lev.size), lev.present
@@ -724,7 +739,10 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 				}
 			}
 		} else {
-			for k := range parents {
+			if parents == nil { // top, of a level 0 not dense: parent 0
+				parents = fill(rg.ibuf(fr, pb, cx.n), 0)
+			}
+			for k := range keys {
 				if c, ok := rt.locate(lv, parents[k], keys[k]); ok {
 					ups[m], poss[m] = int32(k), c
 					m++
@@ -735,6 +753,31 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 			body(fr, rb.childOf(cx, m))
 		}
 	}
+}
+
+// readInto returns the column slot of x when the body of the lookup s is
+// only x = t.val[q], x a real defined at level l (the read of a value
+// that lowering defaults to zero before it, lower.DropMarks), else -1.
+func (rg *region) readInto(s *lower.Locate, l int) int {
+	body := s.Body
+	if b, ok := body.(*lower.Block); ok && len(b.List) == 1 {
+		body = b.List[0]
+	}
+	a, ok := body.(*lower.Assign)
+	if !ok || a.Op != lower.Set || a.V.Kind != lower.Real {
+		return -1
+	}
+	v, ok := a.X.(*lower.ValAt)
+	if !ok || v.T != s.T {
+		return -1
+	}
+	if r, ok := v.Pos.(*lower.Ref); !ok || r.V != s.Pos {
+		return -1
+	}
+	if d, inner := rg.level[a.V]; !inner || d != l {
+		return -1
+	}
+	return rg.fcol[a.V]
 }
 
 // insert inserts each lane's key, in lane order.
@@ -749,12 +792,7 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 	t, lv := s.T.ID, s.Level
 	pb, kb := rg.newI(), rg.newI()
 	return func(fr *frame, cx *vctx) {
-		var parents, keys []int
-		if cp != nil {
-			parents = cp(fr, cx)
-		} else {
-			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
-		}
+		var keys []int
 		if ck != nil {
 			keys = ck(fr, cx)
 		} else {
@@ -763,8 +801,9 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 		rt := fr.t[t]
 		poss := rg.ibuf(fr, pslot, cx.n)
 		lev := rt.levels[lv]
-		if lev.kind == lower.Dense && (lev.present != nil || lev.unmarked) && lv == 0 {
-			// dense level 0: the key is the position; mark it
+		if lev.kind == lower.Dense && lv == 0 {
+			// dense level 0: the key is the position; mark it (a full
+			// level has every key)
 			for k, key := range keys {
 				if key < 0 || key >= lev.size {
 					poss[k] = rt.insert(lv, 0, key)
@@ -777,6 +816,12 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 				poss[k] = key
 			}
 			return
+		}
+		var parents []int
+		if cp != nil {
+			parents = cp(fr, cx)
+		} else {
+			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
 		}
 		for k := range keys {
 			poss[k] = rt.insert(lv, parents[k], keys[k])

@@ -119,6 +119,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	DropMarks(l.prog)
 	MarkParallel(l.prog)
 	WriteOnce(l.prog)
+	DropEmptyGuards(l.prog)
 	MarkPrimitives(l.prog)
 	l.collectOrdered()
 	return l.prog, nil

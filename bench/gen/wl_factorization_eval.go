@@ -98,13 +98,11 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								}
 							}
 						}
+						c2 := U_cols * i
 						if split < U_cols {
-							c2 := U_cols * i
-							if split < U_cols {
-								U_valSeg2 := U_val[c2+split : c2+U_cols : len(U_val)]
-								for k4 := range U_valSeg2 {
-									s2 += U_valSeg2[k4] * 0.0
-								}
+							U_valSeg2 := U_val[c2+split : c2+U_cols : len(U_val)]
+							for k4 := range U_valSeg2 {
+								s2 += U_valSeg2[k4] * 0.0
 							}
 						}
 					}

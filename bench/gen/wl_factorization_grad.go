@@ -113,13 +113,11 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								}
 							}
 						}
+						c3 := U_cols * i
 						if split < U_cols {
-							c3 := U_cols * i
-							if split < U_cols {
-								U_valSeg2 := U_val[c3+split : c3+U_cols : len(U_val)]
-								for k4 := range U_valSeg2 {
-									s += U_valSeg2[k4] * 0.0
-								}
+							U_valSeg2 := U_val[c3+split : c3+U_cols : len(U_val)]
+							for k4 := range U_valSeg2 {
+								s += U_valSeg2[k4] * 0.0
 							}
 						}
 					}
@@ -173,21 +171,19 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								}
 							}
 						}
+						v1 := c * 0.0
 						if split1 < U_cols {
-							v1 := c * 0.0
-							if split1 < U_cols {
-								if split1 < 0 || U_cols > out_n1 {
-									k8 := split1
-									if k8 >= 0 {
-										k8 = max(k8, out_n1)
-									}
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
+							if split1 < 0 || U_cols > out_n1 {
+								k8 := split1
+								if k8 >= 0 {
+									k8 = max(k8, out_n1)
 								}
-								base2 := q * out_n1
-								outRow2 := out_vals[base2+split1 : base2+U_cols]
-								for k7 := range outRow2 {
-									outRow2[k7] += v1
-								}
+								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
+							}
+							base2 := q * out_n1
+							outRow2 := out_vals[base2+split1 : base2+U_cols]
+							for k7 := range outRow2 {
+								outRow2[k7] += v1
 							}
 						}
 					}

@@ -1,0 +1,137 @@
+package lower
+
+// DropEmptyGuards removes a test that a segment is not empty where what
+// it guards does nothing for an empty one:
+//
+//	for k := 0; k < n; k++ {
+//	  ...
+//	  if lo < hi {                          // dropped
+//	    q := insert(T.level0[0], k)         // T's level 0 dense, full, sized n
+//	    c := x                              // lets of plain arithmetic
+//	    for p := lo; p < hi; p++ { ... }    // loops over the segment
+//	  }
+//	}
+//
+// Lowering inserts a row's parent only once the row has an entry; where
+// the level is full (every key present: FullRows, CoverFull) the insert
+// only names the row's position, so the test is one branch per row for
+// nothing, and in the closure runtime a batch of lanes split in two. The
+// insert's key is the loop's, below the level's size, so it cannot fail;
+// the lets read no array (an index a test guarded could be out of range)
+// and divide no integer.
+func DropEmptyGuards(p *Program) {
+	var loops []*For
+	var walk func(s Stmt) Stmt
+	walk = func(s Stmt) Stmt {
+		switch x := s.(type) {
+		case *Block:
+			var out []Stmt
+			for _, y := range x.List {
+				if g, ok := y.(*If); ok && emptyGuard(g, loops) {
+					if b, ok := g.Then.(*Block); ok {
+						for _, z := range b.List {
+							out = append(out, walk(z))
+						}
+					} else {
+						out = append(out, walk(g.Then))
+					}
+					continue
+				}
+				out = append(out, walk(y))
+			}
+			x.List = out
+		case *If:
+			x.Then = walk(x.Then)
+			if x.Else != nil {
+				x.Else = walk(x.Else)
+			}
+		case *For:
+			loops = append(loops, x)
+			x.Body = walk(x.Body)
+			loops = loops[:len(loops)-1]
+		case *ForLevel:
+			x.Body = walk(x.Body)
+		case *Search:
+			x.Body = walk(x.Body)
+		case *Locate:
+			x.Body = walk(x.Body)
+		}
+		return s
+	}
+	p.Body = walk(p.Body)
+}
+
+// emptyGuard reports whether g tests lo < hi and its branch does nothing
+// when lo >= hi, as DropEmptyGuards says; loops are the For loops around
+// g, innermost last.
+func emptyGuard(g *If, loops []*For) bool {
+	c, ok := g.Cond.(*Binary)
+	if g.Else != nil || !ok || c.Op != Lt {
+		return false
+	}
+	lo, hi := CanonString(c.X), CanonString(c.Y)
+	list := []Stmt{g.Then}
+	if b, ok := g.Then.(*Block); ok {
+		list = b.List
+	}
+	segments := 0
+	for _, s := range list {
+		switch x := s.(type) {
+		case *Let:
+			if !plainArith(x.X) {
+				return false
+			}
+		case *For:
+			if CanonString(x.Lo) != lo || CanonString(x.Hi) != hi {
+				return false
+			}
+			segments++
+		case *Insert:
+			if !namesRow(x, loops) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return segments > 0
+}
+
+// plainArith reports whether e reads variables and constants only, with
+// arithmetic that cannot fail (no integer division).
+func plainArith(e Expr) bool {
+	ok := true
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *Ref, *Const:
+		case *Unary:
+		case *Binary:
+			if x.Op == Div && x.Kind() == Int {
+				ok = false
+			}
+		default:
+			ok = false
+		}
+	})
+	return ok
+}
+
+// namesRow reports whether u inserts, into a full dense level 0 of size
+// n, the key of a loop around it that runs from 0 to n: the insert only
+// gives the key's position.
+func namesRow(u *Insert, loops []*For) bool {
+	l := u.T.Levels[u.Level]
+	if u.Level != 0 || l.Storage != Dense || !l.Full || l.Size == nil || !isConst(u.Parent, 0) || u.At != nil {
+		return false
+	}
+	k, ok := u.Key.(*Ref)
+	if !ok {
+		return false
+	}
+	for _, f := range loops {
+		if f.V == k.V && isConst(f.Lo, 0) && CanonString(f.Hi) == CanonString(l.Size) {
+			return true
+		}
+	}
+	return false
+}
