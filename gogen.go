@@ -116,6 +116,11 @@ func (q *Query) goDoc(p *Plan) []string {
 			lines = append(lines, "\t"+l)
 		}
 	}
+	if w := q.completedOn(p); w != "" {
+		lines = append(lines, "", "The gradient is given on the stored positions of "+w+": a position",
+			"the program does not reach holds zero where the result has it and is",
+			"left out otherwise (ad.OnStoredPositions adds those, with zeros).")
+	}
 	return lines
 }
 
