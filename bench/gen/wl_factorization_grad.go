@@ -30,6 +30,10 @@ import (
 //	    let c = -(e + e) in
 //	    { i -> sum(<k1, u1> in t) { k1 -> c * W(j)(k1) } }
 //
+// The gradient is given on the stored positions of U: a position
+// the program does not reach holds zero where the result has it and is
+// left out otherwise (ad.OnStoredPositions adds those, with zeros).
+//
 // Its parameters come from the inputs:
 //
 //   - from R, a formats.Tensor t in csr: R_len = t.Shape[0], R_pos = t.Pos[1], R_idx = t.Idx[1], R_val = t.Val;

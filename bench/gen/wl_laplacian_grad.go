@@ -24,6 +24,10 @@ import (
 //	        ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) in
 //	    { j -> -t2bar } + { i -> t2bar }
 //
+// The gradient is given on the stored positions of x: a position
+// the program does not reach holds zero where the result has it and is
+// left out otherwise (ad.OnStoredPositions adds those, with zeros).
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;

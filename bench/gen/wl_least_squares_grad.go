@@ -27,6 +27,10 @@ import (
 //	    (sum(<_, i1> in (0:b_len)) { i1 -> b_val(i1) }) in
 //	sum(<i2, row1> in A) dbar(i2) * row1
 //
+// The gradient is given on the stored positions of x: a position
+// the program does not reach holds zero where the result has it and is
+// left out otherwise (ad.OnStoredPositions adds those, with zeros).
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;

@@ -24,6 +24,10 @@ import (
 //	  let t2 = exp(sum(<j1, a> in row) a * (if 0 <= j1 && j1 < x_len then x_val(j1))) in
 //	  ((if 0 <= i && i < y_len then y_val(i)) * -1.0 + t2 * (1.0 / (1 + t2))) * row
 //
+// The gradient is given on the stored positions of x: a position
+// the program does not reach holds zero where the result has it and is
+// left out otherwise (ad.OnStoredPositions adds those, with zeros).
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;

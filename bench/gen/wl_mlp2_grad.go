@@ -28,6 +28,10 @@ import (
 //	    let t8 = tanh(sum(<j1, a1> in row1) a1 * h(j1)) in (1.0 - t8 * t8) * row1 in
 //	sum(<i2, row2> in A) let t3 = h(i2) in (1.0 - t3 * t3) * hbar(i2) * row2
 //
+// The gradient is given on the stored positions of x: a position
+// the program does not reach holds zero where the result has it and is
+// left out otherwise (ad.OnStoredPositions adds those, with zeros).
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;

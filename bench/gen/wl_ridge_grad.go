@@ -29,6 +29,10 @@ import (
 //	let t = sum(<i2, row1> in A) dbar(i2) * row1 in
 //	(let c = t7 + t7 in sum(<_, i3> in (0:x_len)) { i3 -> c * x_val(i3) }) + t
 //
+// The gradient is given on the stored positions of x: a position
+// the program does not reach holds zero where the result has it and is
+// left out otherwise (ad.OnStoredPositions adds those, with zeros).
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
