@@ -43,6 +43,10 @@ func (c *compiler) compileNest(s lower.Stmt) stmt {
 type regionBufs struct {
 	colbufs
 	ctx []vctx // one batch per level
+	// keep[l] are the levels d < l-1 whose lane maps a batch of level l
+	// computes (the map to l-1 is its parents, always there): those read
+	// at level l or below (region.ancUse)
+	keep [][]int
 }
 
 // region returns the frame's buffers of region id, allocating them on
@@ -71,6 +75,14 @@ func (fr *frame) region(id int, rg *region) *regionBufs {
 			cb.u[k] = make([]int32, batch)
 		}
 		cb.ctx = make([]vctx, rg.maxLevel+1)
+		cb.keep = make([][]int, rg.maxLevel+1)
+		for l := range cb.keep {
+			for d := 0; d+1 < l && d < len(rg.ancUse); d++ {
+				if rg.ancUse[d] >= l {
+					cb.keep[l] = append(cb.keep[l], d)
+				}
+			}
+		}
 		for l := range cb.ctx {
 			cb.ctx[l].level = l
 			cb.ctx[l].anc = make([][]int32, l+1)
@@ -99,7 +111,7 @@ func (cb *regionBufs) childOf(cx *vctx, n int) *vctx {
 	ch := &cb.ctx[cx.level+1]
 	ch.n, ch.base = n, -1
 	up := ch.anc[cx.level]
-	for d := 0; d < cx.level; d++ {
+	for _, d := range cb.keep[cx.level+1] {
 		src, dst := cx.anc[d], ch.anc[d][:n]
 		for k := range dst {
 			dst[k] = src[up[k]]
@@ -197,6 +209,7 @@ func (rg *region) readF(v *lower.Var, l int) fcol {
 	if d == l {
 		return func(fr *frame, cx *vctx) []float64 { return rg.fbuf(fr, slot, cx.n) }
 	}
+	rg.useAnc(d, l)
 	out := rg.newF()
 	return func(fr *frame, cx *vctx) []float64 {
 		src := fr.regions[rg.id].f[slot]
@@ -213,6 +226,7 @@ func (rg *region) readI(v *lower.Var, l int) icol {
 	if d == l {
 		return func(fr *frame, cx *vctx) []int { return rg.ibuf(fr, slot, cx.n) }
 	}
+	rg.useAnc(d, l)
 	out := rg.newI()
 	return func(fr *frame, cx *vctx) []int {
 		src := fr.regions[rg.id].i[slot]
@@ -233,6 +247,9 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 	d, inner := rg.level[v]
 	if !inner {
 		return rg.reduceOuter(v, x, l)
+	}
+	if d != l {
+		rg.useAnc(d, l)
 	}
 	if v.Kind == lower.Real {
 		slot := rg.fcol[v]

@@ -59,6 +59,19 @@ type region struct {
 	loopVar map[int]*lower.Var
 	// spare is a scratch int column for broadcasting a uniform value
 	spare int
+	// ancUse[d] is the deepest level whose batches read their lane map to
+	// level d (useAnc), -1 none: a child batch computes only the maps it
+	// or a batch below it reads (regionBufs.keep)
+	ancUse []int
+}
+
+// useAnc records that batches of level l read their lane map to level
+// d < l (cx.anc[d]).
+func (rg *region) useAnc(d, l int) {
+	for len(rg.ancUse) <= d {
+		rg.ancUse = append(rg.ancUse, -1)
+	}
+	rg.ancUse[d] = max(rg.ancUse[d], l)
 }
 
 // frame buffers of columnar nests (per frame, per region)

@@ -255,6 +255,9 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	accSlot, accID := -1, m.Acc.ID
 	if inner {
 		accSlot = rg.fcol[m.Acc] // at the lanes' level, or an ancestor's (cx.anc)
+		if d != l {
+			rg.useAnc(d, l)
+		}
 	}
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
