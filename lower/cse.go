@@ -10,11 +10,15 @@ package lower
 // Both leave alone what is evaluated only on a condition: the branches
 // of a select and the operands of && and || after the first (a guarded
 // load: select(0 <= j && j < n, x[j], 0) moves or is shared whole, never
-// its load alone), and everything inside a loop body's if statements.
+// its load alone). Inside a loop body's if statements HoistExprs moves
+// only what is speculable (arithmetic on variables: no load, nothing
+// that can fail), such as the bounds a guarded branch computes from the
+// inputs' extents in every iteration.
 
 // HoistExprs moves the maximal loop-invariant subexpressions of the
 // statements run in every iteration of a counted loop (its body's
-// top-level lets, assignments and stores) into lets before the loop,
+// top-level lets, assignments, stores and if conditions; within its if
+// statements, the speculable ones) into lets before the loop,
 // under the condition that the loop runs at all, as HoistInvariants does
 // for whole statements. Inner loops first.
 func HoistExprs(p *Program) {
@@ -45,13 +49,17 @@ func hoistExprsFrom(p *Program, f *For) Stmt {
 	}
 	var hoisted []Stmt
 	seen := map[string]*Var{}
-	var rewrite func(e Expr) Expr
-	rewrite = func(e Expr) Expr {
+	// rewrite hoists e's maximal invariant subexpressions; under a
+	// condition (spec) only speculable ones, which cannot fail and read
+	// no memory, so that computing them where the program would not
+	// changes nothing but the time of one evaluation
+	var rewrite func(e Expr, spec bool) Expr
+	rewrite = func(e Expr, spec bool) Expr {
 		switch e.(type) {
 		case *Const, *Ref, *Len:
 			return e
 		}
-		if invariant(e) {
+		if invariant(e) && (!spec || speculable(e)) {
 			key := CanonString(e)
 			v, ok := seen[key]
 			if !ok {
@@ -61,22 +69,47 @@ func hoistExprsFrom(p *Program, f *For) Stmt {
 			}
 			return &Ref{V: v}
 		}
-		return mapChildren(e, rewrite)
+		return mapChildren(e, func(x Expr) Expr { return rewrite(x, spec) })
 	}
-	for _, s := range body.List {
+	var walk func(s Stmt, spec bool)
+	walk = func(s Stmt, spec bool) {
 		switch s := s.(type) {
+		case *Block:
+			for _, x := range s.List {
+				walk(x, spec)
+			}
 		case *Let:
-			s.X = rewrite(s.X)
+			s.X = rewrite(s.X, spec)
 		case *Assign:
-			s.X = rewrite(s.X)
+			s.X = rewrite(s.X, spec)
 		case *Store:
-			s.X = rewrite(s.X)
+			s.X = rewrite(s.X, spec)
+		case *If:
+			s.Cond = rewrite(s.Cond, spec)
+			walk(s.Then, true)
+			walk(s.Else, true)
 		}
 	}
+	walk(body, false)
 	if len(hoisted) == 0 {
 		return f
 	}
 	return &If{Cond: &Binary{Op: Lt, X: f.Lo, Y: f.Hi}, Then: &Block{List: append(hoisted, f)}}
+}
+
+// speculable reports whether e can be evaluated where the program would
+// not evaluate it: it reads no array or tensor (a load may be out of
+// range where a guard keeps it from running) and no operation on
+// variables can fail (Div is real division).
+func speculable(e Expr) bool {
+	ok := true
+	WalkExpr(e, func(x Expr) {
+		switch x.(type) {
+		case *Load, *ValAt:
+			ok = false
+		}
+	})
+	return ok
 }
 
 // loopEffects returns what a loop changes: the variables it binds or

@@ -106,6 +106,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	LocalAccumulators(l.prog)
 	HoistConjuncts(l.prog)
 	CommonSubexprs(l.prog)
+	PropagateCopies(l.prog)
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}

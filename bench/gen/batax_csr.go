@@ -78,8 +78,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 			lo2 := tpos[j2]
 			hi2 := tposSeg[k]
 			if lo2 < hi2 {
-				j := j2
-				if uint(j) >= uint(out_n0) {
+				if uint(j2) >= uint(out_n0) {
 					dst.Vals = out_vals
 					dst.N0 = out_n0
 					dst.A1.Keys = out_a1_keys
@@ -87,9 +86,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 					dst.A1.Cur = out_a1_cur
 					dst.A1.First = out_a1_first
 					dst.A1.W = out_a1_w
-					return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j, out_n0-1)
+					return fmt.Errorf("batax_csr: key %d out of range 0..%d of a dense result", j2, out_n0-1)
 				}
-				q := j
+				q := j2
 				if out_a1_cur != q+1 {
 					if out_a1_cur != 0 {
 						for _, k := range out_a1_keys[len(out_vals):] {

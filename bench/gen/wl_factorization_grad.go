@@ -67,127 +67,115 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 	out_n0 = dst.N0
 	out_n1 = dst.N1
 	if 0 < R_len {
-		R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
-		for k := range R_posSeg {
-			i := 0 + k
-			lo := R_pos[i]
-			hi := R_posSeg[k]
-			if lo < hi {
-				R_idxSeg := R_idx[lo:hi]
-				R_valSeg := R_val[lo:hi]
-				R_valSeg = R_valSeg[:len(R_idxSeg)]
-				for k1 := range R_idxSeg {
-					j := R_idxSeg[k1]
-					s := 0.0
-					if i < U_rows {
-						x4 := U_cols
-						if W_cols < U_cols {
-							x4 = W_cols
-						}
-						x6 := 0
-						if 0 < x4 {
-							x5 := U_cols
-							if W_cols < U_cols {
-								x5 = W_cols
-							}
-							x6 = x5
-						}
-						split := x6
-						if 0 <= j && j < W_rows {
-							if 0 < split {
-								c1 := U_cols * i
-								if 0 < split {
-									U_valSeg := U_val[c1+0 : c1+split : len(U_val)]
-									o := W_cols * j
-									W_valSeg := W_val[o+0 : o+split : len(W_val)]
-									W_valSeg = W_valSeg[:len(U_valSeg)]
-									for k2 := range U_valSeg {
-										s += U_valSeg[k2] * W_valSeg[k2]
+		x4 := U_cols
+		if W_cols < U_cols {
+			x4 = W_cols
+		}
+		x6 := 0
+		if 0 < x4 {
+			x5 := U_cols
+			if W_cols < U_cols {
+				x5 = W_cols
+			}
+			x6 = x5
+		}
+		c7 := x6
+		if 0 < R_len {
+			R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
+			for k := range R_posSeg {
+				i := 0 + k
+				lo := R_pos[i]
+				hi := R_posSeg[k]
+				c4 := 0 <= i && i < U_rows
+				c6 := U_cols * i
+				if lo < hi {
+					R_idxSeg := R_idx[lo:hi]
+					R_valSeg := R_val[lo:hi]
+					R_valSeg = R_valSeg[:len(R_idxSeg)]
+					for k1 := range R_idxSeg {
+						j := R_idxSeg[k1]
+						s := 0.0
+						if c4 {
+							if 0 <= j && j < W_rows {
+								if 0 < c7 {
+									if 0 < c7 {
+										U_valSeg := U_val[c6+0 : c6+c7 : len(U_val)]
+										o := W_cols * j
+										W_valSeg := W_val[o+0 : o+c7 : len(W_val)]
+										W_valSeg = W_valSeg[:len(U_valSeg)]
+										for k2 := range U_valSeg {
+											s += U_valSeg[k2] * W_valSeg[k2]
+										}
+									}
+								}
+							} else {
+								if 0 < c7 {
+									if 0 < c7 {
+										U_valSeg1 := U_val[c6+0 : c6+c7 : len(U_val)]
+										for k3 := range U_valSeg1 {
+											s += U_valSeg1[k3] * 0.0
+										}
 									}
 								}
 							}
-						} else {
-							if 0 < split {
-								c2 := U_cols * i
-								if 0 < split {
-									U_valSeg1 := U_val[c2+0 : c2+split : len(U_val)]
-									for k3 := range U_valSeg1 {
-										s += U_valSeg1[k3] * 0.0
-									}
+							if c7 < U_cols {
+								U_valSeg2 := U_val[c6+c7 : c6+U_cols : len(U_val)]
+								for k4 := range U_valSeg2 {
+									s += U_valSeg2[k4] * 0.0
 								}
 							}
 						}
-						c3 := U_cols * i
-						if split < U_cols {
-							U_valSeg2 := U_val[c3+split : c3+U_cols : len(U_val)]
-							for k4 := range U_valSeg2 {
-								s += U_valSeg2[k4] * 0.0
-							}
+						e := R_valSeg[k1] - s
+						c := -(e + e)
+						if uint(i) >= uint(out_n0) {
+							return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 						}
-					}
-					e := R_valSeg[k1] - s
-					c := -(e + e)
-					if uint(i) >= uint(out_n0) {
-						return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-					}
-					q := i
-					if i < U_rows {
-						x7 := U_cols
-						if W_cols < U_cols {
-							x7 = W_cols
-						}
-						x9 := 0
-						if 0 < x7 {
-							x8 := U_cols
-							if W_cols < U_cols {
-								x8 = W_cols
-							}
-							x9 = x8
-						}
-						split1 := x9
-						if 0 <= j && j < W_rows {
-							if 0 < split1 {
-								o1 := W_cols * j
-								W_valSeg1 := W_val[o1+0 : o1+split1 : len(W_val)]
-								if split1 > out_n1 {
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
-								}
-								base := q * out_n1
-								outRow := out_vals[base+0 : base+split1]
-								outRow = outRow[:len(W_valSeg1)]
-								for k5 := range W_valSeg1 {
-									v := c * W_valSeg1[k5]
-									outRow[k5] += v
-								}
-							}
-						} else {
-							if 0 < split1 {
-								v2 := c * 0.0
-								if 0 < split1 {
-									if split1 > out_n1 {
+						q := i
+						if c4 {
+							if 0 <= j && j < W_rows {
+								if 0 < c7 {
+									o1 := W_cols * j
+									W_valSeg1 := W_val[o1+0 : o1+c7 : len(W_val)]
+									if c7 > out_n1 {
 										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
 									}
-									base1 := q * out_n1
-									outRow1 := out_vals[base1+0 : base1+split1]
-									for k6 := range outRow1 {
-										outRow1[k6] += v2
+									base := q * out_n1
+									outRow := out_vals[base+0 : base+c7]
+									outRow = outRow[:len(W_valSeg1)]
+									for k5 := range W_valSeg1 {
+										v := c * W_valSeg1[k5]
+										outRow[k5] += v
+									}
+								}
+							} else {
+								if 0 < c7 {
+									v2 := c * 0.0
+									if 0 < c7 {
+										if c7 > out_n1 {
+											return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
+										}
+										base1 := q * out_n1
+										outRow1 := out_vals[base1+0 : base1+c7]
+										for k6 := range outRow1 {
+											outRow1[k6] += v2
+										}
 									}
 								}
 							}
-						}
-						v1 := c * 0.0
-						if split1 < U_cols {
-							if split1 < 0 || U_cols > out_n1 {
-								k8 := split1
-								if k8 >= 0 {
-									k8 = max(k8, out_n1)
+							v1 := c * 0.0
+							if c7 < U_cols {
+								if c7 < 0 || U_cols > out_n1 {
+									k8 := c7
+									if k8 >= 0 {
+										k8 = max(k8, out_n1)
+									}
+									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
 								}
-								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
-							}
-							base2 := q * out_n1
-							outRow2 := out_vals[base2+split1 : base2+U_cols]
-							for k7 := range outRow2 {
-								outRow2[k7] += v1
+								base2 := q * out_n1
+								outRow2 := out_vals[base2+c7 : base2+U_cols]
+								for k7 := range outRow2 {
+									outRow2[k7] += v1
+								}
 							}
 						}
 					}
