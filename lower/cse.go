@@ -7,20 +7,21 @@ package lower
 // twice is computed once (CommonSubexprs). The Go generator gets the
 // same program; Go's compiler would have done some of it.
 //
-// Both leave alone what is evaluated only on a condition: the branches
-// of a select and the operands of && and || after the first (a guarded
-// load: select(0 <= j && j < n, x[j], 0) moves or is shared whole, never
-// its load alone). Inside a loop body's if statements HoistExprs moves
-// only what is speculable (arithmetic on variables: no load, nothing
-// that can fail), such as the bounds a guarded branch computes from the
-// inputs' extents in every iteration.
+// What is evaluated only on a condition (the branches of a select, the
+// operands of && and || after the first, the statements of a loop body's
+// if statements) CommonSubexprs leaves alone, and HoistExprs moves from
+// it only what is speculable: arithmetic and calls on variables, no load
+// and nothing that can fail, such as the bounds a guarded branch computes
+// from the inputs' extents in every iteration. A guarded load,
+// select(0 <= j && j < n, x[j], 0), moves or is shared whole, never its
+// load alone.
 
 // HoistExprs moves the maximal loop-invariant subexpressions of the
 // statements run in every iteration of a counted loop (its body's
 // top-level lets, assignments, stores and if conditions; within its if
-// statements, the speculable ones) into lets before the loop,
-// under the condition that the loop runs at all, as HoistInvariants does
-// for whole statements. Inner loops first.
+// statements, the speculable ones) into lets before the loop: those
+// that read memory under the condition that the loop runs at all, as
+// HoistInvariants does for whole statements. Inner loops first.
 func HoistExprs(p *Program) {
 	p.Body = rewriteLoops(p.Body, func(f *For) Stmt { return hoistExprsFrom(p, f) })
 }
@@ -69,6 +70,16 @@ func hoistExprsFrom(p *Program, f *For) Stmt {
 			}
 			return &Ref{V: v}
 		}
+		// what e evaluates only on a condition (a select's branches, the
+		// right operand of && and ||) is rewritten as speculative
+		switch x := e.(type) {
+		case *Select:
+			return &Select{Cond: rewrite(x.Cond, spec), Then: rewrite(x.Then, true), Else: rewrite(x.Else, true)}
+		case *Binary:
+			if x.Op == And || x.Op == Or {
+				return &Binary{Op: x.Op, X: rewrite(x.X, spec), Y: rewrite(x.Y, true)}
+			}
+		}
 		return mapChildren(e, func(x Expr) Expr { return rewrite(x, spec) })
 	}
 	var walk func(s Stmt, spec bool)
@@ -94,7 +105,25 @@ func hoistExprsFrom(p *Program, f *For) Stmt {
 	if len(hoisted) == 0 {
 		return f
 	}
-	return &If{Cond: &Binary{Op: Lt, X: f.Lo, Y: f.Hi}, Then: &Block{List: append(hoisted, f)}}
+	// what cannot fail runs before the loop whether it runs or not; a
+	// load, only where it runs (lo < hi). A hoisted expression reads no
+	// other: each is a maximal subexpression of the body.
+	var always, guarded []Stmt
+	for _, h := range hoisted {
+		if speculable(h.(*Let).X) {
+			always = append(always, h)
+		} else {
+			guarded = append(guarded, h)
+		}
+	}
+	var loop Stmt = f
+	if len(guarded) > 0 {
+		loop = &If{Cond: &Binary{Op: Lt, X: f.Lo, Y: f.Hi}, Then: &Block{List: append(guarded, f)}}
+	}
+	if len(always) == 0 {
+		return loop
+	}
+	return &Block{List: append(always, loop)}
 }
 
 // speculable reports whether e can be evaluated where the program would

@@ -46,72 +46,66 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 	}()
 	R_val = R_val[:len(R_idx)]
 	s := 0.0
-	if 0 < R_len {
-		x2 := U_cols
+	x2 := U_cols
+	if W_cols < U_cols {
+		x2 = W_cols
+	}
+	x4 := 0
+	if 0 < x2 {
+		x3 := U_cols
 		if W_cols < U_cols {
-			x2 = W_cols
+			x3 = W_cols
 		}
-		x4 := 0
-		if 0 < x2 {
-			x3 := U_cols
-			if W_cols < U_cols {
-				x3 = W_cols
-			}
-			x4 = x3
-		}
-		c6 := x4
-		if 0 < R_len {
-			R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
-			for k := range R_posSeg {
-				i := 0 + k
-				s1 := 0.0
-				lo := R_pos[i]
-				hi := R_posSeg[k]
-				c3 := 0 <= i && i < U_rows
-				c5 := U_cols * i
-				if lo < hi {
-					R_idxSeg := R_idx[lo:hi]
-					R_valSeg := R_val[lo:hi]
-					R_valSeg = R_valSeg[:len(R_idxSeg)]
-					for k1 := range R_idxSeg {
-						j := R_idxSeg[k1]
-						s2 := 0.0
-						if c3 {
-							if 0 <= j && j < W_rows {
-								if 0 < c6 {
-									if 0 < c6 {
-										U_valSeg := U_val[c5+0 : c5+c6 : len(U_val)]
-										o := W_cols * j
-										W_valSeg := W_val[o+0 : o+c6 : len(W_val)]
-										W_valSeg = W_valSeg[:len(U_valSeg)]
-										for k2 := range U_valSeg {
-											s2 += U_valSeg[k2] * W_valSeg[k2]
-										}
-									}
-								}
-							} else {
-								if 0 < c6 {
-									if 0 < c6 {
-										U_valSeg1 := U_val[c5+0 : c5+c6 : len(U_val)]
-										for k3 := range U_valSeg1 {
-											s2 += U_valSeg1[k3] * 0.0
-										}
-									}
+		x4 = x3
+	}
+	c7 := x4
+	if 0 < R_len {
+		R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
+		for k := range R_posSeg {
+			i := 0 + k
+			s1 := 0.0
+			lo := R_pos[i]
+			hi := R_posSeg[k]
+			c4 := 0 <= i && i < U_rows
+			c6 := U_cols * i
+			if lo < hi {
+				R_idxSeg := R_idx[lo:hi]
+				R_valSeg := R_val[lo:hi]
+				R_valSeg = R_valSeg[:len(R_idxSeg)]
+				for k1 := range R_idxSeg {
+					j := R_idxSeg[k1]
+					s2 := 0.0
+					if c4 {
+						if 0 <= j && j < W_rows {
+							c1 := W_cols * j
+							if 0 < c7 {
+								U_valSeg := U_val[c6+0 : c6+c7 : len(U_val)]
+								W_valSeg := W_val[c1+0 : c1+c7 : len(W_val)]
+								W_valSeg = W_valSeg[:len(U_valSeg)]
+								for k2 := range U_valSeg {
+									s2 += U_valSeg[k2] * W_valSeg[k2]
 								}
 							}
-							if c6 < U_cols {
-								U_valSeg2 := U_val[c5+c6 : c5+U_cols : len(U_val)]
-								for k4 := range U_valSeg2 {
-									s2 += U_valSeg2[k4] * 0.0
+						} else {
+							if 0 < c7 {
+								U_valSeg1 := U_val[c6+0 : c6+c7 : len(U_val)]
+								for k3 := range U_valSeg1 {
+									s2 += U_valSeg1[k3] * 0.0
 								}
 							}
 						}
-						e := R_valSeg[k1] - s2
-						s1 += e * e
+						if c7 < U_cols {
+							U_valSeg2 := U_val[c6+c7 : c6+U_cols : len(U_val)]
+							for k4 := range U_valSeg2 {
+								s2 += U_valSeg2[k4] * 0.0
+							}
+						}
 					}
+					e := R_valSeg[k1] - s2
+					s1 += e * e
 				}
-				s += s1
 			}
+			s += s1
 		}
 	}
 	out := s

@@ -66,116 +66,110 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	out_n1 = dst.N1
-	if 0 < R_len {
-		x4 := U_cols
+	x4 := U_cols
+	if W_cols < U_cols {
+		x4 = W_cols
+	}
+	x6 := 0
+	if 0 < x4 {
+		x5 := U_cols
 		if W_cols < U_cols {
-			x4 = W_cols
+			x5 = W_cols
 		}
-		x6 := 0
-		if 0 < x4 {
-			x5 := U_cols
-			if W_cols < U_cols {
-				x5 = W_cols
-			}
-			x6 = x5
-		}
-		c7 := x6
-		if 0 < R_len {
-			R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
-			for k := range R_posSeg {
-				i := 0 + k
-				lo := R_pos[i]
-				hi := R_posSeg[k]
-				c4 := 0 <= i && i < U_rows
-				c6 := U_cols * i
-				if lo < hi {
-					R_idxSeg := R_idx[lo:hi]
-					R_valSeg := R_val[lo:hi]
-					R_valSeg = R_valSeg[:len(R_idxSeg)]
-					for k1 := range R_idxSeg {
-						j := R_idxSeg[k1]
-						s := 0.0
-						if c4 {
-							if 0 <= j && j < W_rows {
-								if 0 < c7 {
-									if 0 < c7 {
-										U_valSeg := U_val[c6+0 : c6+c7 : len(U_val)]
-										o := W_cols * j
-										W_valSeg := W_val[o+0 : o+c7 : len(W_val)]
-										W_valSeg = W_valSeg[:len(U_valSeg)]
-										for k2 := range U_valSeg {
-											s += U_valSeg[k2] * W_valSeg[k2]
-										}
-									}
-								}
-							} else {
-								if 0 < c7 {
-									if 0 < c7 {
-										U_valSeg1 := U_val[c6+0 : c6+c7 : len(U_val)]
-										for k3 := range U_valSeg1 {
-											s += U_valSeg1[k3] * 0.0
-										}
-									}
+		x6 = x5
+	}
+	c9 := x6
+	if 0 < R_len {
+		R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
+		for k := range R_posSeg {
+			i := 0 + k
+			lo := R_pos[i]
+			hi := R_posSeg[k]
+			c6 := 0 <= i && i < U_rows
+			c8 := U_cols * i
+			if lo < hi {
+				R_idxSeg := R_idx[lo:hi]
+				R_valSeg := R_val[lo:hi]
+				R_valSeg = R_valSeg[:len(R_idxSeg)]
+				for k1 := range R_idxSeg {
+					j := R_idxSeg[k1]
+					s := 0.0
+					if c6 {
+						if 0 <= j && j < W_rows {
+							c2 := W_cols * j
+							if 0 < c9 {
+								U_valSeg := U_val[c8+0 : c8+c9 : len(U_val)]
+								W_valSeg := W_val[c2+0 : c2+c9 : len(W_val)]
+								W_valSeg = W_valSeg[:len(U_valSeg)]
+								for k2 := range U_valSeg {
+									s += U_valSeg[k2] * W_valSeg[k2]
 								}
 							}
-							if c7 < U_cols {
-								U_valSeg2 := U_val[c6+c7 : c6+U_cols : len(U_val)]
-								for k4 := range U_valSeg2 {
-									s += U_valSeg2[k4] * 0.0
+						} else {
+							if 0 < c9 {
+								U_valSeg1 := U_val[c8+0 : c8+c9 : len(U_val)]
+								for k3 := range U_valSeg1 {
+									s += U_valSeg1[k3] * 0.0
 								}
 							}
 						}
-						e := R_valSeg[k1] - s
-						c := -(e + e)
-						if uint(i) >= uint(out_n0) {
-							return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+						if c9 < U_cols {
+							U_valSeg2 := U_val[c8+c9 : c8+U_cols : len(U_val)]
+							for k4 := range U_valSeg2 {
+								s += U_valSeg2[k4] * 0.0
+							}
 						}
-						q := i
-						if c4 {
-							if 0 <= j && j < W_rows {
-								if 0 < c7 {
-									o1 := W_cols * j
-									W_valSeg1 := W_val[o1+0 : o1+c7 : len(W_val)]
-									if c7 > out_n1 {
+					}
+					e := R_valSeg[k1] - s
+					c := -(e + e)
+					if uint(i) >= uint(out_n0) {
+						return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+					}
+					q := i
+					if c6 {
+						if 0 <= j && j < W_rows {
+							c5 := W_cols * j
+							if 0 < c9 {
+								W_valSeg1 := W_val[c5+0 : c5+c9 : len(W_val)]
+								if c9 > out_n1 {
+									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
+								}
+								base := q * out_n1
+								outRow := out_vals[base+0 : base+c9]
+								outRow = outRow[:len(W_valSeg1)]
+								for k5 := range W_valSeg1 {
+									v := c * W_valSeg1[k5]
+									outRow[k5] += v
+								}
+							}
+						} else {
+							if 0 < c9 {
+								v2 := c * 0.0
+								if 0 < c9 {
+									if c9 > out_n1 {
 										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
 									}
-									base := q * out_n1
-									outRow := out_vals[base+0 : base+c7]
-									outRow = outRow[:len(W_valSeg1)]
-									for k5 := range W_valSeg1 {
-										v := c * W_valSeg1[k5]
-										outRow[k5] += v
-									}
-								}
-							} else {
-								if 0 < c7 {
-									v2 := c * 0.0
-									if 0 < c7 {
-										if c7 > out_n1 {
-											return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
-										}
-										base1 := q * out_n1
-										outRow1 := out_vals[base1+0 : base1+c7]
-										for k6 := range outRow1 {
-											outRow1[k6] += v2
-										}
+									base1 := q * out_n1
+									outRow1 := out_vals[base1+0 : base1+c9]
+									for k6 := range outRow1 {
+										outRow1[k6] += v2
 									}
 								}
 							}
-							v1 := c * 0.0
-							if c7 < U_cols {
-								if c7 < 0 || U_cols > out_n1 {
-									k8 := c7
-									if k8 >= 0 {
-										k8 = max(k8, out_n1)
-									}
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
+						}
+						v1 := c * 0.0
+						if c9 < U_cols {
+							if c9 < 0 || U_cols > out_n1 {
+								k8 := c9
+								if k8 >= 0 {
+									k8 = max(k8, out_n1)
 								}
-								base2 := q * out_n1
-								outRow2 := out_vals[base2+c7 : base2+U_cols]
-								for k7 := range outRow2 {
-									outRow2[k7] += v1
-								}
+								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
+							}
+							base2 := q * out_n1
+							outRow2 := out_vals[base2+c9 : base2+U_cols]
+							for k7 := range outRow2 {
+								outRow2[k7] += v1
 							}
 						}
 					}
