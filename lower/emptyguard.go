@@ -18,6 +18,7 @@ package lower
 // nothing, and in the closure runtime a batch of lanes split in two. The
 // insert's key is the loop's, below the level's size, so it cannot fail;
 // the lets read no array (an index a test guarded could be out of range)
+// but through a select that tests the index's range itself (guardedRead),
 // and divide no integer.
 func DropEmptyGuards(p *Program) {
 	var loops []*For
@@ -78,7 +79,7 @@ func emptyGuard(g *If, loops []*For) bool {
 	for _, s := range list {
 		switch x := s.(type) {
 		case *Let:
-			if !plainArith(x.X) {
+			if !plainArith(x.X) && !guardedRead(x.X) {
 				return false
 			}
 		case *For:
@@ -114,6 +115,30 @@ func plainArith(e Expr) bool {
 		}
 	})
 	return ok
+}
+
+// guardedRead reports whether e is a lookup lowering guards by its index's
+// range, select(... && I < B && ..., A[I], E), with the condition, the
+// index and E plain arithmetic: the select's own condition keeps the
+// load in range wherever it runs (its lower bound, 0 <= I, dropped only
+// where a loop's range implies it), so an empty segment's iteration may
+// run it too.
+func guardedRead(e Expr) bool {
+	s, ok := e.(*Select)
+	if !ok {
+		return false
+	}
+	ld, ok := s.Then.(*Load)
+	if !ok || !plainArith(s.Cond) || !plainArith(s.Else) || !plainArith(ld.Index) {
+		return false
+	}
+	idx := CanonString(ld.Index)
+	for _, c := range conjuncts(s.Cond, nil) {
+		if b, ok := c.(*Binary); ok && b.Op == Lt && CanonString(b.X) == idx {
+			return true
+		}
+	}
+	return false
 }
 
 // namesRow reports whether u inserts, into a full dense level 0 of size

@@ -50,25 +50,23 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 			s1 := 0.0
 			lo := A_pos[i]
 			hi := A_posSeg[k]
+			x := 0.0
+			if i < x_len {
+				x = x_val[i]
+			}
+			c := x
 			if lo < hi {
-				x := 0.0
-				if i < x_len {
-					x = x_val[i]
-				}
-				c := x
-				if lo < hi {
-					A_idxSeg := A_idx[lo:hi]
-					A_valSeg := A_val[lo:hi]
-					A_valSeg = A_valSeg[:len(A_idxSeg)]
-					for k1 := range A_idxSeg {
-						j := A_idxSeg[k1]
-						x1 := 0.0
-						if uint(j) < uint(x_len) {
-							x1 = x_val[j]
-						}
-						e := c - x1
-						s1 += 0.5 * A_valSeg[k1] * e * e
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k1 := range A_idxSeg {
+					j := A_idxSeg[k1]
+					x1 := 0.0
+					if uint(j) < uint(x_len) {
+						x1 = x_val[j]
 					}
+					e := c - x1
+					s1 += 0.5 * A_valSeg[k1] * e * e
 				}
 			}
 			s += s1
