@@ -128,6 +128,38 @@ func arrayID(a *lower.Array) int {
 	return a.ID
 }
 
+// segDotRun is the sum over p in lo..hi-1 of A[p] times X[I[p]] (a
+// factor nil: left out), the terms whose I[p] is not below bound (<=
+// len(X)) left out. Its loops run over slices cut to the segment, so Go
+// checks no index inside them but the guard's.
+func segDotRun(I []int, A, X []float64, lo, hi int, bound uint) float64 {
+	sum := 0.0
+	switch {
+	case X == nil:
+		for _, a := range A[lo:hi] {
+			sum += a
+		}
+	case A == nil:
+		X := X[:bound]
+		for _, j := range I[lo:hi] {
+			if uint(j) < uint(len(X)) {
+				sum += X[j]
+			}
+		}
+	default:
+		X := X[:bound]
+		Is := I[lo:hi]
+		As := A[lo:hi]
+		As = As[:len(Is)]
+		for p, j := range Is {
+			if uint(j) < uint(len(X)) {
+				sum += As[p] * X[j]
+			}
+		}
+	}
+	return sum
+}
+
 func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
@@ -172,25 +204,10 @@ func (rg *region) segDot(s *lower.For, l int, m *lower.Prim) vstmt {
 			if lo >= hi {
 				continue // no term: nothing is added (not 0 times the factors)
 			}
-			switch {
-			case A != nil && X != nil:
-				for p := lo; p < hi; p++ {
-					if j := I[p]; uint(j) < bound {
-						sum += A[p] * X[j]
-					}
-				}
-			case A != nil:
-				for p := lo; p < hi; p++ {
-					sum += A[p]
-				}
-			case X != nil:
-				for p := lo; p < hi; p++ {
-					if j := I[p]; uint(j) < bound {
-						sum += X[j]
-					}
-				}
-			default:
+			if A == nil && X == nil {
 				sum = float64(max(hi-lo, 0))
+			} else {
+				sum = segDotRun(I, A, X, lo, hi, bound)
 			}
 			v := sum * sc.at(k)
 			if accSlot >= 0 {
