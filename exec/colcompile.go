@@ -158,8 +158,15 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 		return func(*frame, *vctx) {}
 	case *lower.Block:
 		fs := make([]vstmt, 0, len(s.List))
-		for _, x := range s.List {
-			fs = append(fs, rg.stmt(x, l))
+		for i := 0; i < len(s.List); i++ {
+			if i+1 < len(s.List) {
+				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l); f != nil {
+					fs = append(fs, f)
+					i++
+					continue
+				}
+			}
+			fs = append(fs, rg.stmt(s.List[i], l))
 		}
 		return func(fr *frame, cx *vctx) {
 			for _, f := range fs {
@@ -768,6 +775,83 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 		}
 		if m > 0 {
 			body(fr, rb.childOf(cx, m))
+		}
+	}
+}
+
+// insertStore compiles `q := insert(T.level0[0], key); T.val[q] op= x`,
+// a vector's entry written at its key, with q read nowhere in rest (the
+// statements after the store), as one pass over the lanes when T's level
+// is dense: the key is the position (a scatter). It returns nil when the
+// pair is not of that shape; on another storage it runs the two
+// statements as compiled alone.
+func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
+	ins, ok1 := a.(*lower.Insert)
+	st, ok2 := b.(*lower.Store)
+	if !ok1 || !ok2 || ins.At != nil || ins.Level != 0 || len(ins.T.Levels) != 1 || st.T != ins.T ||
+		ins.T.Leaf != lower.Real {
+		return nil
+	}
+	if r, ok := st.Pos.(*lower.Ref); !ok || r.V != ins.Pos {
+		return nil
+	}
+	used := false
+	read := func(e lower.Expr) {
+		if r, ok := e.(*lower.Ref); ok && r.V == ins.Pos {
+			used = true
+		}
+	}
+	lower.WalkExpr(st.X, read)
+	for _, x := range rest {
+		lower.WalkStmtExprs(x, read)
+	}
+	if used {
+		return nil
+	}
+	insert, store := rg.insert(ins, l), rg.store(st, l)
+	uk, ck := rg.int(ins.Key, l, false)
+	uf, cf := rg.real(st.X, l, false)
+	kb := rg.newI()
+	t, set := ins.T.ID, st.Op == lower.Set
+	return func(fr *frame, cx *vctx) {
+		rt := fr.t[t]
+		if rt.levels[0].kind != lower.Dense {
+			insert(fr, cx)
+			store(fr, cx)
+			return
+		}
+		var keys []int
+		if ck != nil {
+			keys = ck(fr, cx)
+		} else {
+			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
+		}
+		var xs []float64
+		var u float64
+		if cf != nil {
+			xs = cf(fr, cx)[:len(keys)]
+		} else {
+			u = uf(fr)
+		}
+		lev := rt.levels[0]
+		n, present, vals := uint(lev.size), lev.present, rt.vals
+		for k, key := range keys {
+			if uint(key) >= n {
+				rt.insert(0, 0, key) // grows the level, or fails
+				lev = rt.levels[0]
+				n, present, vals = uint(lev.size), lev.present, rt.vals
+			} else if present != nil {
+				present[key] = true
+			}
+			x := u
+			if xs != nil {
+				x = xs[k]
+			}
+			if set {
+				vals[key] = x
+			} else {
+				vals[key] += x
+			}
 		}
 	}
 }
