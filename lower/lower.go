@@ -121,6 +121,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	MarkParallel(l.prog)
 	WriteOnce(l.prog)
 	DropEmptyGuards(l.prog)
+	if !l.opts.NoDense {
+		DropRowInserts(l.prog)
+	}
 	MarkPrimitives(l.prog)
 	l.collectOrdered()
 	return l.prog, nil

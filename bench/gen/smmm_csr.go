@@ -93,9 +93,6 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			}
 			lo1 := B_pos[k]
 			hi1 := B_posSeg[k2]
-			if uint(k) >= uint(out_n0) {
-				return fmt.Errorf("smmm_csr: key %d out of range 0..%d of a dense result", k, out_n0-1)
-			}
 			c := x
 			if lo1 < hi1 {
 				out_valsSeg := out_vals[lo1:hi1]

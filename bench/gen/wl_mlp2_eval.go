@@ -57,35 +57,29 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h_vals = h.Vals
 	h_n0 = h.N0
 	if 0 < A_len {
-		A_posSeg := A_pos[0:A_len]
-		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
-		if A_len > h_n0 {
-			return 0, fmt.Errorf("wl_mlp2_eval: key %d out of range 0..%d of a dense result", h_n0, h_n0-1)
-		}
-		hRow := h_vals[0:A_len]
-		A_posSeg1 = A_posSeg1[:len(A_posSeg)]
-		hRow = hRow[:len(A_posSeg)]
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
 		for k := range A_posSeg {
+			i := 0 + k
 			s := 0.0
-			lo := A_posSeg[k]
-			hi := A_posSeg1[k]
+			lo := A_pos[i]
+			hi := A_posSeg[k]
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
 				s = wl_mlp2_evalLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
 			}
 			v := math.Tanh(s)
-			hRow[k] = v
+			h_vals[i] = v
 		}
 	}
 	s1 := 0.0
 	if 0 < A_len {
-		A_posSeg2 := A_pos[1+0 : 1+A_len : len(A_pos)]
-		for k2 := range A_posSeg2 {
+		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k2 := range A_posSeg1 {
 			i1 := 0 + k2
 			s2 := 0.0
 			lo1 := A_pos[i1]
-			hi1 := A_posSeg2[k2]
+			hi1 := A_posSeg1[k2]
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]

@@ -77,25 +77,19 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h_vals = h.Vals
 	h_n0 = h.N0
 	if 0 < A_len {
-		A_posSeg := A_pos[0:A_len]
-		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
-		if A_len > h_n0 {
-			return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a dense result", h_n0, h_n0-1)
-		}
-		hRow := h_vals[0:A_len]
-		A_posSeg1 = A_posSeg1[:len(A_posSeg)]
-		hRow = hRow[:len(A_posSeg)]
+		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
 		for k := range A_posSeg {
+			i := 0 + k
 			s := 0.0
-			lo := A_posSeg[k]
-			hi := A_posSeg1[k]
+			lo := A_pos[i]
+			hi := A_posSeg[k]
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
 				s = wl_mlp2_gradLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
 			}
 			v := math.Tanh(s)
-			hRow[k] = v
+			h_vals[i] = v
 		}
 	}
 	hbar.Vals = hbar_vals
@@ -104,12 +98,12 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	hbar_vals = hbar.Vals
 	hbar_n0 = hbar.N0
 	if 0 < A_len {
-		A_posSeg2 := A_pos[1+0 : 1+A_len : len(A_pos)]
-		for k2 := range A_posSeg2 {
+		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k2 := range A_posSeg1 {
 			i1 := 0 + k2
 			s1 := 0.0
 			lo1 := A_pos[i1]
-			hi1 := A_posSeg2[k2]
+			hi1 := A_posSeg1[k2]
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
@@ -118,7 +112,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			t8 := math.Tanh(s1)
 			c := 1.0 - t8*t8
 			lo2 := A_pos[i1]
-			hi2 := A_posSeg2[k2]
+			hi2 := A_posSeg1[k2]
 			if lo2 < hi2 {
 				A_idxSeg2 := A_idx[lo2:hi2]
 				A_valSeg2 := A_val[lo2:hi2]
@@ -142,8 +136,8 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 		}
 	}
 	if 0 < A_len {
-		A_posSeg3 := A_pos[1+0 : 1+A_len : len(A_pos)]
-		for k5 := range A_posSeg3 {
+		A_posSeg2 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		for k5 := range A_posSeg2 {
 			i2 := 0 + k5
 			x1 := 0.0
 			if uint(i2) < uint(len(h_vals)) {
@@ -157,7 +151,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			}
 			c1 := (1.0 - x1*x1) * x2
 			lo3 := A_pos[i2]
-			hi3 := A_posSeg3[k5]
+			hi3 := A_posSeg2[k5]
 			if lo3 < hi3 {
 				A_idxSeg3 := A_idx[lo3:hi3]
 				A_valSeg3 := A_val[lo3:hi3]
