@@ -322,15 +322,6 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 // row: g(i) += s W(j)).
 func matchMapRow(f *For) *Prim {
 	list, fold := valueLets(bodyList(f))
-	if len(list) == 1 {
-		// a vector's store at the loop's key whose insert only named the
-		// position (DropRowInserts)
-		st, ok := list[0].(*Store)
-		if !ok || !isRefTo(st.Pos, f.V) || len(st.T.Levels) != 1 {
-			return nil
-		}
-		list = []Stmt{&Insert{Pos: f.V, T: st.T, Level: 0, Parent: intConst(0), Key: &Ref{V: f.V}}, st}
-	}
 	if len(list) != 2 {
 		return nil
 	}
