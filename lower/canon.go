@@ -15,7 +15,7 @@ import (
 // Canonicalize rewrites every expression of the program in canonical
 // form, in place.
 func Canonicalize(p *Program) {
-	p.Body = canonStmt(p.Body)
+	mapStmtExprs(p.Body, Canon)
 	for _, t := range p.Tensors {
 		for _, lv := range t.Levels {
 			if lv.Size != nil {
@@ -23,51 +23,6 @@ func Canonicalize(p *Program) {
 			}
 		}
 	}
-}
-
-func canonStmt(s Stmt) Stmt {
-	switch s := s.(type) {
-	case *Block:
-		for i, x := range s.List {
-			s.List[i] = canonStmt(x)
-		}
-	case *Let:
-		s.X = Canon(s.X)
-	case *Assign:
-		s.X = Canon(s.X)
-	case *If:
-		s.Cond = Canon(s.Cond)
-		s.Then = canonStmt(s.Then)
-		if s.Else != nil {
-			s.Else = canonStmt(s.Else)
-		}
-	case *For:
-		s.Lo, s.Hi = Canon(s.Lo), Canon(s.Hi)
-		s.Body = canonStmt(s.Body)
-	case *ForLevel:
-		s.Parent = Canon(s.Parent)
-		s.Body = canonStmt(s.Body)
-	case *Search:
-		s.Lo, s.Hi, s.Key = Canon(s.Lo), Canon(s.Hi), Canon(s.Key)
-		s.Body = canonStmt(s.Body)
-	case *Insert:
-		s.Parent, s.Key = Canon(s.Parent), Canon(s.Key)
-		if s.At != nil {
-			s.At = Canon(s.At)
-		}
-	case *Locate:
-		s.Parent, s.Key = Canon(s.Parent), Canon(s.Key)
-		s.Body = canonStmt(s.Body)
-	case *Store:
-		s.Pos, s.X = Canon(s.Pos), Canon(s.X)
-	case *Fail:
-		for i, a := range s.Args {
-			s.Args[i] = Canon(a)
-		}
-	case *Transpose:
-		s.Lo, s.Hi = Canon(s.Lo), Canon(s.Hi)
-	}
-	return s
 }
 
 // CanonString is the printed canonical form of an expression: equal

@@ -287,55 +287,13 @@ func positiveConst(e Expr) bool {
 // substValAt returns s with every w.val[q] replaced by e (s is changed in
 // place).
 func substValAt(s Stmt, w *Tensor, q *Var, e Expr) Stmt {
-	var ex func(x Expr) Expr
-	ex = func(x Expr) Expr {
-		if x == nil {
-			return nil
-		}
-		if v, ok := x.(*ValAt); ok && v.T == w && isRefTo(v.Pos, q) {
-			return e
-		}
-		switch y := x.(type) {
-		case *Load:
-			return &Load{A: y.A, Index: ex(y.Index)}
-		case *Unary:
-			return &Unary{Op: y.Op, X: ex(y.X)}
-		case *Binary:
-			return &Binary{Op: y.Op, X: ex(y.X), Y: ex(y.Y)}
-		case *Call:
-			args := make([]Expr, len(y.Args))
-			for i, a := range y.Args {
-				args[i] = ex(a)
+	mapStmtExprs(s, func(x Expr) Expr {
+		return replaceExpr(x, func(y Expr) Expr {
+			if v, ok := y.(*ValAt); ok && v.T == w && isRefTo(v.Pos, q) {
+				return e
 			}
-			return &Call{Fn: y.Fn, Args: args}
-		case *Select:
-			return &Select{Cond: ex(y.Cond), Then: ex(y.Then), Else: ex(y.Else)}
-		case *ValAt:
-			return &ValAt{T: y.T, Pos: ex(y.Pos)}
-		}
-		return x
-	}
-	WalkStmts(s, func(s Stmt) {
-		switch x := s.(type) {
-		case *Let:
-			x.X = ex(x.X)
-		case *Assign:
-			x.X = ex(x.X)
-		case *If:
-			x.Cond = ex(x.Cond)
-		case *For:
-			x.Lo, x.Hi = ex(x.Lo), ex(x.Hi)
-		case *ForLevel:
-			x.Parent = ex(x.Parent)
-		case *Search:
-			x.Lo, x.Hi, x.Key = ex(x.Lo), ex(x.Hi), ex(x.Key)
-		case *Locate:
-			x.Parent, x.Key = ex(x.Parent), ex(x.Key)
-		case *Insert:
-			x.Parent, x.Key, x.At = ex(x.Parent), ex(x.Key), ex(x.At)
-		case *Store:
-			x.Pos, x.X = ex(x.Pos), ex(x.X)
-		}
+			return nil
+		})
 	})
 	return s
 }

@@ -21,45 +21,16 @@ package lower
 // but through a select that tests the index's range itself (guardedRead),
 // and divide no integer.
 func DropEmptyGuards(p *Program) {
-	var loops []*For
-	var walk func(s Stmt) Stmt
-	walk = func(s Stmt) Stmt {
-		switch x := s.(type) {
-		case *Block:
-			var out []Stmt
-			for _, y := range x.List {
-				if g, ok := y.(*If); ok && emptyGuard(g, loops) {
-					if b, ok := g.Then.(*Block); ok {
-						for _, z := range b.List {
-							out = append(out, walk(z))
-						}
-					} else {
-						out = append(out, walk(g.Then))
-					}
-					continue
-				}
-				out = append(out, walk(y))
-			}
-			x.List = out
-		case *If:
-			x.Then = walk(x.Then)
-			if x.Else != nil {
-				x.Else = walk(x.Else)
-			}
-		case *For:
-			loops = append(loops, x)
-			x.Body = walk(x.Body)
-			loops = loops[:len(loops)-1]
-		case *ForLevel:
-			x.Body = walk(x.Body)
-		case *Search:
-			x.Body = walk(x.Body)
-		case *Locate:
-			x.Body = walk(x.Body)
+	p.Body = spliceBlocks(p.Body, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
+		g, isIf := y.(*If)
+		if !isIf || !emptyGuard(g, loops) {
+			return nil, nil, false
 		}
-		return s
-	}
-	p.Body = walk(p.Body)
+		if b, isBlock := g.Then.(*Block); isBlock {
+			return nil, b.List, true
+		}
+		return nil, []Stmt{g.Then}, true
+	})
 }
 
 // emptyGuard reports whether g tests lo < hi and its branch does nothing

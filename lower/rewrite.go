@@ -44,3 +44,133 @@ func stmtsOf(list []Stmt) Stmt {
 	}
 	return &Block{List: list}
 }
+
+// spliceBlocks rewrites the blocks inside s, outermost first: a statement
+// for which edit reports ok is replaced by keep, as it is, then by rest,
+// each of which is rewritten inside (not edited itself); any other
+// statement is rewritten inside. loops are the For loops around the
+// statement edit is given, innermost last.
+func spliceBlocks(s Stmt, edit func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool)) Stmt {
+	var loops []*For
+	var walk func(s Stmt) Stmt
+	walk = func(s Stmt) Stmt {
+		switch x := s.(type) {
+		case *Block:
+			var out []Stmt
+			for _, y := range x.List {
+				keep, rest, ok := edit(y, loops)
+				if !ok {
+					out = append(out, walk(y))
+					continue
+				}
+				out = append(out, keep...)
+				for _, z := range rest {
+					out = append(out, walk(z))
+				}
+			}
+			x.List = out
+		case *If:
+			x.Then = walk(x.Then)
+			if x.Else != nil {
+				x.Else = walk(x.Else)
+			}
+		case *For:
+			loops = append(loops, x)
+			x.Body = walk(x.Body)
+			loops = loops[:len(loops)-1]
+		case *ForLevel:
+			x.Body = walk(x.Body)
+		case *Search:
+			x.Body = walk(x.Body)
+		case *Locate:
+			x.Body = walk(x.Body)
+		}
+		return s
+	}
+	return walk(s)
+}
+
+// replaceExpr returns e with every sub-expression for which f returns
+// non-nil replaced by that (not looked into further); the nodes above a
+// replacement are new, e itself is not changed.
+func replaceExpr(e Expr, f func(Expr) Expr) Expr {
+	if e == nil {
+		return nil
+	}
+	if r := f(e); r != nil {
+		return r
+	}
+	ex := func(x Expr) Expr { return replaceExpr(x, f) }
+	switch x := e.(type) {
+	case *Load:
+		return &Load{A: x.A, Index: ex(x.Index)}
+	case *Unary:
+		return &Unary{Op: x.Op, X: ex(x.X)}
+	case *Binary:
+		return &Binary{Op: x.Op, X: ex(x.X), Y: ex(x.Y)}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = ex(a)
+		}
+		return &Call{Fn: x.Fn, Args: args}
+	case *Select:
+		return &Select{Cond: ex(x.Cond), Then: ex(x.Then), Else: ex(x.Else)}
+	case *ValAt:
+		return &ValAt{T: x.T, Pos: ex(x.Pos)}
+	}
+	return e
+}
+
+// mapStmtExprs replaces every expression of s and of the statements
+// inside it by f of it (mapOwnExprs).
+func mapStmtExprs(s Stmt, f func(Expr) Expr) {
+	WalkStmts(s, func(x Stmt) { mapOwnExprs(x, f) })
+}
+
+// mapOwnExprs replaces the expressions statement s itself reads (its
+// operands, bounds, positions and primitive's operands; not those of the
+// statements inside it) by f of them; a nil one stays nil.
+func mapOwnExprs(s Stmt, f func(Expr) Expr) {
+	m := func(e Expr) Expr {
+		if e == nil {
+			return nil
+		}
+		return f(e)
+	}
+	switch s := s.(type) {
+	case *Let:
+		s.X = m(s.X)
+	case *Assign:
+		s.X = m(s.X)
+	case *If:
+		s.Cond = m(s.Cond)
+	case *For:
+		s.Lo, s.Hi = m(s.Lo), m(s.Hi)
+		if s.Prim != nil {
+			s.Prim.Bound, s.Prim.Parent = m(s.Prim.Bound), m(s.Prim.Parent)
+			s.Prim.Off, s.Prim.Off2 = m(s.Prim.Off), m(s.Prim.Off2)
+			for i, o := range s.Prim.Factors {
+				s.Prim.Factors[i] = m(o)
+			}
+		}
+	case *ForLevel:
+		s.Parent = m(s.Parent)
+	case *Search:
+		s.Lo, s.Hi, s.Key = m(s.Lo), m(s.Hi), m(s.Key)
+	case *Insert:
+		s.Parent, s.Key, s.At = m(s.Parent), m(s.Key), m(s.At)
+	case *Locate:
+		s.Parent, s.Key = m(s.Parent), m(s.Key)
+	case *Store:
+		s.Pos, s.X = m(s.Pos), m(s.X)
+	case *Fail:
+		for i, a := range s.Args {
+			s.Args[i] = m(a)
+		}
+	case *Transpose:
+		s.Lo, s.Hi = m(s.Lo), m(s.Hi)
+	case *Init:
+		s.Covered = m(s.Covered)
+	}
+}

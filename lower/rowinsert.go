@@ -36,43 +36,17 @@ func DropRowInserts(p *Program) {
 			readsInto(x.X, bad)
 		default:
 			// every other expression a statement reads
-			shallowExprs(s, func(e Expr) { readsInto(e, bad) })
+			mapOwnExprs(s, func(e Expr) Expr { readsInto(e, bad); return e })
 		}
 	})
 	subst := map[*Var]Expr{}
-	var loops []*For
-	var walk func(s Stmt) Stmt
-	walk = func(s Stmt) Stmt {
-		switch x := s.(type) {
-		case *Block:
-			out := x.List[:0]
-			for _, y := range x.List {
-				if ins, isIns := y.(*Insert); isIns && !bad[ins.Pos] && namesRow(ins, loops) {
-					subst[ins.Pos] = ins.Key
-					continue
-				}
-				out = append(out, walk(y))
-			}
-			x.List = out
-		case *If:
-			x.Then = walk(x.Then)
-			if x.Else != nil {
-				x.Else = walk(x.Else)
-			}
-		case *For:
-			loops = append(loops, x)
-			x.Body = walk(x.Body)
-			loops = loops[:len(loops)-1]
-		case *ForLevel:
-			x.Body = walk(x.Body)
-		case *Search:
-			x.Body = walk(x.Body)
-		case *Locate:
-			x.Body = walk(x.Body)
+	p.Body = spliceBlocks(p.Body, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
+		if ins, isIns := y.(*Insert); isIns && !bad[ins.Pos] && namesRow(ins, loops) {
+			subst[ins.Pos] = ins.Key
+			return nil, nil, true
 		}
-		return s
-	}
-	p.Body = walk(p.Body)
+		return nil, nil, false
+	})
 	if len(subst) > 0 {
 		mapStmtExprs(p.Body, func(e Expr) Expr { return substLets(e, subst) })
 	}
@@ -85,38 +59,4 @@ func readsInto(e Expr, into map[*Var]bool) {
 			into[r.V] = true
 		}
 	})
-}
-
-// shallowExprs calls f for the expressions statement s itself reads (not
-// those of the statements inside it).
-func shallowExprs(s Stmt, f func(Expr)) {
-	switch x := s.(type) {
-	case *Let:
-		f(x.X)
-	case *Assign:
-		f(x.X)
-	case *If:
-		f(x.Cond)
-	case *For:
-		f(x.Lo)
-		f(x.Hi)
-	case *ForLevel:
-		f(x.Parent)
-	case *Search:
-		f(x.Lo)
-		f(x.Hi)
-		f(x.Key)
-	case *Locate:
-		f(x.Parent)
-		f(x.Key)
-	case *Fail:
-		for _, a := range x.Args {
-			f(a)
-		}
-	case *Transpose:
-		f(x.Lo)
-		f(x.Hi)
-	case *Init:
-		f(x.Covered)
-	}
 }

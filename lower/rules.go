@@ -504,31 +504,12 @@ func substLets(e Expr, lets map[*Var]Expr) Expr {
 	if len(lets) == 0 {
 		return e
 	}
-	if r, ok := e.(*Ref); ok {
-		if x, ok := lets[r.V]; ok {
-			return x
+	return replaceExpr(e, func(x Expr) Expr {
+		if r, ok := x.(*Ref); ok {
+			return lets[r.V]
 		}
-		return e
-	}
-	switch x := e.(type) {
-	case *Load:
-		return &Load{A: x.A, Index: substLets(x.Index, lets)}
-	case *Unary:
-		return &Unary{Op: x.Op, X: substLets(x.X, lets)}
-	case *Binary:
-		return &Binary{Op: x.Op, X: substLets(x.X, lets), Y: substLets(x.Y, lets)}
-	case *Call:
-		args := make([]Expr, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = substLets(a, lets)
-		}
-		return &Call{Fn: x.Fn, Args: args}
-	case *Select:
-		return &Select{Cond: substLets(x.Cond, lets), Then: substLets(x.Then, lets), Else: substLets(x.Else, lets)}
-	case *ValAt:
-		return &ValAt{T: x.T, Pos: substLets(x.Pos, lets)}
-	}
-	return e
+		return nil
+	})
 }
 
 // RowSegment finds a row a loop reads: an inner loop over P[v]..P[v+1]
