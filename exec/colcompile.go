@@ -833,27 +833,54 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 		} else {
 			u = uf(fr)
 		}
-		lev := rt.levels[0]
-		n, present, vals := uint(lev.size), lev.present, rt.vals
-		for k, key := range keys {
-			if uint(key) >= n {
-				rt.insert(0, 0, key) // grows the level, or fails
-				lev = rt.levels[0]
-				n, present, vals = uint(lev.size), lev.present, rt.vals
-			} else if present != nil {
-				present[key] = true
-			}
-			x := u
-			if xs != nil {
-				x = xs[k]
-			}
-			if set {
-				vals[key] = x
-			} else {
-				vals[key] += x
+		for k := 0; k < len(keys); {
+			lev := rt.levels[0]
+			k += scatterKeys(rt.vals[:lev.size], lev.present, keys[k:], xs, k, u, set)
+			if k < len(keys) {
+				rt.insert(0, 0, keys[k]) // grows the level, or fails
 			}
 		}
 	}
+}
+
+// scatterKeys stores (set) or adds xs[off+k] (u when xs is nil) at
+// vals[keys[k]], marking present[keys[k]] when present is not nil, for
+// k = 0, 1, ... until a key falls outside vals; it returns how many it
+// did. A leaf without calls, so that its loop keeps everything in
+// registers; the caller grows the level and goes on.
+func scatterKeys(vals []float64, present []bool, keys []int, xs []float64, off int, u float64, set bool) int {
+	if xs != nil && present == nil && !set {
+		xs = xs[off:]
+		xs = xs[:len(keys)]
+		for k, key := range keys {
+			if uint(key) >= uint(len(vals)) {
+				return k
+			}
+			vals[key] += xs[k]
+		}
+		return len(keys)
+	}
+	if present != nil {
+		present = present[:len(vals)]
+	}
+	for k, key := range keys {
+		if uint(key) >= uint(len(vals)) {
+			return k
+		}
+		if present != nil {
+			present[key] = true
+		}
+		x := u
+		if xs != nil {
+			x = xs[off+k]
+		}
+		if set {
+			vals[key] = x
+		} else {
+			vals[key] += x
+		}
+	}
+	return len(keys)
 }
 
 // readInto returns the column slot of x when the body of the lookup s is
@@ -1044,11 +1071,11 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 	case *lower.Load:
 		_, ci := rg.int(x.Index, l, chk)
 		a := x.A.ID
-		if r, ok := x.Index.(*lower.Ref); ok && rg.loopVar[l] == r.V && !chk {
-			// at the level's own positions: a slice when they are consecutive
+		if d, ok := loopOffset(x.Index, rg.loopVar[l]); ok && !chk {
+			// at the level's own positions (plus d): a slice when they are consecutive
 			return nil, func(fr *frame, cx *vctx) []float64 {
 				if cx.base >= 0 {
-					return fr.fa[a][cx.base : cx.base+cx.n]
+					return fr.fa[a][cx.base+d : cx.base+d+cx.n]
 				}
 				idx, arr := ci(fr, cx), fr.fa[a]
 				out := rg.fbuf(fr, buf, len(idx))
@@ -1297,10 +1324,11 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 	case *lower.Load:
 		_, ci := rg.int(x.Index, l, chk)
 		a := x.A.ID
-		if r, ok := x.Index.(*lower.Ref); ok && rg.loopVar[l] == r.V && !chk {
+		if d, ok := loopOffset(x.Index, rg.loopVar[l]); ok && !chk {
+			// at the level's own positions (plus d): a slice when they are consecutive
 			return nil, func(fr *frame, cx *vctx) []int {
 				if cx.base >= 0 {
-					return fr.ia[a][cx.base : cx.base+cx.n]
+					return fr.ia[a][cx.base+d : cx.base+d+cx.n]
 				}
 				idx, arr := ci(fr, cx), fr.ia[a]
 				out := rg.ibuf(fr, buf, len(idx))
@@ -1570,4 +1598,37 @@ func cmpF(op lower.BinaryOp, a, b float64) bool {
 		return a == b
 	}
 	return a != b
+}
+
+// loopOffset reports whether e is v + d for a constant d (v, v + d,
+// d + v or v - d): a load at it over a batch whose values of v are
+// consecutive (vctx.base) is then a slice of the array. A nil v (a level
+// without a loop variable) matches nothing.
+func loopOffset(e lower.Expr, v *lower.Var) (int, bool) {
+	if v == nil {
+		return 0, false
+	}
+	isV := func(x lower.Expr) bool {
+		r, ok := x.(*lower.Ref)
+		return ok && r.V == v
+	}
+	if isV(e) {
+		return 0, true
+	}
+	b, ok := e.(*lower.Binary)
+	if !ok {
+		return 0, false
+	}
+	c, cy := b.Y.(*lower.Const)
+	switch {
+	case b.Op == lower.Add && isV(b.X) && cy && c.K == lower.Int:
+		return c.I, true
+	case b.Op == lower.Sub && isV(b.X) && cy && c.K == lower.Int:
+		return -c.I, true
+	case b.Op == lower.Add && isV(b.Y):
+		if c, ok := b.X.(*lower.Const); ok && c.K == lower.Int {
+			return c.I, true
+		}
+	}
+	return 0, false
 }

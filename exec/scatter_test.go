@@ -1,0 +1,83 @@
+package exec
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/nablasd/nablasd/lower"
+)
+
+// TestScatterKeys checks the leaf loop of an insert and store into a
+// dense vector: it stops at the first key outside vals (the caller grows
+// the level there) and otherwise adds or sets xs[off+k], or u, marking
+// presence when there is one.
+func TestScatterKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		present bool
+		xs      []float64
+		u       float64
+		set     bool
+		keys    []int
+		off     int
+		done    int
+		vals    []float64
+		marked  []bool
+	}{
+		{name: "add", xs: []float64{9, 1, 2, 3}, off: 1, keys: []int{2, 0, 2}, done: 3, vals: []float64{2, 0, 4, 0}},
+		{name: "add stops at a key beyond", xs: []float64{1, 2, 3}, keys: []int{1, 4, 1}, done: 1, vals: []float64{0, 1, 0, 0}},
+		{name: "add stops at a negative key", xs: []float64{1, 2}, keys: []int{3, -1}, done: 1, vals: []float64{0, 0, 0, 1}},
+		{name: "set with presence", present: true, xs: []float64{5, 6}, set: true, keys: []int{3, 3}, done: 2,
+			vals: []float64{0, 0, 0, 6}, marked: []bool{false, false, false, true}},
+		{name: "uniform add", u: 0.5, keys: []int{0, 0, 1}, done: 3, vals: []float64{1, 0.5, 0, 0}},
+		{name: "uniform stops", present: true, u: 2, keys: []int{1, 7}, done: 1,
+			vals: []float64{0, 2, 0, 0}, marked: []bool{false, true, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := make([]float64, 4)
+			var present []bool
+			if tc.present {
+				present = make([]bool, 4)
+			}
+			done := scatterKeys(vals, present, tc.keys, tc.xs, tc.off, tc.u, tc.set)
+			if done != tc.done || !slices.Equal(vals, tc.vals) {
+				t.Errorf("done %d vals %v, want %d %v", done, vals, tc.done, tc.vals)
+			}
+			if tc.present && !slices.Equal(present, tc.marked) {
+				t.Errorf("present %v, want %v", present, tc.marked)
+			}
+		})
+	}
+}
+
+// TestLoopOffset checks which indexes read a batch's consecutive
+// positions at a fixed offset (a slice instead of a gather).
+func TestLoopOffset(t *testing.T) {
+	v, w := &lower.Var{Name: "i", Kind: lower.Int}, &lower.Var{Name: "j", Kind: lower.Int}
+	c := func(i int) lower.Expr { return &lower.Const{K: lower.Int, I: i} }
+	ref := func(x *lower.Var) lower.Expr { return &lower.Ref{V: x} }
+	bin := func(op lower.BinaryOp, x, y lower.Expr) lower.Expr { return &lower.Binary{Op: op, X: x, Y: y} }
+	for _, tc := range []struct {
+		e  lower.Expr
+		d  int
+		ok bool
+	}{
+		{ref(v), 0, true},
+		{bin(lower.Add, ref(v), c(1)), 1, true},
+		{bin(lower.Add, c(3), ref(v)), 3, true},
+		{bin(lower.Sub, ref(v), c(2)), -2, true},
+		{bin(lower.Sub, c(2), ref(v)), 0, false},
+		{bin(lower.Mul, ref(v), c(2)), 0, false},
+		{bin(lower.Add, ref(v), ref(w)), 0, false},
+		{ref(w), 0, false},
+		{bin(lower.Add, ref(w), c(1)), 0, false},
+	} {
+		d, ok := loopOffset(tc.e, v)
+		if d != tc.d || ok != tc.ok {
+			t.Errorf("%s: %d %v, want %d %v", lower.ExprString(tc.e), d, ok, tc.d, tc.ok)
+		}
+	}
+	if _, ok := loopOffset(ref(v), nil); ok {
+		t.Error("a level without a loop variable matched")
+	}
+}
