@@ -1,25 +1,46 @@
 package lower
 
 // PropagateCopies removes the lets that only copy another variable:
-// v := w, with neither v nor w ever assigned, is dropped and v's reads
-// read w (chains resolved). Hoisting leaves such copies behind (a let in
-// a loop whose expression moved before it, as c, becomes v := c), and a
+// v := w, with v never assigned and w never assigned after the copy, is
+// dropped and v's reads read w (chains resolved). Hoisting leaves such
+// copies behind (a let in a loop whose expression moved before it, as c,
+// becomes v := c), a lookup defaulted to zero is copied into the
+// variable a row uses (x := 0; if found { x = t.val[q] }; c := x), and a
 // columnar back end pays a pass over a batch for each. w is in scope
-// wherever v is: v's let saw it, and v's scope ends inside w's.
+// wherever v is: v's let saw it, and v's scope ends inside w's. w is
+// unchanged after the copy when it is never assigned, or when its let is
+// in the copy's block, before it, and every assignment of w is in the
+// statements between the two: the block's next run declares both anew.
 func PropagateCopies(p *Program) {
-	assigned := map[*Var]bool{}
+	assigned := map[*Var]int{}
 	WalkStmts(p.Body, func(s Stmt) {
 		if a, ok := s.(*Assign); ok {
-			assigned[a.V] = true
+			assigned[a.V]++
 		}
 	})
 	copyOf := map[*Var]Expr{}
 	WalkStmts(p.Body, func(s Stmt) {
-		l, ok := s.(*Let)
-		if !ok || l.V == p.ResultVar || assigned[l.V] {
+		b, ok := s.(*Block)
+		if !ok {
 			return
 		}
-		if r, ok := l.X.(*Ref); ok && !assigned[r.V] && r.V.Kind == l.V.Kind {
+		declared := map[*Var]int{} // a let of the block: its index
+		for j, x := range b.List {
+			l, ok := x.(*Let)
+			if !ok {
+				continue
+			}
+			declared[l.V] = j
+			r, ok := l.X.(*Ref)
+			if !ok || l.V == p.ResultVar || assigned[l.V] > 0 || r.V.Kind != l.V.Kind {
+				continue
+			}
+			if n := assigned[r.V]; n > 0 {
+				i, in := declared[r.V]
+				if !in || assignsIn(b.List[i+1:j], r.V) != n {
+					continue
+				}
+			}
 			copyOf[l.V] = r
 		}
 	})
@@ -58,4 +79,17 @@ func dropCopies(s Stmt, copyOf map[*Var]Expr) Stmt {
 		b.List = kept
 	})
 	return s
+}
+
+// assignsIn counts the assignments of v in the statements ss.
+func assignsIn(ss []Stmt, v *Var) int {
+	n := 0
+	for _, s := range ss {
+		WalkStmts(s, func(x Stmt) {
+			if a, ok := x.(*Assign); ok && a.V == v {
+				n++
+			}
+		})
+	}
+	return n
 }

@@ -124,6 +124,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	if !l.opts.NoDense {
 		DropRowInserts(l.prog)
 	}
+	PropagateCopies(l.prog) // DropMarks' zero-defaulted lookups copied into a row's variable
 	MarkPrimitives(l.prog)
 	l.collectOrdered()
 	return l.prog, nil

@@ -93,11 +93,10 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			}
 			lo1 := B_pos[k]
 			hi1 := B_posSeg[k2]
-			c := x
 			if lo1 < hi1 {
 				out_valsSeg := out_vals[lo1:hi1]
 				for k3 := range out_valsSeg {
-					out_valsSeg[k3] = c
+					out_valsSeg[k3] = x
 				}
 			}
 		}
