@@ -723,7 +723,22 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	pc, ok := s.Parent.(*lower.Const)
 	top := lv == 0 && ok && pc.I == 0
 	read := rg.readInto(s, l)
+	// keyed by the level's loop variable: over consecutive lanes (base)
+	// the keys are base, base+1, ...
+	byLane := false
+	if r, ok := s.Key.(*lower.Ref); ok && rg.loopVar[l] == r.V {
+		byLane = true
+	}
 	return func(fr *frame, cx *vctx) {
+		if byLane && top && read >= 0 && cx.base >= 0 {
+			// x = t.val[k] for the keys k = base.. within a dense level 0
+			// of no presence: a copy
+			rt := fr.t[t]
+			if lev := rt.levels[lv]; lev.kind == lower.Dense && lev.present == nil && cx.base+cx.n <= lev.size {
+				copy(fr.regions[rg.id].f[read][:cx.n], rt.vals[cx.base:cx.base+cx.n])
+				return
+			}
+		}
 		var parents, keys []int
 		switch {
 		case top: // level 0, parent 0: not read

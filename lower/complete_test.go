@@ -59,7 +59,7 @@ func TestCompletedRandom(t *testing.T) {
 			if got := strings.Contains(ir, "dense(B_len) full"); got != c.full {
 				t.Errorf("%s: full %v, want %v:\n%s", where, got, c.full, ir)
 			}
-			got := gradOf(t, where, c.src, inputs, nil)
+			got := gradOf(t, where, c.src, inputs, &nablasd.Options{Exec: "compiled"})
 			want := gradOf(t, where, c.src, inputs, &nablasd.Options{Exec: "interp"})
 			if d := sdql.DiffDicts(got, want, 1e-9); d != "" && !sdql.Equal(got, want) {
 				t.Errorf("%s: compiled and interpreter differ: %s\ncompiled    %s\ninterpreter %s", where, d, sdql.FormatValue(got), sdql.FormatValue(want))
