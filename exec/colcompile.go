@@ -1211,6 +1211,11 @@ func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
 	ua, ca := rg.real(x.X, l, chk)
 	ub, cb := rg.real(x.Y, l, chk)
 	op := x.Op
+	if ua == nil && ub == nil {
+		if f := rg.broadcastBinary(x, l, ca, cb, buf); f != nil {
+			return f
+		}
+	}
 	switch {
 	case ua != nil: // uniform op column
 		return func(fr *frame, cx *vctx) []float64 {
@@ -1646,4 +1651,86 @@ func loopOffset(e lower.Expr, v *lower.Var) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// ancestorReal reports the column slot and level of e when e reads a
+// real variable of a level d above l (a row's value, read by each of its
+// entries through the lane map cx.anc[d]).
+func (rg *region) ancestorReal(e lower.Expr, l int) (slot, d int, ok bool) {
+	r, isRef := e.(*lower.Ref)
+	if !isRef || r.V.Kind != lower.Real {
+		return 0, 0, false
+	}
+	d, in := rg.level[r.V]
+	if !in || d >= l {
+		return 0, 0, false
+	}
+	return rg.fcol[r.V], d, true
+}
+
+// broadcastBinary compiles a binary operation of which one operand is an
+// ancestor level's variable (ancestorReal) and the other a column, as one
+// pass that reads the variable through the lane map, instead of a pass
+// that broadcasts it into a column and another that combines the two
+// (c - x(j) in a row's loop). It returns nil for other operands.
+func (rg *region) broadcastBinary(x *lower.Binary, l int, ca, cb fcol, buf int) fcol {
+	slot, d, left := rg.ancestorReal(x.X, l)
+	other := cb
+	if !left {
+		var ok bool
+		if slot, d, ok = rg.ancestorReal(x.Y, l); !ok {
+			return nil
+		}
+		other = ca
+	}
+	if _, _, both := rg.ancestorReal(x.Y, l); left && both {
+		return nil // two broadcasts: left to the general case
+	}
+	rg.useAnc(d, l)
+	op := x.Op
+	return func(fr *frame, cx *vctx) []float64 {
+		b := other(fr, cx)
+		src := fr.regions[rg.id].f[slot]
+		anc := cx.anc[d][:len(b)]
+		out := rg.fbuf(fr, buf, len(b))
+		if !left {
+			broadcastOp(out, b, src, anc, op, true)
+			return out
+		}
+		broadcastOp(out, b, src, anc, op, false)
+		return out
+	}
+}
+
+// broadcastOp sets out[k] = src[anc[k]] op b[k], or b[k] op src[anc[k]]
+// when flip (the broadcast operand on the right).
+func broadcastOp(out, b, src []float64, anc []int32, op lower.BinaryOp, flip bool) {
+	b = b[:len(out)]
+	anc = anc[:len(out)]
+	switch {
+	case op == lower.Add:
+		for k, a := range anc {
+			out[k] = src[a] + b[k]
+		}
+	case op == lower.Mul:
+		for k, a := range anc {
+			out[k] = src[a] * b[k]
+		}
+	case op == lower.Sub && !flip:
+		for k, a := range anc {
+			out[k] = src[a] - b[k]
+		}
+	case op == lower.Sub:
+		for k, a := range anc {
+			out[k] = b[k] - src[a]
+		}
+	case !flip:
+		for k, a := range anc {
+			out[k] = src[a] / b[k]
+		}
+	default:
+		for k, a := range anc {
+			out[k] = b[k] / src[a]
+		}
+	}
 }

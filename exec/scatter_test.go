@@ -81,3 +81,30 @@ func TestLoopOffset(t *testing.T) {
 		t.Error("a level without a loop variable matched")
 	}
 }
+
+// TestBroadcastOp checks a binary operation with an ancestor's variable,
+// read through the lane map, on either side.
+func TestBroadcastOp(t *testing.T) {
+	src := []float64{10, 20}
+	anc := []int32{0, 0, 1}
+	b := []float64{1, 2, 4}
+	for _, tc := range []struct {
+		op   lower.BinaryOp
+		flip bool
+		want []float64
+	}{
+		{lower.Add, false, []float64{11, 12, 24}},
+		{lower.Add, true, []float64{11, 12, 24}},
+		{lower.Mul, false, []float64{10, 20, 80}},
+		{lower.Sub, false, []float64{9, 8, 16}},
+		{lower.Sub, true, []float64{-9, -8, -16}},
+		{lower.Div, false, []float64{10, 5, 5}},
+		{lower.Div, true, []float64{0.1, 0.2, 0.2}},
+	} {
+		out := make([]float64, 3)
+		broadcastOp(out, b, src, anc, tc.op, tc.flip)
+		if !slices.Equal(out, tc.want) {
+			t.Errorf("op %d flip %v: %v, want %v", tc.op, tc.flip, out, tc.want)
+		}
+	}
+}
