@@ -30,6 +30,12 @@ func (c *compiler) compileNest(s lower.Stmt) stmt {
 		loopVar: map[int]*lower.Var{}}
 	c.regions = append(c.regions, rg)
 	rg.spare = rg.newI()
+	rg.assigned = map[*lower.Var]bool{}
+	lower.WalkStmts(s, func(x lower.Stmt) {
+		if a, ok := x.(*lower.Assign); ok {
+			rg.assigned[a.V] = true
+		}
+	})
 	body := rg.stmt(s, 0)
 	return func(fr *frame) {
 		cb := fr.region(id, rg)
@@ -258,9 +264,15 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 	if d != l {
 		rg.useAnc(d, l)
 	}
+	alias := op == lower.Set && d == l && rg.letAlias(v, x)
 	if v.Kind == lower.Real {
 		slot := rg.fcol[v]
 		uf, cf := rg.real(x, l, false)
+		if alias && cf != nil {
+			return func(fr *frame, cx *vctx) {
+				fr.regions[rg.id].f[slot] = cf(fr, cx)
+			}
+		}
 		return func(fr *frame, cx *vctx) {
 			col := fr.regions[rg.id].f[slot]
 			n := cx.n
@@ -329,6 +341,11 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 		}
 	} else {
 		ui, ci = rg.int(x, l, false)
+		if alias && ci != nil {
+			return func(fr *frame, cx *vctx) {
+				fr.regions[rg.id].i[slot] = ci(fr, cx)
+			}
+		}
 	}
 	return func(fr *frame, cx *vctx) {
 		col := fr.regions[rg.id].i[slot]
@@ -368,6 +385,27 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 			}
 		}
 	}
+}
+
+// letAlias reports whether the let v := x may make v's column the
+// column x's evaluation returns, instead of copying it into v's own
+// buffer: v is never assigned in the nest (so nothing writes through its
+// column), and x's column is one nothing changes while v is live: a
+// buffer of x's own node, written again only when the let runs again
+// (the next batch of its level), or a slice of an input array. A
+// variable's column (a Ref, or a real select that may pass one through)
+// can change under v, so it is copied.
+func (rg *region) letAlias(v *lower.Var, x lower.Expr) bool {
+	if rg.assigned[v] {
+		return false
+	}
+	switch x.(type) {
+	case *lower.Load, *lower.Binary, *lower.Unary, *lower.Call, *lower.ValAt:
+		return true
+	case *lower.Select:
+		return v.Kind != lower.Real
+	}
+	return false
 }
 
 // reduceOuter adds a column into a variable defined outside the nest,

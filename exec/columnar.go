@@ -57,6 +57,9 @@ type region struct {
 	scratchI                   map[[2]int]int
 	// loopVar is the loop variable of each level that has one
 	loopVar map[int]*lower.Var
+	// assigned: the variables an Assign writes in the nest (its lets'
+	// variables are otherwise set once per batch: letAlias)
+	assigned map[*lower.Var]bool
 	// spare is a scratch int column for broadcasting a uniform value
 	spare int
 	// ancUse[d] is the deepest level whose batches read their lane map to
