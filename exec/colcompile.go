@@ -1124,8 +1124,8 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 	case *lower.Load:
 		_, ci := rg.int(x.Index, l, chk)
 		a := x.A.ID
-		if d, ok := loopOffset(x.Index, rg.loopVar[l]); ok && !chk {
-			// at the level's own positions (plus d): a slice when they are consecutive
+		if d, ok := lower.Offset(x.Index, rg.loopVar[l]); ok && !chk {
+			// at the level's own positions (plus d, lower.Offset): a slice when they are consecutive
 			return nil, func(fr *frame, cx *vctx) []float64 {
 				if cx.base >= 0 {
 					return fr.fa[a][cx.base+d : cx.base+d+cx.n]
@@ -1382,8 +1382,8 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 	case *lower.Load:
 		_, ci := rg.int(x.Index, l, chk)
 		a := x.A.ID
-		if d, ok := loopOffset(x.Index, rg.loopVar[l]); ok && !chk {
-			// at the level's own positions (plus d): a slice when they are consecutive
+		if d, ok := lower.Offset(x.Index, rg.loopVar[l]); ok && !chk {
+			// at the level's own positions (plus d, lower.Offset): a slice when they are consecutive
 			return nil, func(fr *frame, cx *vctx) []int {
 				if cx.base >= 0 {
 					return fr.ia[a][cx.base+d : cx.base+d+cx.n]
@@ -1658,39 +1658,6 @@ func cmpF(op lower.BinaryOp, a, b float64) bool {
 	return a != b
 }
 
-// loopOffset reports whether e is v + d for a constant d (v, v + d,
-// d + v or v - d): a load at it over a batch whose values of v are
-// consecutive (vctx.base) is then a slice of the array. A nil v (a level
-// without a loop variable) matches nothing.
-func loopOffset(e lower.Expr, v *lower.Var) (int, bool) {
-	if v == nil {
-		return 0, false
-	}
-	isV := func(x lower.Expr) bool {
-		r, ok := x.(*lower.Ref)
-		return ok && r.V == v
-	}
-	if isV(e) {
-		return 0, true
-	}
-	b, ok := e.(*lower.Binary)
-	if !ok {
-		return 0, false
-	}
-	c, cy := b.Y.(*lower.Const)
-	switch {
-	case b.Op == lower.Add && isV(b.X) && cy && c.K == lower.Int:
-		return c.I, true
-	case b.Op == lower.Sub && isV(b.X) && cy && c.K == lower.Int:
-		return -c.I, true
-	case b.Op == lower.Add && isV(b.Y):
-		if c, ok := b.X.(*lower.Const); ok && c.K == lower.Int {
-			return c.I, true
-		}
-	}
-	return 0, false
-}
-
 // ancestorReal reports the column slot and level of e when e reads a
 // real variable of a level d above l (a row's value, read by each of its
 // entries through the lane map cx.anc[d]).
@@ -1731,11 +1698,7 @@ func (rg *region) broadcastBinary(x *lower.Binary, l int, ca, cb fcol, buf int) 
 		src := fr.regions[rg.id].f[slot]
 		anc := cx.anc[d][:len(b)]
 		out := rg.fbuf(fr, buf, len(b))
-		if !left {
-			broadcastOp(out, b, src, anc, op, true)
-			return out
-		}
-		broadcastOp(out, b, src, anc, op, false)
+		broadcastOp(out, b, src, anc, op, !left)
 		return out
 	}
 }

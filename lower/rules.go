@@ -548,13 +548,37 @@ func RowSegment(f *For) *Array {
 // IsNext reports whether e is v + 1 (or 1 + v): the end of row v's
 // segment in a pos array.
 func IsNext(e Expr, v *Var) bool {
-	b, ok := e.(*Binary)
-	if !ok || b.Op != Add {
-		return false
+	d, ok := Offset(e, v)
+	return ok && d == 1
+}
+
+// Offset reports whether e is v plus a constant d, spelled v, v + d,
+// d + v or v - d, and d. A nil v matches nothing.
+func Offset(e Expr, v *Var) (d int, ok bool) {
+	if v == nil {
+		return 0, false
 	}
-	one := func(x Expr) bool {
-		c, ok := x.(*Const)
-		return ok && c.K == Int && c.I == 1
+	if isRefTo(e, v) {
+		return 0, true
 	}
-	return isRefTo(b.X, v) && one(b.Y) || one(b.X) && isRefTo(b.Y, v)
+	b, isBin := e.(*Binary)
+	if !isBin {
+		return 0, false
+	}
+	constInt := func(x Expr) (int, bool) {
+		if c, ok := x.(*Const); ok && c.K == Int {
+			return c.I, true
+		}
+		return 0, false
+	}
+	switch {
+	case b.Op == Add && isRefTo(b.X, v):
+		return constInt(b.Y)
+	case b.Op == Add && isRefTo(b.Y, v):
+		return constInt(b.X)
+	case b.Op == Sub && isRefTo(b.X, v):
+		c, ok := constInt(b.Y)
+		return -c, ok
+	}
+	return 0, false
 }

@@ -50,38 +50,6 @@ func TestScatterKeys(t *testing.T) {
 	}
 }
 
-// TestLoopOffset checks which indexes read a batch's consecutive
-// positions at a fixed offset (a slice instead of a gather).
-func TestLoopOffset(t *testing.T) {
-	v, w := &lower.Var{Name: "i", Kind: lower.Int}, &lower.Var{Name: "j", Kind: lower.Int}
-	c := func(i int) lower.Expr { return &lower.Const{K: lower.Int, I: i} }
-	ref := func(x *lower.Var) lower.Expr { return &lower.Ref{V: x} }
-	bin := func(op lower.BinaryOp, x, y lower.Expr) lower.Expr { return &lower.Binary{Op: op, X: x, Y: y} }
-	for _, tc := range []struct {
-		e  lower.Expr
-		d  int
-		ok bool
-	}{
-		{ref(v), 0, true},
-		{bin(lower.Add, ref(v), c(1)), 1, true},
-		{bin(lower.Add, c(3), ref(v)), 3, true},
-		{bin(lower.Sub, ref(v), c(2)), -2, true},
-		{bin(lower.Sub, c(2), ref(v)), 0, false},
-		{bin(lower.Mul, ref(v), c(2)), 0, false},
-		{bin(lower.Add, ref(v), ref(w)), 0, false},
-		{ref(w), 0, false},
-		{bin(lower.Add, ref(w), c(1)), 0, false},
-	} {
-		d, ok := loopOffset(tc.e, v)
-		if d != tc.d || ok != tc.ok {
-			t.Errorf("%s: %d %v, want %d %v", lower.ExprString(tc.e), d, ok, tc.d, tc.ok)
-		}
-	}
-	if _, ok := loopOffset(ref(v), nil); ok {
-		t.Error("a level without a loop variable matched")
-	}
-}
-
 // TestBroadcastOp checks a binary operation with an ancestor's variable,
 // read through the lane map, on either side.
 func TestBroadcastOp(t *testing.T) {
