@@ -97,59 +97,27 @@ func ZeroExtend(p *Program, opts Options) {
 	if completedLevels(p, opts) == nil {
 		return
 	}
-	var loops []*Var // the variables of the For loops around a statement
-	var walk func(s Stmt) Stmt
-	walk = func(s Stmt) Stmt {
-		if l, ok := s.(*Locate); ok && extendable(p, l, loops) {
-			s = &Block{List: []Stmt{l}} // a loop's body, say
+	p.Body = spliceBlocks(p.Body, true, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
+		l, isLocate := y.(*Locate)
+		if !isLocate || !extendable(p, l, loops) {
+			return nil, nil, false
 		}
-		switch x := s.(type) {
-		case *Block:
-			var out []Stmt
-			for _, y := range x.List {
-				if l, ok := y.(*Locate); ok && extendable(p, l, loops) {
-					v := p.NewVar("x", Real)
-					out = append(out, &Let{V: v, X: realConst(0)},
-						&Locate{Pos: l.Pos, T: l.T, Level: l.Level, Parent: l.Parent, Key: l.Key,
-							Body: &Assign{V: v, Op: Set, X: &ValAt{T: l.T, Pos: &Ref{V: l.Pos}}}})
-					body := substValAt(l.Body, l.T, l.Pos, &Ref{V: v})
-					if b, ok := body.(*Block); ok {
-						for _, z := range b.List {
-							out = append(out, walk(z))
-						}
-					} else {
-						out = append(out, walk(body))
-					}
-					continue
-				}
-				out = append(out, walk(y))
-			}
-			x.List = out
-		case *If:
-			x.Then = walk(x.Then)
-			if x.Else != nil {
-				x.Else = walk(x.Else)
-			}
-		case *For:
-			loops = append(loops, x.V)
-			x.Body = walk(x.Body)
-			loops = loops[:len(loops)-1]
-		case *ForLevel:
-			x.Body = walk(x.Body)
-		case *Search:
-			x.Body = walk(x.Body)
-		case *Locate:
-			x.Body = walk(x.Body)
+		v := p.NewVar("x", Real)
+		keep = []Stmt{&Let{V: v, X: realConst(0)},
+			&Locate{Pos: l.Pos, T: l.T, Level: l.Level, Parent: l.Parent, Key: l.Key,
+				Body: &Assign{V: v, Op: Set, X: &ValAt{T: l.T, Pos: &Ref{V: l.Pos}}}}}
+		body := substValAt(l.Body, l.T, l.Pos, &Ref{V: v})
+		if b, isBlock := body.(*Block); isBlock {
+			return keep, b.List, true
 		}
-		return s
-	}
-	p.Body = walk(p.Body)
+		return keep, []Stmt{body}, true
+	})
 }
 
 // extendable reports whether ZeroExtend may rewrite l: a lookup, by an
 // enclosing For loop's variable, in a real workspace of one Dense level,
 // whose body is zeroSafe.
-func extendable(p *Program, l *Locate, loops []*Var) bool {
+func extendable(p *Program, l *Locate, loops []*For) bool {
 	t := l.T
 	if t.Input || t == p.ResultTensor || t.Order() != 1 || t.Leaf != Real || t.Levels[0].Storage != Dense || l.Level != 0 {
 		return false
@@ -159,8 +127,8 @@ func extendable(p *Program, l *Locate, loops []*Var) bool {
 		return false
 	}
 	inLoop := false
-	for _, v := range loops {
-		inLoop = inLoop || v == k.V
+	for _, f := range loops {
+		inLoop = inLoop || f.V == k.V
 	}
 	return inLoop && zeroSafe(l.Body, p.ResultTensor, t, l.Pos)
 }

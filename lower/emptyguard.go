@@ -21,7 +21,7 @@ package lower
 // but through a select that tests the index's range itself (guardedRead),
 // and divide no integer.
 func DropEmptyGuards(p *Program) {
-	p.Body = spliceBlocks(p.Body, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
+	p.Body = spliceBlocks(p.Body, false, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
 		g, isIf := y.(*If)
 		if !isIf || !emptyGuard(g, loops) {
 			return nil, nil, false

@@ -48,46 +48,59 @@ func stmtsOf(list []Stmt) Stmt {
 // spliceBlocks rewrites the blocks inside s, outermost first: a statement
 // for which edit reports ok is replaced by keep, as it is, then by rest,
 // each of which is rewritten inside (not edited itself); any other
-// statement is rewritten inside. loops are the For loops around the
-// statement edit is given, innermost last.
-func spliceBlocks(s Stmt, edit func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool)) Stmt {
+// statement is rewritten inside. With bodies, a statement that is a
+// whole body (a loop's, a branch's, s itself) is offered to edit too, and
+// replaced by a block of keep and rest. loops are the For loops around
+// the statement edit is given, innermost last.
+func spliceBlocks(s Stmt, bodies bool, edit func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool)) Stmt {
 	var loops []*For
-	var walk func(s Stmt) Stmt
+	var walk, body func(s Stmt) Stmt
+	// splice is what replaces y in its block: y rewritten inside, or
+	// edit's keep and rest
+	splice := func(y Stmt) []Stmt {
+		keep, rest, ok := edit(y, loops)
+		if !ok {
+			return []Stmt{walk(y)}
+		}
+		out := append([]Stmt(nil), keep...)
+		for _, z := range rest {
+			out = append(out, walk(z))
+		}
+		return out
+	}
+	body = func(s Stmt) Stmt {
+		if _, isBlock := s.(*Block); isBlock || s == nil || !bodies {
+			return walk(s)
+		}
+		return stmtsOf(splice(s))
+	}
 	walk = func(s Stmt) Stmt {
 		switch x := s.(type) {
 		case *Block:
 			var out []Stmt
 			for _, y := range x.List {
-				keep, rest, ok := edit(y, loops)
-				if !ok {
-					out = append(out, walk(y))
-					continue
-				}
-				out = append(out, keep...)
-				for _, z := range rest {
-					out = append(out, walk(z))
-				}
+				out = append(out, splice(y)...)
 			}
 			x.List = out
 		case *If:
-			x.Then = walk(x.Then)
+			x.Then = body(x.Then)
 			if x.Else != nil {
-				x.Else = walk(x.Else)
+				x.Else = body(x.Else)
 			}
 		case *For:
 			loops = append(loops, x)
-			x.Body = walk(x.Body)
+			x.Body = body(x.Body)
 			loops = loops[:len(loops)-1]
 		case *ForLevel:
-			x.Body = walk(x.Body)
+			x.Body = body(x.Body)
 		case *Search:
-			x.Body = walk(x.Body)
+			x.Body = body(x.Body)
 		case *Locate:
-			x.Body = walk(x.Body)
+			x.Body = body(x.Body)
 		}
 		return s
 	}
-	return walk(s)
+	return body(s)
 }
 
 // replaceExpr returns e with every sub-expression for which f returns

@@ -40,7 +40,7 @@ func DropRowInserts(p *Program) {
 		}
 	})
 	subst := map[*Var]Expr{}
-	p.Body = spliceBlocks(p.Body, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
+	p.Body = spliceBlocks(p.Body, false, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
 		if ins, isIns := y.(*Insert); isIns && !bad[ins.Pos] && namesRow(ins, loops) {
 			subst[ins.Pos] = ins.Key
 			return nil, nil, true
