@@ -717,12 +717,7 @@ func (rg *region) search(s *lower.Search, l int) vstmt {
 	lob, hib := rg.loBuf(l), rg.hiBuf(l)
 	return func(fr *frame, cx *vctx) {
 		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
-		var keys []int
-		if ck != nil {
-			keys = ck(fr, cx)
-		} else {
-			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
-		}
+		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		rb := fr.regions[rg.id]
 		ups, poss := rb.u[ub], rb.i[pslot]
 		arr := fr.ia[a]
@@ -785,11 +780,7 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 		default:
 			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
 		}
-		if ck != nil {
-			keys = ck(fr, cx)
-		} else {
-			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
-		}
+		keys = icolOf(fr, cx, uk, ck, rg, kb)
 		rb := fr.regions[rg.id]
 		ups, poss := rb.parents(cx), rb.i[pslot]
 		rt := fr.t[t]
@@ -873,12 +864,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			store(fr, cx)
 			return
 		}
-		var keys []int
-		if ck != nil {
-			keys = ck(fr, cx)
-		} else {
-			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
-		}
+		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		var xs []float64
 		var u float64
 		if cf != nil {
@@ -973,12 +959,7 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 	t, lv := s.T.ID, s.Level
 	pb, kb := rg.newI(), rg.newI()
 	return func(fr *frame, cx *vctx) {
-		var keys []int
-		if ck != nil {
-			keys = ck(fr, cx)
-		} else {
-			keys = fill(rg.ibuf(fr, kb, cx.n), uk(fr))
-		}
+		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		rt := fr.t[t]
 		poss := rg.ibuf(fr, pslot, cx.n)
 		lev := rt.levels[lv]
@@ -998,12 +979,7 @@ func (rg *region) insert(s *lower.Insert, l int) vstmt {
 			}
 			return
 		}
-		var parents []int
-		if cp != nil {
-			parents = cp(fr, cx)
-		} else {
-			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
-		}
+		parents := icolOf(fr, cx, up, cp, rg, pb)
 		for k := range keys {
 			poss[k] = rt.insert(lv, parents[k], keys[k])
 		}
@@ -1018,12 +994,7 @@ func (rg *region) insertAt(s *lower.Insert, l int) vstmt {
 	t, lv := s.T.ID, s.Level
 	ab := rg.newI()
 	return func(fr *frame, cx *vctx) {
-		var ats []int
-		if ca != nil {
-			ats = ca(fr, cx)
-		} else {
-			ats = fill(rg.ibuf(fr, ab, cx.n), ua(fr))
-		}
+		ats := icolOf(fr, cx, ua, ca, rg, ab)
 		rt := fr.t[t]
 		poss := rg.ibuf(fr, pslot, cx.n)
 		for k, c := range ats {
@@ -1037,12 +1008,7 @@ func (rg *region) store(s *lower.Store, l int) vstmt {
 	up, cp := rg.int(s.Pos, l, false)
 	t := s.T.ID
 	pb := rg.newI()
-	pos := func(fr *frame, cx *vctx) []int {
-		if cp != nil {
-			return cp(fr, cx)
-		}
-		return fill(rg.ibuf(fr, pb, cx.n), up(fr))
-	}
+	pos := func(fr *frame, cx *vctx) []int { return icolOf(fr, cx, up, cp, rg, pb) }
 	if s.T.Leaf == lower.Bool {
 		ub, cb := rg.boolean(s.X, l, false)
 		return func(fr *frame, cx *vctx) {
