@@ -90,95 +90,12 @@ func dropDead(s Stmt, read map[*Var]bool, changed *bool) Stmt {
 }
 
 // WalkStmtExprs calls f for every expression of s and its sub-expressions
-// (and the positions and bounds statements read).
+// (and the positions and bounds statements read), statements in order,
+// each's own expressions (ownExprs) before those inside it.
 func WalkStmtExprs(s Stmt, f func(Expr)) {
-	var ex func(e Expr)
-	ex = func(e Expr) {
-		if e == nil {
-			return
-		}
-		f(e)
-		switch x := e.(type) {
-		case *Load:
-			ex(x.Index)
-		case *Unary:
-			ex(x.X)
-		case *Binary:
-			ex(x.X)
-			ex(x.Y)
-		case *Call:
-			for _, a := range x.Args {
-				ex(a)
-			}
-		case *Select:
-			ex(x.Cond)
-			ex(x.Then)
-			ex(x.Else)
-		case *ValAt:
-			ex(x.Pos)
-		}
-	}
-	var st func(s Stmt)
-	st = func(s Stmt) {
-		switch s := s.(type) {
-		case *Block:
-			for _, x := range s.List {
-				st(x)
-			}
-		case *Let:
-			ex(s.X)
-		case *Assign:
-			ex(s.X)
-		case *If:
-			ex(s.Cond)
-			st(s.Then)
-			st(s.Else)
-		case *For:
-			ex(s.Lo)
-			ex(s.Hi)
-			if s.Prim != nil {
-				ex(s.Prim.Bound)
-				ex(s.Prim.Parent)
-				ex(s.Prim.Off)
-				ex(s.Prim.Off2)
-				for _, o := range s.Prim.Factors {
-					ex(o)
-				}
-			}
-			st(s.Body)
-		case *ForLevel:
-			ex(s.Parent)
-			st(s.Body)
-		case *Search:
-			ex(s.Lo)
-			ex(s.Hi)
-			ex(s.Key)
-			st(s.Body)
-		case *Insert:
-			ex(s.Parent)
-			ex(s.Key)
-			if s.At != nil {
-				ex(s.At)
-			}
-		case *Locate:
-			ex(s.Parent)
-			ex(s.Key)
-			st(s.Body)
-		case *Store:
-			ex(s.Pos)
-			ex(s.X)
-		case *Fail:
-			for _, a := range s.Args {
-				ex(a)
-			}
-		case *Transpose:
-			ex(s.Lo)
-			ex(s.Hi)
-		case *Init:
-			ex(s.Covered)
-		}
-	}
-	st(s)
+	WalkStmts(s, func(x Stmt) {
+		ownExprs(x, func(p *Expr) { WalkExpr(*p, f) })
+	})
 }
 
 // WalkExpr calls f for e and each of its sub-expressions, parents first.

@@ -141,49 +141,66 @@ func mapStmtExprs(s Stmt, f func(Expr) Expr) {
 	WalkStmts(s, func(x Stmt) { mapOwnExprs(x, f) })
 }
 
-// mapOwnExprs replaces the expressions statement s itself reads (its
-// operands, bounds, positions and primitive's operands; not those of the
-// statements inside it) by f of them; a nil one stays nil.
+// mapOwnExprs replaces the expressions statement s itself reads by f of
+// them (ownExprs).
 func mapOwnExprs(s Stmt, f func(Expr) Expr) {
-	m := func(e Expr) Expr {
-		if e == nil {
-			return nil
+	ownExprs(s, func(p *Expr) { *p = f(*p) })
+}
+
+// ownExprs calls f with each expression statement s itself reads (its
+// operands, bounds, positions and primitive's operands; not those of the
+// statements inside it), as the field that holds it, nil ones left out:
+// the one list of them, for the walks (WalkStmtExprs) and the rewrites
+// (mapOwnExprs).
+func ownExprs(s Stmt, f func(*Expr)) {
+	g := func(p *Expr) {
+		if *p != nil {
+			f(p)
 		}
-		return f(e)
 	}
 	switch s := s.(type) {
 	case *Let:
-		s.X = m(s.X)
+		g(&s.X)
 	case *Assign:
-		s.X = m(s.X)
+		g(&s.X)
 	case *If:
-		s.Cond = m(s.Cond)
+		g(&s.Cond)
 	case *For:
-		s.Lo, s.Hi = m(s.Lo), m(s.Hi)
+		g(&s.Lo)
+		g(&s.Hi)
 		if s.Prim != nil {
-			s.Prim.Bound, s.Prim.Parent = m(s.Prim.Bound), m(s.Prim.Parent)
-			s.Prim.Off, s.Prim.Off2 = m(s.Prim.Off), m(s.Prim.Off2)
-			for i, o := range s.Prim.Factors {
-				s.Prim.Factors[i] = m(o)
+			g(&s.Prim.Bound)
+			g(&s.Prim.Parent)
+			g(&s.Prim.Off)
+			g(&s.Prim.Off2)
+			for i := range s.Prim.Factors {
+				g(&s.Prim.Factors[i])
 			}
 		}
 	case *ForLevel:
-		s.Parent = m(s.Parent)
+		g(&s.Parent)
 	case *Search:
-		s.Lo, s.Hi, s.Key = m(s.Lo), m(s.Hi), m(s.Key)
+		g(&s.Lo)
+		g(&s.Hi)
+		g(&s.Key)
 	case *Insert:
-		s.Parent, s.Key, s.At = m(s.Parent), m(s.Key), m(s.At)
+		g(&s.Parent)
+		g(&s.Key)
+		g(&s.At)
 	case *Locate:
-		s.Parent, s.Key = m(s.Parent), m(s.Key)
+		g(&s.Parent)
+		g(&s.Key)
 	case *Store:
-		s.Pos, s.X = m(s.Pos), m(s.X)
+		g(&s.Pos)
+		g(&s.X)
 	case *Fail:
-		for i, a := range s.Args {
-			s.Args[i] = m(a)
+		for i := range s.Args {
+			g(&s.Args[i])
 		}
 	case *Transpose:
-		s.Lo, s.Hi = m(s.Lo), m(s.Hi)
+		g(&s.Lo)
+		g(&s.Hi)
 	case *Init:
-		s.Covered = m(s.Covered)
+		g(&s.Covered)
 	}
 }

@@ -36,7 +36,7 @@ func DropRowInserts(p *Program) {
 			readsInto(x.X, bad)
 		default:
 			// every other expression a statement reads
-			mapOwnExprs(s, func(e Expr) Expr { readsInto(e, bad); return e })
+			ownExprs(s, func(e *Expr) { readsInto(*e, bad) })
 		}
 	})
 	subst := map[*Var]Expr{}
