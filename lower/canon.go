@@ -32,8 +32,6 @@ func CanonString(e Expr) string { return ExprString(Canon(e)) }
 // Canon returns e in canonical form.
 func Canon(e Expr) Expr {
 	switch x := e.(type) {
-	case *Load:
-		return &Load{A: x.A, Index: Canon(x.Index)}
 	case *Unary:
 		c := Canon(x.X)
 		if k, ok := c.(*Const); ok {
@@ -58,18 +56,8 @@ func Canon(e Expr) Expr {
 			a, b = b, a
 		}
 		return &Binary{Op: x.Op, X: a, Y: b}
-	case *Call:
-		args := make([]Expr, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = Canon(a)
-		}
-		return &Call{Fn: x.Fn, Args: args}
-	case *Select:
-		return &Select{Cond: Canon(x.Cond), Then: Canon(x.Then), Else: Canon(x.Else)}
-	case *ValAt:
-		return &ValAt{T: x.T, Pos: Canon(x.Pos)}
 	}
-	return e
+	return rebuild(e, Canon)
 }
 
 func commutative(op BinaryOp) bool {

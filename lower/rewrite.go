@@ -113,24 +113,30 @@ func replaceExpr(e Expr, f func(Expr) Expr) Expr {
 	if r := f(e); r != nil {
 		return r
 	}
-	ex := func(x Expr) Expr { return replaceExpr(x, f) }
+	return rebuild(e, func(x Expr) Expr { return replaceExpr(x, f) })
+}
+
+// rebuild returns a new node like e with each of its operands x replaced
+// by f(x), every operand, conditional ones too (unlike mapChildren); a
+// leaf (constant, variable, length) is e itself.
+func rebuild(e Expr, f func(Expr) Expr) Expr {
 	switch x := e.(type) {
 	case *Load:
-		return &Load{A: x.A, Index: ex(x.Index)}
+		return &Load{A: x.A, Index: f(x.Index)}
 	case *Unary:
-		return &Unary{Op: x.Op, X: ex(x.X)}
+		return &Unary{Op: x.Op, X: f(x.X)}
 	case *Binary:
-		return &Binary{Op: x.Op, X: ex(x.X), Y: ex(x.Y)}
+		return &Binary{Op: x.Op, X: f(x.X), Y: f(x.Y)}
 	case *Call:
 		args := make([]Expr, len(x.Args))
 		for i, a := range x.Args {
-			args[i] = ex(a)
+			args[i] = f(a)
 		}
 		return &Call{Fn: x.Fn, Args: args}
 	case *Select:
-		return &Select{Cond: ex(x.Cond), Then: ex(x.Then), Else: ex(x.Else)}
+		return &Select{Cond: f(x.Cond), Then: f(x.Then), Else: f(x.Else)}
 	case *ValAt:
-		return &ValAt{T: x.T, Pos: ex(x.Pos)}
+		return &ValAt{T: x.T, Pos: f(x.Pos)}
 	}
 	return e
 }
