@@ -182,27 +182,14 @@ func loopEffects(f *For) (changed map[*Var]bool, writes map[*Tensor]bool) {
 // ||).
 func mapChildren(e Expr, f func(Expr) Expr) Expr {
 	switch x := e.(type) {
-	case *Load:
-		return &Load{A: x.A, Index: f(x.Index)}
-	case *Unary:
-		return &Unary{Op: x.Op, X: f(x.X)}
 	case *Binary:
 		if x.Op == And || x.Op == Or {
 			return &Binary{Op: x.Op, X: f(x.X), Y: x.Y}
 		}
-		return &Binary{Op: x.Op, X: f(x.X), Y: f(x.Y)}
-	case *Call:
-		args := make([]Expr, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = f(a)
-		}
-		return &Call{Fn: x.Fn, Args: args}
 	case *Select:
 		return &Select{Cond: f(x.Cond), Then: x.Then, Else: x.Else}
-	case *ValAt:
-		return &ValAt{T: x.T, Pos: f(x.Pos)}
 	}
-	return e
+	return rebuild(e, f)
 }
 
 // CommonSubexprs gives a subexpression that a statement (a let, an
