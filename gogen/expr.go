@@ -268,6 +268,13 @@ func (g *gen) rangeCheck(x *lower.Binary) (code, bool) {
 		return code{}, false
 	}
 	ca, cn := g.code(a, lower.Int), g.code(n, lower.Int)
+	if arr := g.guarded; arr != nil && g.reslicedTo(arr, n.V) {
+		// len(arr) is n, and naming it lets Go's compiler drop the bounds
+		// check of the load the comparison guards, arr[a]: in a loop of
+		// its own function (outline.go), which does not know that the
+		// caller resliced arr to n, it is otherwise a second branch.
+		cn.s = "len(" + g.arrays[arr] + ")"
+	}
 	return code{"uint(" + ca.s + ") < uint(" + cn.s + ")", 3}, true
 }
 
@@ -280,6 +287,28 @@ func (g *gen) resliced(v *lower.Var) bool {
 		}
 	}
 	return false
+}
+
+// reslicedTo reports whether the array a was resliced to the extent v at
+// entry (lenFact): len(a) is then v.
+func (g *gen) reslicedTo(a *lower.Array, v *lower.Var) bool {
+	for _, f := range g.lens {
+		if f.a == a && f.extent == v {
+			return true
+		}
+	}
+	return false
+}
+
+// guardedLoad returns the array of a select's value when it is a load
+// of it at a variable, arr[v]: the load its condition guards.
+func guardedLoad(x *lower.Select) *lower.Array {
+	if l, ok := x.Then.(*lower.Load); ok {
+		if _, ok := l.Index.(*lower.Ref); ok {
+			return l.A
+		}
+	}
+	return nil
 }
 
 // goFuncs are the Go functions of the language's operations; "PFX" ones
@@ -323,7 +352,10 @@ func safe(e lower.Expr) bool {
 // evaluated only when taken.
 func (g *gen) selectExpr(x *lower.Select) code {
 	k := x.Kind()
+	saved := g.guarded
+	g.guarded = guardedLoad(x)
 	cond := g.code(x.Cond, lower.Bool)
+	g.guarded = saved
 	var a, b code
 	preA := g.capture(func() { a = g.code(x.Then, k) })
 	preB := g.capture(func() { b = g.code(x.Else, k) })

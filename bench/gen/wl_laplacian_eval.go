@@ -62,7 +62,7 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 				for k1 := range A_idxSeg {
 					j := A_idxSeg[k1]
 					x1 := 0.0
-					if uint(j) < uint(x_len) {
+					if uint(j) < uint(len(x_val)) {
 						x1 = x_val[j]
 					}
 					e := c - x1

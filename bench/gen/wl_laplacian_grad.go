@@ -82,7 +82,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 					for k1 := range A_idxSeg {
 						j := A_idxSeg[k1]
 						x1 := 0.0
-						if uint(j) < uint(x_len) {
+						if uint(j) < uint(len(x_val)) {
 							x1 = x_val[j]
 						}
 						t2bar := A_valSeg[k1] * (c - x1)

@@ -66,7 +66,7 @@ func wl_least_squares_eval(A_idx []int, A_len int, A_pos []int, A_val []float64,
 				for k := range A_idxSeg {
 					j := A_idxSeg[k]
 					x3 := 0.0
-					if uint(j) < uint(x_len) {
+					if uint(j) < uint(len(x_val)) {
 						x3 = x_val[j]
 					}
 					s1 += A_valSeg[k] * x3

@@ -56,7 +56,7 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s1 = wl_logistic_evalLoop(A_valSeg, A_idxSeg, x_len, x_val, s1)
+				s1 = wl_logistic_evalLoop(A_valSeg, A_idxSeg, x_val, s1)
 			}
 			x1 := 0.0
 			if i < y_len {
@@ -72,12 +72,12 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 // wl_logistic_evalLoop runs a row loop of wl_logistic_eval (outline.go).
 //
 //go:noinline
-func wl_logistic_evalLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s1 float64) float64 {
+func wl_logistic_evalLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s1 float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x := 0.0
-		if uint(j) < uint(x_len) {
+		if uint(j) < uint(len(x_val)) {
 			x = x_val[j]
 		}
 		s1 += A_valSeg[k1] * x

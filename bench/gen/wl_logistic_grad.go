@@ -70,7 +70,7 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s = wl_logistic_gradLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
+				s = wl_logistic_gradLoop(A_valSeg, A_idxSeg, x_val, s)
 			}
 			t2 := math.Exp(s)
 			x1 := 0.0
@@ -99,12 +99,12 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 // wl_logistic_gradLoop runs a row loop of wl_logistic_grad (outline.go).
 //
 //go:noinline
-func wl_logistic_gradLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s float64) float64 {
+func wl_logistic_gradLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x := 0.0
-		if uint(j) < uint(x_len) {
+		if uint(j) < uint(len(x_val)) {
 			x = x_val[j]
 		}
 		s += A_valSeg[k1] * x

@@ -66,7 +66,7 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s = wl_mlp2_evalLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
+				s = wl_mlp2_evalLoop(A_valSeg, A_idxSeg, x_val, s)
 			}
 			v := math.Tanh(s)
 			h_vals[i] = v
@@ -97,12 +97,12 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 // wl_mlp2_evalLoop runs a row loop of wl_mlp2_eval (outline.go).
 //
 //go:noinline
-func wl_mlp2_evalLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s float64) float64 {
+func wl_mlp2_evalLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x1 := 0.0
-		if uint(j) < uint(x_len) {
+		if uint(j) < uint(len(x_val)) {
 			x1 = x_val[j]
 		}
 		s += A_valSeg[k1] * x1

@@ -91,7 +91,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s = wl_ridge_gradLoop(A_valSeg, A_idxSeg, x_len, x_val, s)
+				s = wl_ridge_gradLoop(A_valSeg, A_idxSeg, x_val, s)
 			}
 			if uint(i) >= uint(len(dbar_vals)) {
 				return fmt.Errorf("wl_ridge_grad: internal error: key %d out of range 0..%d of a sized dense level", i, dbar_n0-1)
@@ -152,12 +152,12 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 // wl_ridge_gradLoop runs a row loop of wl_ridge_grad (outline.go).
 //
 //go:noinline
-func wl_ridge_gradLoop(A_valSeg []float64, A_idxSeg []int, x_len int, x_val []float64, s float64) float64 {
+func wl_ridge_gradLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
 		x2 := 0.0
-		if uint(j) < uint(x_len) {
+		if uint(j) < uint(len(x_val)) {
 			x2 = x_val[j]
 		}
 		s += A_valSeg[k1] * x2
