@@ -107,6 +107,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	HoistConjuncts(l.prog)
 	CommonSubexprs(l.prog)
 	PropagateCopies(l.prog)
+	FactorConstants(l.prog)
 	if l.prog.Body == nil {
 		l.prog.Body = &Block{}
 	}

@@ -66,9 +66,10 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 						x1 = x_val[j]
 					}
 					e := c - x1
-					s1 += 0.5 * A_valSeg[k1] * e * e
+					s1 += A_valSeg[k1] * e * e
 				}
 			}
+			s1 = 0.5 * s1
 			s += s1
 		}
 	}

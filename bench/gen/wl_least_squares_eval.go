@@ -79,8 +79,9 @@ func wl_least_squares_eval(A_idx []int, A_len int, A_pos []int, A_val []float64,
 			x4 = b_val[i]
 		}
 		e := x - x4
-		s += 0.5 * e * e
+		s += e * e
 	}
+	s = 0.5 * s
 	out := s
 	return out, nil
 }
