@@ -33,7 +33,7 @@ demo:
 ## bench: the tables of the six gradient kernels against hand-written Go
 ## (time and ratios over interleaved rounds, allocations, memory), then
 ## every Go benchmark. REPORTFLAGS go to the report, e.g. a faster run:
-## make bench REPORTFLAGS='-rounds 3 -benchtime 100ms -mem=false'
+## make bench REPORTFLAGS='-rounds 11 -mem=false'
 bench:
 	$(GO) run ./bench/cmd/report $(REPORTFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -24,17 +24,34 @@ type variant struct {
 // generated kernel: compiled, hand; then hand, compiled), so that each
 // ratio pairs two measurements taken back to back and neither side is
 // always first.
+//
+// Rounds are short (-benchtime 10ms by default) and many (-rounds 41):
+// on a shared machine other work comes and goes within a second, and two
+// measurements 10 ms apart see the same machine far more often than two
+// 200 ms apart. The set stops early, after minRounds rounds, once it has
+// run for budget (-budget), so that kernels of a tenth of a second or
+// more, a round of which takes seconds, do not take minutes.
 func timeRounds(vs []*variant, rounds int, d time.Duration) {
+	start := time.Now()
 	batch := make([]int, len(vs))
 	for i, v := range vs {
 		batch[i] = calibrate(v.run, d)
 	}
 	for r := range rounds {
+		if r >= minRounds && time.Since(start) > budget {
+			return
+		}
 		for _, i := range roundOrder(len(vs), r) {
 			vs[i].ns = append(vs[i].ns, timeFor(vs[i].run, d, batch[i]))
 		}
 	}
 }
+
+// budget is the time after which timeRounds stops starting rounds (the
+// -budget flag), and minRounds the rounds it runs in any case.
+var budget = 15 * time.Second
+
+const minRounds = 5
 
 // roundOrder returns the order of n variants in round r: variant 0 in the
 // middle, the others around it, reversed in odd rounds.

@@ -40,6 +40,28 @@ func TestTimeRounds(t *testing.T) {
 	}
 }
 
+// TestTimeRoundsBudget checks that rounds stop at minRounds once the
+// budget has passed, and not before.
+func TestTimeRoundsBudget(t *testing.T) {
+	defer func(b time.Duration) { budget = b }(budget)
+	budget = 0
+	vs := []*variant{{run: func() {}}, {run: func() {}}}
+	timeRounds(vs, 50, time.Millisecond)
+	for i, v := range vs {
+		if len(v.ns) != minRounds {
+			t.Errorf("variant %d: %d rounds past the budget, want %d", i, len(v.ns), minRounds)
+		}
+	}
+	budget = time.Hour
+	vs = []*variant{{run: func() {}}, {run: func() {}}}
+	timeRounds(vs, minRounds+3, time.Millisecond)
+	for i, v := range vs {
+		if len(v.ns) != minRounds+3 {
+			t.Errorf("variant %d: %d rounds within the budget, want %d", i, len(v.ns), minRounds+3)
+		}
+	}
+}
+
 func TestMedian(t *testing.T) {
 	for _, tc := range []struct {
 		xs   []float64
