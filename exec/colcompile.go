@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
@@ -267,6 +268,14 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 	alias := op == lower.Set && d == l && rg.letAlias(v, x)
 	if v.Kind == lower.Real {
 		slot := rg.fcol[v]
+		if factors := rg.chain(x); op == lower.AddTo && d != l && factors != nil {
+			if u, cols, ok := rg.chainFactors(factors, l, false); ok {
+				sum := productSum(u, cols)
+				return func(fr *frame, cx *vctx) {
+					sum(fr, cx, fr.regions[rg.id].f[slot], cx.anc[d][:cx.n], 0)
+				}
+			}
+		}
 		uf, cf := rg.real(x, l, false)
 		if alias && cf != nil {
 			return func(fr *frame, cx *vctx) {
@@ -414,6 +423,14 @@ func (rg *region) reduceOuter(v *lower.Var, x lower.Expr, l int) vstmt {
 	id := v.ID
 	switch v.Kind {
 	case lower.Real:
+		if factors := rg.chain(x); factors != nil {
+			if u, cols, ok := rg.chainFactors(factors, l, false); ok {
+				sum := productSum(u, cols)
+				return func(fr *frame, cx *vctx) {
+					fr.f[id] = sum(fr, cx, nil, nil, fr.f[id])
+				}
+			}
+		}
 		uf, cf := rg.real(x, l, false)
 		if uf != nil {
 			return func(fr *frame, cx *vctx) {
@@ -1212,6 +1229,9 @@ func colOf(fr *frame, cx *vctx, u fexpr, c fcol, rg *region, buf int) []float64 
 }
 
 func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
+	if f := rg.productChain(x, l, chk, buf); f != nil {
+		return f
+	}
 	ua, ca := rg.real(x.X, l, chk)
 	ub, cb := rg.real(x.Y, l, chk)
 	op := x.Op
@@ -1699,5 +1719,216 @@ func broadcastOp(out, b, src []float64, anc []int32, op lower.BinaryOp, flip boo
 		for k, a := range anc {
 			out[k] = b[k] / src[a]
 		}
+	}
+}
+
+// productChain runs a chain of products x1 * x2 * ... * xn (n of 3 or
+// 4, chainFactors) as one pass over the batch instead of n - 1,
+// multiplying in the same order (the rounding is the chain's). Other
+// chains, and shorter ones, are the binary operations they are.
+func (rg *region) productChain(x *lower.Binary, l int, chk bool, buf int) fcol {
+	factors := rg.chain(x)
+	if len(factors) < 3 {
+		return nil
+	}
+	u, cols, ok := rg.chainFactors(factors, l, chk)
+	if !ok {
+		return nil
+	}
+	switch {
+	case u == nil && len(cols) == 3:
+		return func(fr *frame, cx *vctx) []float64 {
+			a, b, c := cols[0](fr, cx), cols[1](fr, cx), cols[2](fr, cx)
+			out := rg.fbuf(fr, buf, len(a))
+			b, c = b[:len(a)], c[:len(a)]
+			for k := range out {
+				out[k] = a[k] * b[k] * c[k]
+			}
+			return out
+		}
+	case u == nil:
+		return func(fr *frame, cx *vctx) []float64 {
+			a, b, c, d := cols[0](fr, cx), cols[1](fr, cx), cols[2](fr, cx), cols[3](fr, cx)
+			out := rg.fbuf(fr, buf, len(a))
+			b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+			for k := range out {
+				out[k] = a[k] * b[k] * c[k] * d[k]
+			}
+			return out
+		}
+	case len(cols) == 2:
+		return func(fr *frame, cx *vctx) []float64 {
+			v, a, b := u(fr), cols[0](fr, cx), cols[1](fr, cx)
+			out := rg.fbuf(fr, buf, len(a))
+			b = b[:len(a)]
+			for k := range out {
+				out[k] = v * a[k] * b[k]
+			}
+			return out
+		}
+	}
+	return func(fr *frame, cx *vctx) []float64 {
+		v, a, b, c := u(fr), cols[0](fr, cx), cols[1](fr, cx), cols[2](fr, cx)
+		out := rg.fbuf(fr, buf, len(a))
+		b, c = b[:len(a)], c[:len(a)]
+		for k := range out {
+			out[k] = v * a[k] * b[k] * c[k]
+		}
+		return out
+	}
+}
+
+// chain returns the factors x1, ..., xn of e when it is a chain of
+// products x1 * x2 * ... * xn of 2 to 4 real factors, parsed left to
+// right as the language does (((x1 * x2) * x3) * x4), whose factors
+// after the first vary from lane to lane; else nil.
+func (rg *region) chain(e lower.Expr) []lower.Expr {
+	x, ok := e.(*lower.Binary)
+	if !ok || x.Op != lower.Mul || x.Kind() != lower.Real || !rg.varies(x) {
+		return nil
+	}
+	factors := []lower.Expr{x.Y}
+	e = x.X
+	for {
+		b, ok := e.(*lower.Binary)
+		if !ok || b.Op != lower.Mul || b.Kind() != lower.Real || !rg.varies(b) {
+			break
+		}
+		factors = append(factors, b.Y)
+		e = b.X
+	}
+	factors = append(factors, e)
+	slices.Reverse(factors)
+	if len(factors) > 4 {
+		return nil
+	}
+	for _, f := range factors[1:] {
+		if !rg.varies(f) {
+			return nil
+		}
+	}
+	return factors
+}
+
+// chainFactors compiles a chain's factors (chain): u is x1 when it is
+// uniform (cols then holds x2..xn), else nil (cols holds x1..xn). ok is
+// false when a factor after the first compiles to a uniform value.
+func (rg *region) chainFactors(factors []lower.Expr, l int, chk bool) (u fexpr, cols []fcol, ok bool) {
+	u, c0 := rg.real(factors[0], l, chk)
+	if u == nil {
+		cols = append(cols, c0)
+	}
+	for _, f := range factors[1:] {
+		uf, cf := rg.real(f, l, chk)
+		if uf != nil {
+			return nil, nil, false
+		}
+		cols = append(cols, cf)
+	}
+	return u, cols, true
+}
+
+// productSum returns, for a chain of products (chainFactors), a function
+// that adds the chain's value at every lane of a batch into col, at
+// the lane's ancestor (anc, non-nil; addRuns) or into one sum (anc nil,
+// returning it): one pass, the products computed in the chain's order
+// (a uniform first factor v, or 1: 1 * a is a, exactly) and added in the
+// lanes' order, as the product's pass and then the sum's did.
+func productSum(u fexpr, cols []fcol) func(fr *frame, cx *vctx, col []float64, anc []int32, s float64) float64 {
+	one := func(*frame) float64 { return 1 }
+	if u == nil {
+		u = one
+	}
+	switch len(cols) {
+	case 1:
+		return func(fr *frame, cx *vctx, col []float64, anc []int32, s float64) float64 {
+			v, a := u(fr), cols[0](fr, cx)[:cx.n]
+			if anc == nil || len(a) == 0 {
+				for _, y := range a {
+					s += v * y
+				}
+				return s
+			}
+			anc = anc[:len(a)]
+			prev := anc[0]
+			acc := col[prev]
+			for k, p := range anc {
+				if p != prev {
+					col[prev] = acc
+					prev, acc = p, col[p]
+				}
+				acc += v * a[k]
+			}
+			col[prev] = acc
+			return s
+		}
+	case 2:
+		return func(fr *frame, cx *vctx, col []float64, anc []int32, s float64) float64 {
+			v, a, b := u(fr), cols[0](fr, cx)[:cx.n], cols[1](fr, cx)
+			b = b[:len(a)]
+			if anc == nil || len(a) == 0 {
+				for k := range a {
+					s += v * a[k] * b[k]
+				}
+				return s
+			}
+			anc = anc[:len(a)]
+			prev := anc[0]
+			acc := col[prev]
+			for k, p := range anc {
+				if p != prev {
+					col[prev] = acc
+					prev, acc = p, col[p]
+				}
+				acc += v * a[k] * b[k]
+			}
+			col[prev] = acc
+			return s
+		}
+	case 3:
+		return func(fr *frame, cx *vctx, col []float64, anc []int32, s float64) float64 {
+			v, a, b, c := u(fr), cols[0](fr, cx)[:cx.n], cols[1](fr, cx), cols[2](fr, cx)
+			b, c = b[:len(a)], c[:len(a)]
+			if anc == nil || len(a) == 0 {
+				for k := range a {
+					s += v * a[k] * b[k] * c[k]
+				}
+				return s
+			}
+			anc = anc[:len(a)]
+			prev := anc[0]
+			acc := col[prev]
+			for k, p := range anc {
+				if p != prev {
+					col[prev] = acc
+					prev, acc = p, col[p]
+				}
+				acc += v * a[k] * b[k] * c[k]
+			}
+			col[prev] = acc
+			return s
+		}
+	}
+	return func(fr *frame, cx *vctx, col []float64, anc []int32, s float64) float64 {
+		v, a, b, c, d := u(fr), cols[0](fr, cx)[:cx.n], cols[1](fr, cx), cols[2](fr, cx), cols[3](fr, cx)
+		b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+		if anc == nil || len(a) == 0 {
+			for k := range a {
+				s += v * a[k] * b[k] * c[k] * d[k]
+			}
+			return s
+		}
+		anc = anc[:len(a)]
+		prev := anc[0]
+		acc := col[prev]
+		for k, p := range anc {
+			if p != prev {
+				col[prev] = acc
+				prev, acc = p, col[p]
+			}
+			acc += v * a[k] * b[k] * c[k] * d[k]
+		}
+		col[prev] = acc
+		return s
 	}
 }

@@ -76,3 +76,48 @@ func TestBroadcastOp(t *testing.T) {
 		}
 	}
 }
+
+// TestProductSum checks the fused product and sum against the product
+// computed factor by factor and summed lane by lane: into one sum, and
+// into the ancestors' column by runs, for one to four column factors
+// with a uniform first factor or none, over a batch shorter than its
+// columns.
+func TestProductSum(t *testing.T) {
+	cols := [][]float64{{1, 2, 3, 4, 99}, {0.5, -1, 2, 3, 99}, {3, 1, 0.25, -2, 99}, {2, 2, -1, 0.5, 99}}
+	anc := []int32{0, 0, 2, 2, 7}
+	cx := &vctx{n: 4}
+	for n := 1; n <= 4; n++ {
+		for _, uniform := range []bool{false, true} {
+			if n == 1 && !uniform {
+				continue // a product has two factors
+			}
+			var u fexpr
+			want := make([]float64, cx.n)
+			for k := range want {
+				want[k] = 1
+				if uniform {
+					want[k] = 1.5
+				}
+			}
+			if uniform {
+				u = func(*frame) float64 { return 1.5 }
+			}
+			var fs []fcol
+			for _, c := range cols[:n] {
+				fs = append(fs, func(*frame, *vctx) []float64 { return c })
+				for k := range want {
+					want[k] *= c[k]
+				}
+			}
+			sum := productSum(u, fs)
+			if got, w := sum(nil, cx, nil, nil, 10), 10+want[0]+want[1]+want[2]+want[3]; got != w {
+				t.Errorf("%d columns, uniform %v: sum %v, want %v", n, uniform, got, w)
+			}
+			col := []float64{1, 1, 1, 1}
+			sum(nil, cx, col, anc, 0)
+			if w := []float64{1 + want[0] + want[1], 1, 1 + want[2] + want[3], 1}; !slices.Equal(col, w) {
+				t.Errorf("%d columns, uniform %v: runs %v, want %v", n, uniform, col, w)
+			}
+		}
+	}
+}
