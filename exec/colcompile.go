@@ -268,9 +268,8 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 	alias := op == lower.Set && d == l && rg.letAlias(v, x)
 	if v.Kind == lower.Real {
 		slot := rg.fcol[v]
-		if factors := rg.chain(x); op == lower.AddTo && d != l && factors != nil {
-			if u, cols, ok := rg.chainFactors(factors, l, false); ok {
-				sum := productSum(u, cols)
+		if op == lower.AddTo && d != l {
+			if sum := rg.productSumOf(x, l); sum != nil {
 				return func(fr *frame, cx *vctx) {
 					sum(fr, cx, fr.regions[rg.id].f[slot], cx.anc[d][:cx.n], 0)
 				}
@@ -423,12 +422,9 @@ func (rg *region) reduceOuter(v *lower.Var, x lower.Expr, l int) vstmt {
 	id := v.ID
 	switch v.Kind {
 	case lower.Real:
-		if factors := rg.chain(x); factors != nil {
-			if u, cols, ok := rg.chainFactors(factors, l, false); ok {
-				sum := productSum(u, cols)
-				return func(fr *frame, cx *vctx) {
-					fr.f[id] = sum(fr, cx, nil, nil, fr.f[id])
-				}
+		if sum := rg.productSumOf(x, l); sum != nil {
+			return func(fr *frame, cx *vctx) {
+				fr.f[id] = sum(fr, cx, nil, nil, fr.f[id])
 			}
 		}
 		uf, cf := rg.real(x, l, false)
@@ -1826,6 +1822,20 @@ func (rg *region) chainFactors(factors []lower.Expr, l int, chk bool) (u fexpr, 
 		cols = append(cols, cf)
 	}
 	return u, cols, true
+}
+
+// productSumOf is productSum of x when x is a chain of products (chain)
+// whose factors compile (chainFactors), else nil.
+func (rg *region) productSumOf(x lower.Expr, l int) func(fr *frame, cx *vctx, col []float64, anc []int32, s float64) float64 {
+	factors := rg.chain(x)
+	if factors == nil {
+		return nil
+	}
+	u, cols, ok := rg.chainFactors(factors, l, false)
+	if !ok {
+		return nil
+	}
+	return productSum(u, cols)
 }
 
 // productSum returns, for a chain of products (chainFactors), a function
