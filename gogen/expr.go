@@ -268,47 +268,43 @@ func (g *gen) rangeCheck(x *lower.Binary) (code, bool) {
 		return code{}, false
 	}
 	ca, cn := g.code(a, lower.Int), g.code(n, lower.Int)
-	if arr := g.guarded; arr != nil && g.reslicedTo(arr, n.V) {
-		// len(arr) is n, and naming it lets Go's compiler drop the bounds
-		// check of the load the comparison guards, arr[a]: in a loop of
-		// its own function (outline.go), which does not know that the
-		// caller resliced arr to n, it is otherwise a second branch.
-		cn.s = "len(" + g.arrays[arr] + ")"
-	}
 	return code{"uint(" + ca.s + ") < uint(" + cn.s + ")", 3}, true
+}
+
+// guardCheck emits the condition of a dense vector's guarded lookup,
+// select(0 <= j && j < n, X[j], 0) (lower.GuardedLoad), X resliced to n
+// at entry, as uint(j) < uint(len(X)): naming X's length lets Go's
+// compiler drop the bounds check of the load X[j] the condition guards,
+// which in a loop of its own function (outline.go), not knowing that the
+// caller resliced X, is otherwise a second branch.
+func (g *gen) guardCheck(x *lower.Select) (code, bool) {
+	n, ld := lower.GuardedLoad(x)
+	if c, ok := x.Cond.(*lower.Binary); ld == nil || !ok || c.Op != lower.And {
+		return code{}, false // j < n alone: left as it is (0 <= j is known there)
+	}
+	r, ok := n.(*lower.Ref)
+	if !ok || !g.reslicedTo(ld.A, r.V) {
+		return code{}, false
+	}
+	j := g.code(ld.Index, lower.Int)
+	return code{"uint(" + j.s + ") < uint(len(" + g.arrays[ld.A] + "))", 3}, true
 }
 
 // resliced reports whether an array was resliced to the extent v at
 // entry (lenFact): v is then not negative when the body runs.
 func (g *gen) resliced(v *lower.Var) bool {
-	for _, f := range g.lens {
-		if f.extent == v {
-			return true
-		}
-	}
-	return false
+	return g.reslicedTo(nil, v)
 }
 
-// reslicedTo reports whether the array a was resliced to the extent v at
-// entry (lenFact): len(a) is then v.
+// reslicedTo reports whether the array a (nil: any) was resliced to the
+// extent v at entry (lenFact): len(a) is then v.
 func (g *gen) reslicedTo(a *lower.Array, v *lower.Var) bool {
 	for _, f := range g.lens {
-		if f.a == a && f.extent == v {
+		if f.extent == v && (a == nil || f.a == a) {
 			return true
 		}
 	}
 	return false
-}
-
-// guardedLoad returns the array of a select's value when it is a load
-// of it at a variable, arr[v]: the load its condition guards.
-func guardedLoad(x *lower.Select) *lower.Array {
-	if l, ok := x.Then.(*lower.Load); ok {
-		if _, ok := l.Index.(*lower.Ref); ok {
-			return l.A
-		}
-	}
-	return nil
 }
 
 // goFuncs are the Go functions of the language's operations; "PFX" ones
@@ -352,10 +348,10 @@ func safe(e lower.Expr) bool {
 // evaluated only when taken.
 func (g *gen) selectExpr(x *lower.Select) code {
 	k := x.Kind()
-	saved := g.guarded
-	g.guarded = guardedLoad(x)
-	cond := g.code(x.Cond, lower.Bool)
-	g.guarded = saved
+	cond, ok := g.guardCheck(x)
+	if !ok {
+		cond = g.code(x.Cond, lower.Bool)
+	}
 	var a, b code
 	preA := g.capture(func() { a = g.code(x.Then, k) })
 	preB := g.capture(func() { b = g.code(x.Else, k) })

@@ -219,7 +219,6 @@ type gen struct {
 	formats     map[string]lower.Format // the inputs' formats (Options.Formats or inferred)
 	fields      map[string]paramField   // array and extent parameters: their format field
 	lens        []lenFact               // arrays whose length an extent gives
-	guarded     *lower.Array            // the array a select's condition guards a load of, while it is emitted
 	scalar      string                  // the Go type of a scalar result
 	resName     string                  // the scalar result's name in the function
 	// outlined row loops (outline.go): the bodies of the loops that
