@@ -74,12 +74,7 @@ func commonFactor(s Stmt, v *Var) (float64, bool) {
 			}
 		}
 	})
-	WalkStmtExprs(s, func(e Expr) {
-		if r, ok2 := e.(*Ref); ok2 && r.V == v {
-			ok = false
-		}
-	})
-	return k, ok && found && loop
+	return k, ok && found && loop && !readsIn(s, v)
 }
 
 // constFactor returns the constant factor of a product that dropFactor
@@ -126,19 +121,18 @@ func dropFactor(e Expr, k float64) Expr {
 
 // touches reports whether s reads or sets v.
 func touches(s Stmt, v *Var) bool {
-	found := false
-	WalkStmtExprs(s, func(e Expr) {
-		if r, ok := e.(*Ref); ok && r.V == v {
-			found = true
-		}
-	})
+	declared := false
 	WalkStmts(s, func(x Stmt) {
-		switch x := x.(type) {
-		case *Assign:
-			found = found || x.V == v
-		case *Let:
-			found = found || x.V == v
+		if l, ok := x.(*Let); ok && l.V == v {
+			declared = true
 		}
 	})
+	return declared || readsIn(s, v) || assignsIn([]Stmt{s}, v) > 0
+}
+
+// readsIn reports whether an expression of s reads v.
+func readsIn(s Stmt, v *Var) bool {
+	found := false
+	WalkStmtExprs(s, func(e Expr) { found = found || isRefTo(e, v) })
 	return found
 }
