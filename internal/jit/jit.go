@@ -71,10 +71,16 @@ func Load(src []byte, symbols ...string) (map[string]plugin.Symbol, error) {
 	return lookup(p, symbols)
 }
 
-// Key is the cache key of a source: a hash of it and of the toolchain.
+// recipe names how build builds a plugin beyond the toolchain and the
+// source (the flags it adds), so that a plugin built another way is not
+// taken from the cache.
+const recipe = "hot-profile"
+
+// Key is the cache key of a source: a hash of it, of the toolchain and of
+// the recipe.
 func Key(src []byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s %s/%s race=%v\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, raceBuild)
+	fmt.Fprintf(h, "%s %s/%s race=%v %s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, raceBuild, recipe)
 	h.Write(src)
 	return hex.EncodeToString(h.Sum(nil))[:24]
 }
@@ -96,14 +102,25 @@ func build(key string, src []byte) (string, error) {
 		return "", fmt.Errorf("jit: the cache: %v", err)
 	}
 	defer os.RemoveAll(tmp)
-	mod := fmt.Sprintf("module nablasd.jit/k%s\n\ngo 1.21\n", key)
+	pkg := "nablasd.jit/k" + key // the plugin's package path
+	mod := fmt.Sprintf("module %s\n\ngo 1.21\n", pkg)
 	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(mod), 0o644); err != nil {
 		return "", fmt.Errorf("jit: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "kernel.go"), src, 0o644); err != nil {
 		return "", fmt.Errorf("jit: %v", err)
 	}
+	// every function hot, so that the compiler aligns the loops (hot.go);
+	// the profile is a function of the source and the package path, so go
+	// build's own cache, which keys the flag and not the file, stays
+	// right; a source that does not parse gets none, and go build's message
 	args := []string{"build", "-buildmode=plugin"}
+	if prof, err := hotProfile(pkg, src); err == nil {
+		if err := os.WriteFile(filepath.Join(tmp, "hot.pgo"), prof, 0o644); err != nil {
+			return "", fmt.Errorf("jit: %v", err)
+		}
+		args = append(args, "-gcflags=-pgoprofile=hot.pgo") // relative: the compiler runs in tmp
+	}
 	if raceBuild {
 		args = append(args, "-race")
 	}
