@@ -30,13 +30,19 @@ test: vet
 demo:
 	$(GO) run ./cmd/nablasd demo
 
+# The benchmarks are built with every loop of the module aligned, as the
+# JIT builds its plugins (internal/hotloops; bench/cmd/hotprofile writes
+# the profile and prints its path), so that a ratio compares the code and
+# not where the linker put each loop.
+HOTFLAGS = -gcflags='github.com/nablasd/nablasd/...=-pgoprofile=$(shell $(GO) run ./bench/cmd/hotprofile)'
+
 ## bench: the tables of the six gradient kernels against hand-written Go
 ## (time and ratios over interleaved rounds, allocations, memory), then
 ## every Go benchmark. REPORTFLAGS go to the report, e.g. a faster run:
 ## make bench REPORTFLAGS='-rounds 11 -mem=false'
 bench:
-	$(GO) run ./bench/cmd/report $(REPORTFLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run $(HOTFLAGS) ./bench/cmd/report $(REPORTFLAGS)
+	$(GO) test $(HOTFLAGS) -run '^$$' -bench . -benchmem ./...
 
 ## paper: the paper's experiments (Table 1, Figs. 11-16, the workloads, peak
 ## memory) against hand-written Go, PyTorch and SciPy: bench/results/paper.csv

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd/internal/gotool"
+	"github.com/nablasd/nablasd/internal/hotloops"
 )
 
 // hotSource has functions, methods of both receivers, and closures in
@@ -93,7 +94,7 @@ func TestHotProfileNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkg := "nablasd.jit/k" + key
-	names, err := funcNames(pkg, src)
+	names, err := hotloops.Names(pkg, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,17 +120,14 @@ func TestHotProfileNames(t *testing.T) {
 	if seen < 10 {
 		t.Errorf("only %d of the package's functions found in the plugin", seen)
 	}
-	prof, err := hotProfile(pkg, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := hotloops.Profile(names)
 	if !strings.HasPrefix(string(prof), "GO PREPROFILE V1\n") || strings.Count(string(prof), "\n") != 1+3*len(names) {
 		t.Errorf("profile:\n%s", prof)
 	}
 }
 
 // TestLoopsAligned: in the built plugin, no FillK's loop straddles a
-// 64-byte line (hot.go). Built without the profile, at least one of the
+// 64-byte line (internal/hotloops). Built without the profile, at least one of the
 // eight does on amd64 (checked by hand when this was written), so the
 // test fails if the compiler stops aligning the loops of hot functions.
 func TestLoopsAligned(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/nablasd/nablasd/internal/gotool"
+	"github.com/nablasd/nablasd/internal/hotloops"
 )
 
 // CacheDir is where built plugins are kept: $NABLASD_JIT_CACHE, else
@@ -110,13 +111,14 @@ func build(key string, src []byte) (string, error) {
 	if err := os.WriteFile(filepath.Join(tmp, "kernel.go"), src, 0o644); err != nil {
 		return "", fmt.Errorf("jit: %v", err)
 	}
-	// every function hot, so that the compiler aligns the loops (hot.go);
+	// every function hot, so that the compiler aligns the loops
+	// (internal/hotloops);
 	// the profile is a function of the source and the package path, so go
 	// build's own cache, which keys the flag and not the file, stays
 	// right; a source that does not parse gets none, and go build's message
 	args := []string{"build", "-buildmode=plugin"}
-	if prof, err := hotProfile(pkg, src); err == nil {
-		if err := os.WriteFile(filepath.Join(tmp, "hot.pgo"), prof, 0o644); err != nil {
+	if names, err := hotloops.Names(pkg, src); err == nil {
+		if err := os.WriteFile(filepath.Join(tmp, "hot.pgo"), hotloops.Profile(names), 0o644); err != nil {
 			return "", fmt.Errorf("jit: %v", err)
 		}
 		args = append(args, "-gcflags=-pgoprofile=hot.pgo") // relative: the compiler runs in tmp
