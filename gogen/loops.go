@@ -227,6 +227,11 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	for _, n := range names[1:] {
 		g.line("%s = %s[:len(%s)]", n, n, names[0])
 	}
+	var carried []carry // carry.go
+	if !outline {
+		carried = g.carries(v, lo, segs, body)
+		g.carryStart(carried)
+	}
 	g.line("for %s := range %s {", k, names[0])
 	g.loopBodies = append(g.loopBodies, body)
 	for i, sg := range segs {
@@ -234,10 +239,16 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	}
 	g.unsync(nil)
 	g.push()
-	if g.readOutside(v, body, segs, excluded) {
+	g.carryStep(v, carried, names, k)
+	read := segs
+	for _, c := range carried {
+		read = append(read[:len(read):len(read)], segRef{c.a, c.lo})
+	}
+	if g.readOutside(v, body, read, excluded) {
 		g.bind(v, lo+" + "+k)
 	}
 	g.stmt(body)
+	g.carryEnd(v, carried)
 	g.pop()
 	for _, sg := range segs {
 		delete(g.override, sg.key(v))

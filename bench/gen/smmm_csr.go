@@ -84,15 +84,18 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	}
 	if 0 < B_len {
 		B_posSeg := B_pos[1+0 : 1+B_len : len(B_pos)]
+		B_posNext := B_pos[0]
 		for k2 := range B_posSeg {
+			B_posCur := B_posNext
+			B_posNext = B_posSeg[k2]
 			k := 0 + k2
 			x := 0.0
 			if uint(k) < uint(len(t_vals)) {
 				q1 := k
 				x = t_vals[q1]
 			}
-			lo1 := B_pos[k]
-			hi1 := B_posSeg[k2]
+			lo1 := B_posCur
+			hi1 := B_posNext
 			if lo1 < hi1 {
 				out_valsSeg := out_vals[lo1:hi1]
 				for k3 := range out_valsSeg {

@@ -61,11 +61,14 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 	c7 := x4
 	if 0 < R_len {
 		R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
+		R_posNext := R_pos[0]
 		for k := range R_posSeg {
+			R_posCur := R_posNext
+			R_posNext = R_posSeg[k]
 			i := 0 + k
 			s1 := 0.0
-			lo := R_pos[i]
-			hi := R_posSeg[k]
+			lo := R_posCur
+			hi := R_posNext
 			c4 := 0 <= i && i < U_rows
 			c6 := U_cols * i
 			if lo < hi {

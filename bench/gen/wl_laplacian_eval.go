@@ -45,11 +45,14 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 	s := 0.0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext := A_pos[0]
 		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
 			i := 0 + k
 			s1 := 0.0
-			lo := A_pos[i]
-			hi := A_posSeg[k]
+			lo := A_posCur
+			hi := A_posNext
 			x := 0.0
 			if i < x_len {
 				x = x_val[i]

@@ -60,10 +60,13 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 	out_n0 = dst.N0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext := A_pos[0]
 		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
 			i := 0 + k
-			lo := A_pos[i]
-			hi := A_posSeg[k]
+			lo := A_posCur
+			hi := A_posNext
 			if lo < hi {
 				if uint(i) >= uint(len(out_vals)) {
 					return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)

@@ -80,11 +80,14 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 	dbar_n0 = dbar.N0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext := A_pos[0]
 		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
 			i := 0 + k
 			s := 0.0
-			lo := A_pos[i]
-			hi := A_posSeg[k]
+			lo := A_posCur
+			hi := A_posNext
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -106,15 +109,18 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 	}
 	if 0 < A_len {
 		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext1 := A_pos[0]
 		for k2 := range A_posSeg1 {
+			A_posCur1 := A_posNext1
+			A_posNext1 = A_posSeg1[k2]
 			i2 := 0 + k2
 			x := 0.0
 			if uint(i2) < uint(len(dbar_vals)) {
 				q2 := i2
 				x = dbar_vals[q2]
 			}
-			lo1 := A_pos[i2]
-			hi1 := A_posSeg1[k2]
+			lo1 := A_posCur1
+			hi1 := A_posNext1
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]

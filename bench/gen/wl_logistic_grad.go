@@ -62,11 +62,14 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 	out_n0 = dst.N0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext := A_pos[0]
 		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
 			i := 0 + k
 			s := 0.0
-			lo := A_pos[i]
-			hi := A_posSeg[k]
+			lo := A_posCur
+			hi := A_posNext
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -78,8 +81,8 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 				x1 = y_val[i]
 			}
 			c := -1.0*x1 + 1.0/(1.0+t2)*t2
-			lo1 := A_pos[i]
-			hi1 := A_posSeg[k]
+			lo1 := A_posCur
+			hi1 := A_posNext
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]

@@ -58,11 +58,14 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h_n0 = h.N0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext := A_pos[0]
 		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
 			i := 0 + k
 			s := 0.0
-			lo := A_pos[i]
-			hi := A_posSeg[k]
+			lo := A_posCur
+			hi := A_posNext
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -75,11 +78,13 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	s1 := 0.0
 	if 0 < A_len {
 		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext1 := A_pos[0]
 		for k2 := range A_posSeg1 {
-			i1 := 0 + k2
+			A_posCur1 := A_posNext1
+			A_posNext1 = A_posSeg1[k2]
 			s2 := 0.0
-			lo1 := A_pos[i1]
-			hi1 := A_posSeg1[k2]
+			lo1 := A_posCur1
+			hi1 := A_posNext1
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]

@@ -78,11 +78,14 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	h_n0 = h.N0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext := A_pos[0]
 		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
 			i := 0 + k
 			s := 0.0
-			lo := A_pos[i]
-			hi := A_posSeg[k]
+			lo := A_posCur
+			hi := A_posNext
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -99,11 +102,13 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	hbar_n0 = hbar.N0
 	if 0 < A_len {
 		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext1 := A_pos[0]
 		for k2 := range A_posSeg1 {
-			i1 := 0 + k2
+			A_posCur1 := A_posNext1
+			A_posNext1 = A_posSeg1[k2]
 			s1 := 0.0
-			lo1 := A_pos[i1]
-			hi1 := A_posSeg1[k2]
+			lo1 := A_posCur1
+			hi1 := A_posNext1
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
@@ -111,8 +116,8 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			}
 			t8 := math.Tanh(s1)
 			c := 1.0 - t8*t8
-			lo2 := A_pos[i1]
-			hi2 := A_posSeg1[k2]
+			lo2 := A_posCur1
+			hi2 := A_posNext1
 			if lo2 < hi2 {
 				A_idxSeg2 := A_idx[lo2:hi2]
 				A_valSeg2 := A_val[lo2:hi2]
@@ -137,7 +142,10 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	}
 	if 0 < A_len {
 		A_posSeg2 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext2 := A_pos[0]
 		for k5 := range A_posSeg2 {
+			A_posCur2 := A_posNext2
+			A_posNext2 = A_posSeg2[k5]
 			i2 := 0 + k5
 			x1 := 0.0
 			if uint(i2) < uint(len(h_vals)) {
@@ -150,8 +158,8 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 				x2 = hbar_vals[q4]
 			}
 			c1 := (1.0 - x1*x1) * x2
-			lo3 := A_pos[i2]
-			hi3 := A_posSeg2[k5]
+			lo3 := A_posCur2
+			hi3 := A_posNext2
 			if lo3 < hi3 {
 				A_idxSeg3 := A_idx[lo3:hi3]
 				A_valSeg3 := A_val[lo3:hi3]

@@ -83,11 +83,14 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	dbar_n0 = dbar.N0
 	if 0 < A_len {
 		A_posSeg := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext := A_pos[0]
 		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
 			i := 0 + k
 			s := 0.0
-			lo := A_pos[i]
-			hi := A_posSeg[k]
+			lo := A_posCur
+			hi := A_posNext
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
@@ -122,15 +125,18 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	}
 	if 0 < A_len {
 		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
+		A_posNext1 := A_pos[0]
 		for k3 := range A_posSeg1 {
+			A_posCur1 := A_posNext1
+			A_posNext1 = A_posSeg1[k3]
 			i3 := 0 + k3
 			x := 0.0
 			if uint(i3) < uint(len(dbar_vals)) {
 				q3 := i3
 				x = dbar_vals[q3]
 			}
-			lo1 := A_pos[i3]
-			hi1 := A_posSeg1[k3]
+			lo1 := A_posCur1
+			hi1 := A_posNext1
 			if lo1 < hi1 {
 				A_idxSeg1 := A_idx[lo1:hi1]
 				A_valSeg1 := A_val[lo1:hi1]
