@@ -194,7 +194,10 @@ type gen struct {
 	ts     map[*lower.Tensor]*tinfo
 	order  []*tinfo // the tensors, in the program's order
 	// liveness and scopes (scope.go)
-	read    map[*lower.Var]bool
+	read map[*lower.Var]bool
+	// negated are the variables bound to their negation's operand and
+	// subtracted where they are added (negate.go)
+	negated map[*lower.Var]bool
 	hoisted map[*lower.Var]bool
 	scopes  []map[*lower.Var]bool
 	// override maps loads A[v] to the Go expression reading them from a
@@ -285,6 +288,7 @@ func (g *gen) file() (*Kernel, error) {
 	g.describeParams()
 	g.nameAll()
 	g.analyze()
+	g.findNegated()
 	for _, s := range g.wvals {
 		// the stores address the workspace by key (segStore): the
 		// insert's position is not a variable of the function

@@ -174,7 +174,7 @@ func (g *gen) stmt(s lower.Stmt) {
 		}
 	case *lower.Let:
 		if g.read[s.V] {
-			g.bind(s.V, g.exprAs(s.X, s.V.Kind))
+			g.bind(s.V, g.exprAs(g.negatedOperand(s), s.V.Kind)) // negate.go
 		}
 	case *lower.Assign:
 		g.assign(s)
@@ -222,7 +222,7 @@ func (g *gen) assign(s *lower.Assign) {
 	case s.V.Kind == lower.Bool:
 		g.line("if %s {\n%s = true\n}", x, name)
 	default:
-		g.line("%s += %s", name, x)
+		g.line("%s %s %s", name, g.addOp(s.X), x)
 	}
 }
 
@@ -312,7 +312,7 @@ func (g *gen) store(s *lower.Store) {
 	case s.T.Leaf == lower.Bool:
 		g.line("if %s {\n%s = true\n}", x, dst)
 	default:
-		g.line("%s += %s", dst, x)
+		g.line("%s %s %s", dst, g.addOp(s.X), x)
 	}
 }
 
