@@ -514,3 +514,32 @@ func TestTierNativeRunFails(t *testing.T) {
 		t.Errorf("warnings %q, want one about the failed run", ws)
 	}
 }
+
+// TestDecide: the tier keeps the executor with the faster fastest run,
+// after measureRuns timed runs of each, or at once after a first pair
+// measureGap apart; a disturbed run (slow) does not decide.
+func TestDecide(t *testing.T) {
+	five := func(xs ...float64) []float64 { return xs }
+	cases := []struct {
+		name         string
+		rateN, rateC []float64
+		done, native bool
+	}{
+		{"none yet", nil, five(1), false, false},
+		{"one pair, close", five(1), five(1.5), false, false},
+		{"one pair, native twice as fast", five(1), five(2), true, true},
+		{"one pair, closures twice as fast", five(2.5), five(1), true, false},
+		{"four each, not yet", five(1, 1, 1, 1), five(2, 2, 2, 2), false, true},
+		{"five each, native faster", five(1, 1, 1, 1, 1), five(1.4, 1.4, 1.4, 1.4, 1.4), true, true},
+		{"five each, closures faster", five(1.4, 1.4, 1.4, 1.4, 1.4), five(1, 1.1, 1, 1.2, 1), true, false},
+		// three of native's runs disturbed: its median is the closures',
+		// its fastest run says what it costs
+		{"native disturbed", five(1, 3, 3, 1, 3), five(1.4, 1.4, 1.4, 1.4, 1.4), true, true},
+	}
+	for _, c := range cases {
+		done, native := decide(c.rateN, c.rateC)
+		if done != c.done || done && native != c.native {
+			t.Errorf("%s: decide = %v, %v; want %v, %v", c.name, done, native, c.done, c.native)
+		}
+	}
+}
