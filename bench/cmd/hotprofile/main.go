@@ -11,7 +11,9 @@
 //
 //	go run ./bench/cmd/hotprofile [-o file] [packages]
 //
-// The packages default to ./... (this module). Without -o the profile is
+// The packages default to ./... (this module), their test files
+// included (go test compiles them into the package, and its benchmarks'
+// own loops are in them). Without -o the profile is
 // written under the user cache directory, named by its content's hash:
 // go build's cache keys the flag and not the file's content, so a file
 // whose name changes with its content keeps that cache right.
@@ -69,9 +71,11 @@ func main() {
 
 // listed is what packageNames reads of go list -json.
 type listed struct {
-	ImportPath string
-	Dir        string
-	GoFiles    []string
+	ImportPath   string
+	Dir          string
+	GoFiles      []string
+	TestGoFiles  []string
+	XTestGoFiles []string
 }
 
 // packageNames lists the packages of patterns (go list) and returns the
@@ -97,15 +101,22 @@ func packageNames(patterns []string) ([]string, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("go list: %v", err)
 		}
-		files := make([]string, len(p.GoFiles))
-		for i, f := range p.GoFiles {
-			files[i] = filepath.Join(p.Dir, f)
+		// a package's test files are compiled into it by go test; its
+		// external test files are package p_test
+		for _, set := range []struct {
+			path  string
+			files []string
+		}{{p.ImportPath, append(p.GoFiles, p.TestGoFiles...)}, {p.ImportPath + "_test", p.XTestGoFiles}} {
+			files := make([]string, len(set.files))
+			for i, f := range set.files {
+				files[i] = filepath.Join(p.Dir, f)
+			}
+			ns, err := hotloops.PackageNames(set.path, files)
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, ns...)
 		}
-		ns, err := hotloops.PackageNames(p.ImportPath, files)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, ns...)
 	}
 	return names, nil
 }
