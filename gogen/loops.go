@@ -75,6 +75,7 @@ func (g *gen) forLoop(s *lower.For) {
 	}
 	lo := g.exprAs(s.Lo, lower.Int)
 	hi := g.bound(s.Hi, s.Body)
+	g.nonEmpty = g.holdsFact(&lower.Binary{Op: lower.Lt, X: s.Lo, Y: s.Hi}) // facts.go
 	g.loop(s.V, lo, hi, s.Body)
 }
 
@@ -166,7 +167,12 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		g.typed(t, "int")
 		hi = t
 	}
-	g.line("if %s < %s {", lo, hi)
+	if g.nonEmpty {
+		g.line("{ // %s < %s: a fact (facts.go)", lo, hi)
+	} else {
+		g.line("if %s < %s {", lo, hi)
+	}
+	g.nonEmpty = false
 	var names []string
 	offs := map[string]string{} // an offset's Go name, by its canonical form
 	for _, sg := range segs {

@@ -181,7 +181,9 @@ func (g *gen) stmt(s lower.Stmt) {
 	case *lower.If:
 		cond := g.exprAs(s.Cond, lower.Bool)
 		g.line("if %s {", cond)
+		facts := g.pushFacts(s.Cond) // facts.go
 		g.body(s.Then, nil)
+		g.popFacts(facts)
 		if s.Else != nil {
 			g.line("} else {")
 			g.body(s.Else, nil)

@@ -122,7 +122,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 					dst.A1.Start[q] = len(out_a1_keys) + 1
 					out_a1_first, out_a1_cur = len(out_a1_keys), q+1
 				}
-				if lo2 < hi2 {
+				{ // lo2 < hi2: a fact (facts.go)
 					tparSeg := tpar[lo2:hi2]
 					tatSeg := tat[lo2:hi2]
 					tatSeg = tatSeg[:len(tparSeg)]
@@ -133,7 +133,7 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 						hi1 := A_pos[i+1]
 						if lo1 < hi1 {
 							c := A_val[p] * beta
-							if lo1 < hi1 {
+							{ // lo1 < hi1: a fact (facts.go)
 								A_idxSeg := A_idx[lo1:hi1]
 								A_valSeg := A_val[lo1:hi1]
 								A_valSeg = A_valSeg[:len(A_idxSeg)]

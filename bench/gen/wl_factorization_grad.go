@@ -148,7 +148,7 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 						} else {
 							if 0 < c9 {
 								v2 := c * 0.0
-								if 0 < c9 {
+								{ // 0 < c9: a fact (facts.go)
 									if c9 > out_n1 {
 										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
 									}

@@ -78,7 +78,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 				}
 				c := x
 				acc := 0.0
-				if lo < hi {
+				{ // lo < hi: a fact (facts.go)
 					A_idxSeg := A_idx[lo:hi]
 					A_valSeg := A_val[lo:hi]
 					A_valSeg = A_valSeg[:len(A_idxSeg)]
