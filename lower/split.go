@@ -115,8 +115,10 @@ func unswitch(p *Program, f *For, inner map[*Var]bool, budget int) Stmt {
 	return &If{Cond: andOf(inv), Then: splitLoop(p, f, budget-1), Else: splitLoop(p, other, budget-1)}
 }
 
-// cloneStmt copies a loop-free statement, each variable it defines made
-// anew (renamed maps old variables to the expressions replacing them).
+// cloneStmt copies a statement without level loops, searches, locates,
+// inits or transposes (For loops neither parallel nor primitives are
+// copied), each variable it defines made anew (renamed maps old
+// variables to the expressions replacing them).
 func cloneStmt(p *Program, s Stmt, renamed map[*Var]Expr) Stmt {
 	fresh := func(v *Var) *Var {
 		if v == nil {
@@ -163,8 +165,13 @@ func cloneStmt(p *Program, s Stmt, renamed map[*Var]Expr) Stmt {
 			args[i] = sub(a)
 		}
 		return &Fail{Pos: x.Pos, Msg: x.Msg, Args: args}
+	case *For:
+		if x.Par == nil && x.Prim == nil {
+			lo, hi := sub(x.Lo), sub(x.Hi)
+			return &For{V: fresh(x.V), Lo: lo, Hi: hi, Body: cloneStmt(p, x.Body, renamed)}
+		}
 	}
-	panic("internal error: lower: cloneStmt of a loop")
+	panic("internal error: lower: cloneStmt of a loop other than a plain For")
 }
 
 // guardStmt rewrites the selects of s knowing that the conjunction of
