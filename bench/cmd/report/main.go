@@ -11,6 +11,12 @@
 //	    [-workloads least_squares,...|none] [-winputs e40r0000,synthetic4M]
 //	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false] [-jit=false]
 //
+// make bench runs it built with every loop of the module aligned to the
+// CPU's 64-byte fetch lines, as the JIT builds its plugins (go run
+// -gcflags with bench/cmd/hotprofile's profile; internal/hotloops says
+// why): without that, where the linker puts each hand-written and
+// generated loop moves their ratios by up to 15%.
+//
 // # Time
 //
 // The variants of a case (hand-written, compiled, generated) are timed in
