@@ -64,6 +64,20 @@ func Nest() int {
 	return []byte(b.String())
 }
 
+// buildHot builds hotSource into a plugin in a fresh cache, as Load does,
+// and returns its path, its package path and the source.
+func buildHot(t *testing.T) (so, pkg string, src []byte) {
+	t.Helper()
+	t.Setenv("NABLASD_JIT_CACHE", t.TempDir())
+	src = hotSource()
+	key := Key(src)
+	so, err := build(key, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return so, "nablasd.jit/k" + key, src
+}
+
 // gotoolOut runs go tool with args and returns its output.
 func gotoolOut(t *testing.T, args ...string) string {
 	t.Helper()
@@ -86,14 +100,7 @@ func TestHotProfileNames(t *testing.T) {
 	if why := plugins(); why != "" {
 		t.Skip(why)
 	}
-	t.Setenv("NABLASD_JIT_CACHE", t.TempDir())
-	src := hotSource()
-	key := Key(src)
-	so, err := build(key, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := "nablasd.jit/k" + key
+	so, pkg, src := buildHot(t)
 	names, err := hotloops.Names(pkg, src)
 	if err != nil {
 		t.Fatal(err)
@@ -137,14 +144,7 @@ func TestLoopsAligned(t *testing.T) {
 	if runtime.GOARCH != "amd64" && runtime.GOARCH != "386" {
 		t.Skip("the compiler aligns hot loops on amd64 and 386 only")
 	}
-	t.Setenv("NABLASD_JIT_CACHE", t.TempDir())
-	src := hotSource()
-	key := Key(src)
-	so, err := build(key, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := "nablasd.jit/k" + key
+	so, pkg, _ := buildHot(t)
 	// "  kernel.go:12  0x1c9475  7fea  JG 0x1c9461"
 	ins := regexp.MustCompile(`^\s*\S+\s+0x([0-9a-f]+)\s+([0-9a-f]+)\s+(J[A-Z]+) 0x([0-9a-f]+)`)
 	for k := 0; k < 8; k++ {
