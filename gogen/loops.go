@@ -76,6 +76,7 @@ func (g *gen) forLoop(s *lower.For) {
 	lo := g.exprAs(s.Lo, lower.Int)
 	hi := g.bound(s.Hi, s.Body)
 	g.nonEmpty = g.holdsFact(&lower.Binary{Op: lower.Lt, X: s.Lo, Y: s.Hi}) // facts.go
+	g.curFor = s                                                            // rowseg.go
 	g.loop(s.V, lo, hi, s.Body)
 }
 
@@ -173,6 +174,8 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		g.line("if %s < %s {", lo, hi)
 	}
 	g.nonEmpty = false
+	cur := g.curFor // the For this loop writes, when forLoop called it
+	g.curFor = nil
 	var names []string
 	offs := map[string]string{} // an offset's Go name, by its canonical form
 	for _, sg := range segs {
@@ -182,6 +185,10 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		names = append(names, n)
 		if sg.off == nil {
 			g.line("%s := %s[%s:%s]", n, g.arrays[a], lo, hi)
+			continue
+		}
+		if r := g.rowSegName(cur, a, sg.off); r != "" && cur.V == v {
+			g.line("%s := %s // sliced before the enclosing loop (rowseg.go)", n, r)
 			continue
 		}
 		key := lower.CanonString(sg.off)
@@ -233,6 +240,10 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 	for _, n := range names[1:] {
 		g.line("%s = %s[:len(%s)]", n, n, names[0])
 	}
+	var rowKeys []rowSegKey // rowseg.go
+	if !outline {
+		rowKeys = g.sliceRowSegs(g.alwaysSegments(v, body))
+	}
 	var carried []carry // carry.go
 	if !outline {
 		carried = g.carries(v, lo, segs, body)
@@ -269,6 +280,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		g.denseSegEnd(d)
 	}
 	g.unsync(nil)
+	g.dropRowSegs(rowKeys)
 	g.loopBodies = g.loopBodies[:len(g.loopBodies)-1]
 	g.line("}")
 	if outline {

@@ -76,13 +76,17 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 					R_idxSeg := R_idx[lo:hi]
 					R_valSeg := R_val[lo:hi]
 					R_valSeg = R_valSeg[:len(R_idxSeg)]
+					U_valRow := U_val[c6+0 : c6+c7 : len(U_val)]
+					_ = U_valRow // an inner loop may be written another way (copyLoop)
+					U_valRow1 := U_val[c6+c7 : c6+U_cols : len(U_val)]
+					_ = U_valRow1 // an inner loop may be written another way (copyLoop)
 					for k1 := range R_idxSeg {
 						j := R_idxSeg[k1]
 						s2 := 0.0
 						if 0 <= j && j < W_rows {
 							c1 := W_cols * j
 							{ // 0 < c7: a fact (facts.go)
-								U_valSeg := U_val[c6+0 : c6+c7 : len(U_val)]
+								U_valSeg := U_valRow // sliced before the enclosing loop (rowseg.go)
 								W_valSeg := W_val[c1+0 : c1+c7 : len(W_val)]
 								W_valSeg = W_valSeg[:len(U_valSeg)]
 								for k2 := range U_valSeg {
@@ -91,14 +95,14 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 							}
 						} else {
 							{ // 0 < c7: a fact (facts.go)
-								U_valSeg1 := U_val[c6+0 : c6+c7 : len(U_val)]
+								U_valSeg1 := U_valRow // sliced before the enclosing loop (rowseg.go)
 								for k3 := range U_valSeg1 {
 									s2 += U_valSeg1[k3] * 0.0
 								}
 							}
 						}
 						{ // c7 < U_cols: a fact (facts.go)
-							U_valSeg2 := U_val[c6+c7 : c6+U_cols : len(U_val)]
+							U_valSeg2 := U_valRow1 // sliced before the enclosing loop (rowseg.go)
 							for k4 := range U_valSeg2 {
 								s2 += U_valSeg2[k4] * 0.0
 							}
@@ -123,6 +127,8 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 							R_idxSeg1 := R_idx[lo:hi]
 							R_valSeg2 := R_val[lo:hi]
 							R_valSeg2 = R_valSeg2[:len(R_idxSeg1)]
+							U_valRow2 := U_val[c6+c7 : c6+U_cols : len(U_val)]
+							_ = U_valRow2 // an inner loop may be written another way (copyLoop)
 							for k6 := range R_idxSeg1 {
 								j6 := R_idxSeg1[k6]
 								s26 := 0.0
@@ -130,7 +136,7 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								} else {
 								}
 								{ // c7 < U_cols: a fact (facts.go)
-									U_valSeg3 := U_val[c6+c7 : c6+U_cols : len(U_val)]
+									U_valSeg3 := U_valRow2 // sliced before the enclosing loop (rowseg.go)
 									for k7 := range U_valSeg3 {
 										s26 += U_valSeg3[k7] * 0.0
 									}
@@ -155,13 +161,15 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 									R_idxSeg2 := R_idx[lo:hi]
 									R_valSeg4 := R_val[lo:hi]
 									R_valSeg4 = R_valSeg4[:len(R_idxSeg2)]
+									U_valRow3 := U_val[c6+0 : c6+c7 : len(U_val)]
+									_ = U_valRow3 // an inner loop may be written another way (copyLoop)
 									for k9 := range R_idxSeg2 {
 										j4 := R_idxSeg2[k9]
 										s24 := 0.0
 										if 0 <= j4 && j4 < W_rows {
 											c14 := W_cols * j4
 											{ // 0 < c7: a fact (facts.go)
-												U_valSeg4 := U_val[c6+0 : c6+c7 : len(U_val)]
+												U_valSeg4 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
 												W_valSeg1 := W_val[c14+0 : c14+c7 : len(W_val)]
 												W_valSeg1 = W_valSeg1[:len(U_valSeg4)]
 												for k10 := range U_valSeg4 {
@@ -170,7 +178,7 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 											}
 										} else {
 											{ // 0 < c7: a fact (facts.go)
-												U_valSeg5 := U_val[c6+0 : c6+c7 : len(U_val)]
+												U_valSeg5 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
 												for k11 := range U_valSeg5 {
 													s24 += U_valSeg5[k11] * 0.0
 												}

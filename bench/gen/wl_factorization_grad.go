@@ -95,13 +95,17 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 					R_idxSeg := R_idx[lo:hi]
 					R_valSeg := R_val[lo:hi]
 					R_valSeg = R_valSeg[:len(R_idxSeg)]
+					U_valRow := U_val[c8+0 : c8+c9 : len(U_val)]
+					_ = U_valRow // an inner loop may be written another way (copyLoop)
+					U_valRow1 := U_val[c8+c9 : c8+U_cols : len(U_val)]
+					_ = U_valRow1 // an inner loop may be written another way (copyLoop)
 					for k1 := range R_idxSeg {
 						j := R_idxSeg[k1]
 						s := 0.0
 						if 0 <= j && j < W_rows {
 							c2 := W_cols * j
 							{ // 0 < c9: a fact (facts.go)
-								U_valSeg := U_val[c8+0 : c8+c9 : len(U_val)]
+								U_valSeg := U_valRow // sliced before the enclosing loop (rowseg.go)
 								W_valSeg := W_val[c2+0 : c2+c9 : len(W_val)]
 								W_valSeg = W_valSeg[:len(U_valSeg)]
 								for k2 := range U_valSeg {
@@ -110,14 +114,14 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 							}
 						} else {
 							{ // 0 < c9: a fact (facts.go)
-								U_valSeg1 := U_val[c8+0 : c8+c9 : len(U_val)]
+								U_valSeg1 := U_valRow // sliced before the enclosing loop (rowseg.go)
 								for k3 := range U_valSeg1 {
 									s += U_valSeg1[k3] * 0.0
 								}
 							}
 						}
 						{ // c9 < U_cols: a fact (facts.go)
-							U_valSeg2 := U_val[c8+c9 : c8+U_cols : len(U_val)]
+							U_valSeg2 := U_valRow1 // sliced before the enclosing loop (rowseg.go)
 							for k4 := range U_valSeg2 {
 								s += U_valSeg2[k4] * 0.0
 							}
@@ -186,6 +190,8 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 							R_idxSeg1 := R_idx[lo:hi]
 							R_valSeg1 := R_val[lo:hi]
 							R_valSeg1 = R_valSeg1[:len(R_idxSeg1)]
+							U_valRow2 := U_val[c8+c9 : c8+U_cols : len(U_val)]
+							_ = U_valRow2 // an inner loop may be written another way (copyLoop)
 							for k9 := range R_idxSeg1 {
 								j6 := R_idxSeg1[k9]
 								s6 := 0.0
@@ -193,7 +199,7 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								} else {
 								}
 								{ // c9 < U_cols: a fact (facts.go)
-									U_valSeg3 := U_val[c8+c9 : c8+U_cols : len(U_val)]
+									U_valSeg3 := U_valRow2 // sliced before the enclosing loop (rowseg.go)
 									for k10 := range U_valSeg3 {
 										s6 += U_valSeg3[k10] * 0.0
 									}
@@ -236,13 +242,15 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 									R_idxSeg2 := R_idx[lo:hi]
 									R_valSeg2 := R_val[lo:hi]
 									R_valSeg2 = R_valSeg2[:len(R_idxSeg2)]
+									U_valRow3 := U_val[c8+0 : c8+c9 : len(U_val)]
+									_ = U_valRow3 // an inner loop may be written another way (copyLoop)
 									for k13 := range R_idxSeg2 {
 										j4 := R_idxSeg2[k13]
 										s4 := 0.0
 										if 0 <= j4 && j4 < W_rows {
 											c24 := W_cols * j4
 											{ // 0 < c9: a fact (facts.go)
-												U_valSeg4 := U_val[c8+0 : c8+c9 : len(U_val)]
+												U_valSeg4 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
 												W_valSeg2 := W_val[c24+0 : c24+c9 : len(W_val)]
 												W_valSeg2 = W_valSeg2[:len(U_valSeg4)]
 												for k14 := range U_valSeg4 {
@@ -251,7 +259,7 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 											}
 										} else {
 											{ // 0 < c9: a fact (facts.go)
-												U_valSeg5 := U_val[c8+0 : c8+c9 : len(U_val)]
+												U_valSeg5 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
 												for k15 := range U_valSeg5 {
 													s4 += U_valSeg5[k15] * 0.0
 												}
