@@ -19,10 +19,10 @@ import "github.com/nablasd/nablasd/lower"
 // carry is a carried load: the array, and the offsets read, c (nil for 0)
 // and c + 1 (the segment's).
 type carry struct {
-	a        *lower.Array
-	lo, hi   lower.Expr // offsets c and c + 1
-	seg      int        // the index of the c + 1 segment in the loop's segments
-	cur, nxt string     // their Go names
+	a      *lower.Array
+	lo, hi lower.Expr // offsets c and c + 1
+	seg    int        // the index of the c + 1 segment in the loop's segments
+	nxt    string     // the Go name of the value carried into the next iteration
 }
 
 // carries lists the carried loads of the loop of v from lo over body,
@@ -88,12 +88,12 @@ func (g *gen) carryStart(cs []carry) {
 // loaded; loads at both offsets read them (override).
 func (g *gen) carryStep(v *lower.Var, cs []carry, names []string, k string) {
 	for i := range cs {
-		c := &cs[i]
-		c.cur = g.loc.name(g.arrays[c.a] + "Cur")
-		g.typed(c.cur, goKind(c.a.Kind))
-		g.line("%s := %s", c.cur, c.nxt)
+		c := cs[i]
+		cur := g.loc.name(g.arrays[c.a] + "Cur")
+		g.typed(cur, goKind(c.a.Kind))
+		g.line("%s := %s", cur, c.nxt)
 		g.line("%s = %s[%s]", c.nxt, names[c.seg], k)
-		g.override[(segRef{c.a, c.lo}).key(v)] = c.cur
+		g.override[(segRef{c.a, c.lo}).key(v)] = cur
 		g.override[(segRef{c.a, c.hi}).key(v)] = c.nxt
 	}
 }

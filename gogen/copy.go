@@ -48,7 +48,7 @@ func (g *gen) copyLoop(s *lower.For) bool {
 	g.line("} else {")
 	g.unsync(nil)
 	g.push()
-	g.loop(s.V, lo, hi, s.Body)
+	g.loop(s.V, lo, hi, s.Body, s)
 	g.pop()
 	g.unsync(nil)
 	g.line("}")

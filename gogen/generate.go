@@ -215,14 +215,10 @@ type gen struct {
 	// a tensor's diagonal level is known present (its All)
 	all map[*lower.Tensor]bool
 	// facts are the conjuncts of the enclosing ifs' conditions, by
-	// canonical form; nonEmpty tells loop that its range holds one
-	// (facts.go)
-	facts    map[string]int
-	nonEmpty bool
-	// rowSegs are the segments sliced before an enclosing loop, and
-	// curFor the For loop is writing (rowseg.go)
+	// canonical form (facts.go)
+	facts map[string]int
+	// rowSegs are the segments sliced before an enclosing loop (rowseg.go)
 	rowSegs map[rowSegKey]string
-	curFor  *lower.For
 	// coveredInit are the tensors an Init of which is Covered (covered)
 	coveredInit map[*lower.Tensor]bool
 	imports     map[string]bool

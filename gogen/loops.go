@@ -75,9 +75,7 @@ func (g *gen) forLoop(s *lower.For) {
 	}
 	lo := g.exprAs(s.Lo, lower.Int)
 	hi := g.bound(s.Hi, s.Body)
-	g.nonEmpty = g.holdsFact(&lower.Binary{Op: lower.Lt, X: s.Lo, Y: s.Hi}) // facts.go
-	g.curFor = s                                                            // rowseg.go
-	g.loop(s.V, lo, hi, s.Body)
+	g.loop(s.V, lo, hi, s.Body, s)
 }
 
 // bound returns a loop's upper bound as a Go expression evaluated once:
@@ -125,8 +123,10 @@ func writes(s lower.Stmt, v *lower.Var) bool {
 }
 
 // loop emits the loop of v over lo..hi (Go expressions, hi evaluated
-// once) running body.
-func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
+// once) running body; f is the For it writes when lo and hi are its
+// bounds (nil otherwise): a fact may say its range runs (facts.go), and
+// its segments may have been sliced before an enclosing loop (rowseg.go).
+func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 	var segs []segRef
 	var stores []*lower.Insert
 	var dsegs []denseSeg
@@ -168,14 +168,11 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 		g.typed(t, "int")
 		hi = t
 	}
-	if g.nonEmpty {
+	if f != nil && g.holdsFact(lower.RangeCond(f)) {
 		g.line("{ // %s < %s: a fact (facts.go)", lo, hi)
 	} else {
 		g.line("if %s < %s {", lo, hi)
 	}
-	g.nonEmpty = false
-	cur := g.curFor // the For this loop writes, when forLoop called it
-	g.curFor = nil
 	var names []string
 	offs := map[string]string{} // an offset's Go name, by its canonical form
 	for _, sg := range segs {
@@ -187,7 +184,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt) {
 			g.line("%s := %s[%s:%s]", n, g.arrays[a], lo, hi)
 			continue
 		}
-		if r := g.rowSegName(cur, a, sg.off); r != "" && cur.V == v {
+		if r := g.rowSegName(f, a, sg.off); r != "" {
 			g.line("%s := %s // sliced before the enclosing loop (rowseg.go)", n, r)
 			continue
 		}
@@ -320,21 +317,9 @@ func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []segRef {
 	}
 	var out []segRef
 	seen := map[loadKey]bool{}
-	invariant := func(off lower.Expr) bool {
-		ok := true
-		lower.WalkExpr(off, func(x lower.Expr) {
-			switch x := x.(type) {
-			case *lower.Ref:
-				ok = ok && !writes(body, x.V)
-			case *lower.Load, *lower.ValAt:
-				ok = false
-			}
-		})
-		return ok
-	}
 	add := func(e lower.Expr) {
 		eagerLoads(e, v, func(a *lower.Array, off lower.Expr) {
-			if off != nil && !invariant(off) {
+			if off != nil && !invariantIn(off, v, body) {
 				return
 			}
 			sg := segRef{a, off}
@@ -380,6 +365,21 @@ func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []segRef {
 		}
 	}
 	return out
+}
+
+// invariantIn reports whether the loop of v over body leaves e's value
+// unchanged: e reads neither v nor a variable body sets, and no memory.
+func invariantIn(e lower.Expr, v *lower.Var, body lower.Stmt) bool {
+	ok := true
+	lower.WalkExpr(e, func(x lower.Expr) {
+		switch x := x.(type) {
+		case *lower.Ref:
+			ok = ok && x.V != v && !writes(body, x.V)
+		case *lower.Load, *lower.ValAt:
+			ok = false
+		}
+	})
+	return ok
 }
 
 // topLevel lists the statements of a block, flattening nested blocks.
@@ -678,7 +678,7 @@ func (g *gen) flatten(s *lower.For) bool {
 	a := g.arrays[p]
 	l, h := g.loc.name("lo"), g.loc.name("hi")
 	g.line("%s, %s := %s[%s], %s[%s]", l, h, a, first, a, last)
-	g.loop(inner.V, l, h, inner.Body)
+	g.loop(inner.V, l, h, inner.Body, nil) // over all the rows' positions, not inner's range
 	g.unsync(nil)
 	g.line("}")
 	return true

@@ -37,18 +37,7 @@ type rowSeg struct {
 // over body slices in an inner loop, whose offsets and bounds the loop
 // does not change.
 func (g *gen) alwaysSegments(v *lower.Var, body lower.Stmt) []rowSeg {
-	invariant := func(e lower.Expr) bool {
-		ok := true
-		lower.WalkExpr(e, func(x lower.Expr) {
-			switch x := x.(type) {
-			case *lower.Ref:
-				ok = ok && x.V != v && !writes(body, x.V)
-			case *lower.Load, *lower.ValAt:
-				ok = false
-			}
-		})
-		return ok
-	}
+	invariant := func(e lower.Expr) bool { return invariantIn(e, v, body) }
 	var always func(s lower.Stmt) []rowSeg
 	always = func(s lower.Stmt) []rowSeg {
 		switch x := s.(type) {
@@ -64,7 +53,7 @@ func (g *gen) alwaysSegments(v *lower.Var, body lower.Stmt) []rowSeg {
 			}
 			return intersectSegs(always(x.Then), always(x.Else))
 		case *lower.For:
-			if g.hoisted[x.V] || !g.holdsFact(&lower.Binary{Op: lower.Lt, X: x.Lo, Y: x.Hi}) || !invariant(x.Lo) || !invariant(x.Hi) {
+			if g.hoisted[x.V] || !g.holdsFact(lower.RangeCond(x)) || !invariant(x.Lo) || !invariant(x.Hi) {
 				return nil
 			}
 			var out []rowSeg

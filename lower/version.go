@@ -102,15 +102,15 @@ func versionConds(f *For) []Expr {
 			walk(x.Then)
 			walk(x.Else)
 		case *For:
-			add(rangeOf(x))
+			add(RangeCond(x))
 		}
 	}
 	walk(f.Body)
 	return out
 }
 
-// rangeOf is the condition under which loop f runs its body: Lo < Hi.
-func rangeOf(f *For) Expr { return &Binary{Op: Lt, X: f.Lo, Y: f.Hi} }
+// RangeCond is the condition under which loop f runs its body: Lo < Hi.
+func RangeCond(f *For) Expr { return &Binary{Op: Lt, X: f.Lo, Y: f.Hi} }
 
 // versionable reports whether c may be evaluated before the loop instead
 // of in it: it reads none of the loop's variables (inner) and no memory,
@@ -175,7 +175,7 @@ func resolveKnown(s Stmt, known map[string]bool) Stmt {
 		}
 		return x
 	case *For:
-		r := rangeOf(x)
+		r := RangeCond(x)
 		if runs, ok := known[CanonString(r)]; ok && !runs {
 			return nil
 		}
