@@ -37,7 +37,6 @@ type rowSeg struct {
 // over body slices in an inner loop, whose offsets and bounds the loop
 // does not change.
 func (g *gen) alwaysSegments(v *lower.Var, body lower.Stmt) []rowSeg {
-	invariant := func(e lower.Expr) bool { return invariantIn(e, v, body) }
 	var always func(s lower.Stmt) []rowSeg
 	always = func(s lower.Stmt) []rowSeg {
 		switch x := s.(type) {
@@ -53,12 +52,12 @@ func (g *gen) alwaysSegments(v *lower.Var, body lower.Stmt) []rowSeg {
 			}
 			return intersectSegs(always(x.Then), always(x.Else))
 		case *lower.For:
-			if g.hoisted[x.V] || !g.holdsFact(lower.RangeCond(x)) || !invariant(x.Lo) || !invariant(x.Hi) {
+			if g.hoisted[x.V] || !g.holdsFact(lower.RangeCond(x)) || !invariantIn(x.Lo, v, body) || !invariantIn(x.Hi, v, body) {
 				return nil
 			}
 			var out []rowSeg
 			for _, sg := range g.segmentArrays(x.V, x.Body) {
-				if sg.off == nil || !invariant(sg.off) {
+				if sg.off == nil || !invariantIn(sg.off, v, body) {
 					continue
 				}
 				key := rowSegKey{sg.a, lower.CanonString(sg.off), lower.CanonString(x.Lo), lower.CanonString(x.Hi)}

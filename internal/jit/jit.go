@@ -112,10 +112,10 @@ func build(key string, src []byte) (string, error) {
 		return "", fmt.Errorf("jit: %v", err)
 	}
 	// every function hot, so that the compiler aligns the loops
-	// (internal/hotloops);
-	// the profile is a function of the source and the package path, so go
-	// build's own cache, which keys the flag and not the file, stays
-	// right; a source that does not parse gets none, and go build's message
+	// (internal/hotloops). The profile is a function of the source and
+	// the package path, so go build's own cache, which keys the flag and
+	// not the file, stays right. A source that does not parse gets no
+	// profile, and go build's message.
 	args := []string{"build", "-buildmode=plugin"}
 	if names, err := hotloops.Names(pkg, src); err == nil {
 		if err := os.WriteFile(filepath.Join(tmp, "hot.pgo"), hotloops.Profile(names), 0o644); err != nil {
