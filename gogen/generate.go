@@ -219,6 +219,11 @@ type gen struct {
 	facts map[string]int
 	// rowSegs are the segments sliced before an enclosing loop (rowseg.go)
 	rowSegs map[rowSegKey]string
+	// grownBefore are the appended inserts whose marks the enclosing
+	// loop grew to its segment's largest key (pregrow.go); lets, the
+	// expressions variables are let-bound to (resolveLet)
+	grownBefore map[*lower.Insert]bool
+	lets        map[*lower.Var]lower.Expr
 	// coveredInit are the tensors an Init of which is Covered (covered)
 	coveredInit map[*lower.Tensor]bool
 	imports     map[string]bool
@@ -272,7 +277,7 @@ type loadKey struct {
 func newGen(p *lower.Program, opts Options) *gen {
 	g := &gen{p: p, opts: opts, fn: opts.Func, loc: newNamer(), w: &bytes.Buffer{},
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
-		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, facts: map[string]int{}, rowSegs: map[rowSegKey]string{}, imports: map[string]bool{}, helpers: map[string]bool{},
+		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, facts: map[string]int{}, rowSegs: map[rowSegKey]string{}, grownBefore: map[*lower.Insert]bool{}, imports: map[string]bool{}, helpers: map[string]bool{},
 		typedLocals: map[string]string{}, frozen: map[*tinfo]bool{}, merged: map[*lower.Tensor]bool{}, copies: map[*lower.Tensor]string{},
 		burstAt: bursts(p), begun: map[*lower.Insert]bool{}, wvals: workspaceRows(p)}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]

@@ -28,16 +28,18 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	if !g.begun[s] {
 		g.appendedBegin(ti, lv, q)
 	}
-	g.line("if uint(%s) >= uint(len(%s)) {", k, mark)
-	g.line("if %s < 0 {", k)
-	g.returnErr(g.errorf("key %d of an appended level is negative", k))
-	g.line("}")
-	g.line("%s = %s.%s.grown(%s, %s)", mark, ti.ptr, appField(lv), mark, k)
-	if g.wvals[s.T] != nil {
-		w := ti.f(appW(lv))
-		g.line("%s = %s.%s.grownW(%s, len(%s))", w, ti.ptr, appField(lv), w, mark)
+	if !g.grownBefore[s] { // else grown before the loop (pregrow.go)
+		g.line("if uint(%s) >= uint(len(%s)) {", k, mark)
+		g.line("if %s < 0 {", k)
+		g.returnErr(g.errorf("key %d of an appended level is negative", k))
+		g.line("}")
+		g.line("%s = %s.%s.grown(%s, %s)", mark, ti.ptr, appField(lv), mark, k)
+		if g.wvals[s.T] != nil {
+			w := ti.f(appW(lv))
+			g.line("%s = %s.%s.grownW(%s, len(%s))", w, ti.ptr, appField(lv), w, mark)
+		}
+		g.line("}")
 	}
-	g.line("}")
 	if g.wvals[s.T] != nil {
 		// the key is the position in the workspace; the mark says the
 		// current parent has it

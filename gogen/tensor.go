@@ -115,7 +115,14 @@ func (g *gen) newTensor(t *lower.Tensor) {
 				hoist(allField(lv))
 			}
 		case lower.Appended:
-			for _, f := range []string{appKeys(lv), appMark(lv), appCur(lv), appFirst(lv)} {
+			if g.wvals[t] == nil {
+				hoist(appKeys(lv))
+			}
+			// else the keys stay in the struct, appended through it as a
+			// hand-written Gustavson loop does: one slice fewer live in
+			// the row's loop, where the workspace, its marks and the
+			// input's segments already take the registers (pregrow.go)
+			for _, f := range []string{appMark(lv), appCur(lv), appFirst(lv)} {
 				hoist(f)
 			}
 			if g.wvals[t] != nil {

@@ -51,7 +51,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	A_val = A_val[:len(A_idx)]
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	out_a1_keys := dst.A1.Keys
 	out_a1_mark := dst.A1.Mark
 	out_a1_cur := dst.A1.Cur
 	out_a1_first := dst.A1.First
@@ -62,7 +61,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	out_a1_keys = dst.A1.Keys
 	out_a1_mark = dst.A1.Mark
 	out_a1_cur = dst.A1.Cur
 	out_a1_first = dst.A1.First
@@ -81,7 +79,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				if uint(j2) >= uint(out_n0) {
 					dst.Vals = out_vals
 					dst.N0 = out_n0
-					dst.A1.Keys = out_a1_keys
 					dst.A1.Mark = out_a1_mark
 					dst.A1.Cur = out_a1_cur
 					dst.A1.First = out_a1_first
@@ -91,16 +88,15 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				q := j2
 				if out_a1_cur != q+1 {
 					if out_a1_cur != 0 {
-						for _, k := range out_a1_keys[len(out_vals):] {
+						for _, k := range dst.A1.Keys[len(out_vals):] {
 							out_vals = append(out_vals, out_a1_w[k])
 						}
-						dst.A1.End[out_a1_cur-1] = len(out_a1_keys)
+						dst.A1.End[out_a1_cur-1] = len(dst.A1.Keys)
 					}
 					if uint(q) >= uint(len(dst.A1.Start)) {
 						if q < 0 {
 							dst.Vals = out_vals
 							dst.N0 = out_n0
-							dst.A1.Keys = out_a1_keys
 							dst.A1.Mark = out_a1_mark
 							dst.A1.Cur = out_a1_cur
 							dst.A1.First = out_a1_first
@@ -112,15 +108,14 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 					if dst.A1.Start[q] != 0 {
 						dst.Vals = out_vals
 						dst.N0 = out_n0
-						dst.A1.Keys = out_a1_keys
 						dst.A1.Mark = out_a1_mark
 						dst.A1.Cur = out_a1_cur
 						dst.A1.First = out_a1_first
 						dst.A1.W = out_a1_w
 						return fmt.Errorf("batax_csr: internal error: the parent %d of an appended level is filled twice", q)
 					}
-					dst.A1.Start[q] = len(out_a1_keys) + 1
-					out_a1_first, out_a1_cur = len(out_a1_keys), q+1
+					dst.A1.Start[q] = len(dst.A1.Keys) + 1
+					out_a1_first, out_a1_cur = len(dst.A1.Keys), q+1
 				}
 				{ // lo2 < hi2: a fact (facts.go)
 					tparSeg := tpar[lo2:hi2]
@@ -136,28 +131,18 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 							{ // lo1 < hi1: a fact (facts.go)
 								A_idxSeg := A_idx[lo1:hi1]
 								A_valSeg := A_val[lo1:hi1]
+								if last := A_idxSeg[len(A_idxSeg)-1]; last >= len(out_a1_mark) { // the row's largest key (pregrow.go)
+									out_a1_mark = dst.A1.grown(out_a1_mark, last)
+									out_a1_w = dst.A1.grownW(out_a1_w, len(out_a1_mark))
+								}
 								A_valSeg = A_valSeg[:len(A_idxSeg)]
 								for k2 := range A_idxSeg {
 									j1 := A_idxSeg[k2]
 									v := A_valSeg[k2] * c
-									if uint(j1) >= uint(len(out_a1_mark)) {
-										if j1 < 0 {
-											dst.Vals = out_vals
-											dst.N0 = out_n0
-											dst.A1.Keys = out_a1_keys
-											dst.A1.Mark = out_a1_mark
-											dst.A1.Cur = out_a1_cur
-											dst.A1.First = out_a1_first
-											dst.A1.W = out_a1_w
-											return fmt.Errorf("batax_csr: key %d of an appended level is negative", j1)
-										}
-										out_a1_mark = dst.A1.grown(out_a1_mark, j1)
-										out_a1_w = dst.A1.grownW(out_a1_w, len(out_a1_mark))
-									}
 									if out_a1_mark[j1] != int32(out_a1_cur) {
 										out_a1_mark[j1] = int32(out_a1_cur)
 										out_a1_w[j1] = 0
-										out_a1_keys = append(out_a1_keys, j1)
+										dst.A1.Keys = append(dst.A1.Keys, j1)
 									}
 									out_a1_w[j1] += v
 								}
@@ -170,7 +155,6 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 	}
 	dst.Vals = out_vals
 	dst.N0 = out_n0
-	dst.A1.Keys = out_a1_keys
 	dst.A1.Mark = out_a1_mark
 	dst.A1.Cur = out_a1_cur
 	dst.A1.First = out_a1_first
