@@ -6,7 +6,7 @@
 // against one, and of the workloads (section "Workloads, variants and
 // threads").
 //
-//	go run ./bench/cmd/report [-rounds 41] [-benchtime 10ms] [-budget 15s] [-mem=false]
+//	go run ./bench/cmd/report [-rounds 81] [-benchtime 5ms] [-budget 15s] [-mem=false]
 //	    [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...|none] [-dict intmap]
 //	    [-workloads least_squares,...|none] [-winputs e40r0000,synthetic4M]
 //	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false] [-jit=false]
@@ -29,7 +29,7 @@
 // round, measured back to back), followed by their minimum–maximum, so
 // machine noise slower than a round cancels out of the ratio and the rest
 // shows as the range. Rounds are short and many because on a shared
-// machine other work comes and goes within a second: two runs 10 ms apart
+// machine other work comes and goes within a second: two runs 5 ms apart
 // see the same machine far more often than two 200 ms apart (on the
 // project's VM, 5 ms rounds of the Laplacian's value put half the
 // per-round ratios within ±4% of their median, 150 ms rounds within
@@ -144,8 +144,8 @@ func main() {
 	bench.GeneratedWorkload = generatedWorkload
 	inputs := flag.String("inputs", strings.Join(bench.Inputs, ","), "inputs")
 	kernels := flag.String("kernels", "", "kernels (default all; none: no kernel tables)")
-	rounds := flag.Int("rounds", 41, "interleaved timing rounds")
-	benchtime := flag.Duration("benchtime", 10*time.Millisecond, "minimum time of each variant in each round")
+	rounds := flag.Int("rounds", 81, "interleaved timing rounds")
+	benchtime := flag.Duration("benchtime", 5*time.Millisecond, "minimum time of each variant in each round")
 	flag.DurationVar(&budget, "budget", budget, fmt.Sprintf("time after which a set of variants stops starting rounds (after %d rounds)", minRounds))
 	mem := flag.Bool("mem", true, "measure peak resident memory in child processes (Linux)")
 	dict := flag.String("dict", "", "dictionary index: intmap, map or swiss")
