@@ -1228,6 +1228,9 @@ func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
 	if f := rg.productChain(x, l, chk, buf); f != nil {
 		return f
 	}
+	if f := rg.broadcastGather(x, l, buf); f != nil {
+		return f
+	}
 	ua, ca := rg.real(x.X, l, chk)
 	ub, cb := rg.real(x.Y, l, chk)
 	op := x.Op
@@ -1682,6 +1685,99 @@ func (rg *region) broadcastBinary(x *lower.Binary, l int, ca, cb fcol, buf int) 
 		out := rg.fbuf(fr, buf, len(b))
 		broadcastOp(out, b, src, anc, op, !left)
 		return out
+	}
+}
+
+// broadcastGather compiles a binary operation of an ancestor level's
+// variable (ancestorReal) and a dense vector's guarded lookup at a key of
+// the batch (select(0 <= j && j < n, X[j], 0), lower.GuardedLoad, as
+// guardedGather compiles it alone) as one pass: each lane reads the
+// variable through the lane map and gathers the vector at its key, and
+// combines the two (x(i) - x(j) in the loop over a row's entries), where
+// a pass gathered the lookups into a column and a second combined it.
+// The arithmetic is the same. It returns nil for other operands, before
+// compiling either.
+func (rg *region) broadcastGather(x *lower.Binary, l int, buf int) fcol {
+	slot, d, left := rg.ancestorReal(x.X, l)
+	other := x.Y
+	if left {
+		if _, _, both := rg.ancestorReal(x.Y, l); both {
+			return nil
+		}
+	} else {
+		var ok bool
+		if slot, d, ok = rg.ancestorReal(x.Y, l); !ok {
+			return nil
+		}
+		other = x.X
+	}
+	s, ok := other.(*lower.Select)
+	if !ok {
+		return nil
+	}
+	n, ld := lower.GuardedLoad(s)
+	if ld == nil || ld.A.Kind != lower.Real || rg.varies(n) {
+		return nil // an int lookup is promoted: not a gather of reals
+	}
+	un := rg.c.int(n)
+	_, cj := rg.int(ld.Index, l, false)
+	rg.useAnc(d, l)
+	a := ld.A.ID
+	op := x.Op
+	return func(fr *frame, cx *vctx) []float64 {
+		idx, arr := cj(fr, cx), fr.fa[a]
+		bound := uint(min(max(un(fr), 0), len(arr)))
+		src := fr.regions[rg.id].f[slot]
+		out := rg.fbuf(fr, buf, len(idx))
+		broadcastGatherOp(out, idx, arr[:bound], src, cx.anc[d], op, !left)
+		return out
+	}
+}
+
+// broadcastGatherOp sets out[k] = src[anc[k]] op g, or g op src[anc[k]]
+// when flip, where g is arr[idx[k]], or 0 where idx[k] is outside arr.
+func broadcastGatherOp(out []float64, idx []int, arr, src []float64, anc []int32, op lower.BinaryOp, flip bool) {
+	idx = idx[:len(out)]
+	anc = anc[:len(out)]
+	at := func(j int) float64 {
+		if uint(j) < uint(len(arr)) {
+			return arr[j]
+		}
+		return 0
+	}
+	switch {
+	case op == lower.Add && !flip:
+		for k, a := range anc {
+			out[k] = src[a] + at(idx[k])
+		}
+	case op == lower.Add:
+		for k, a := range anc {
+			out[k] = at(idx[k]) + src[a]
+		}
+	case op == lower.Mul && !flip:
+		for k, a := range anc {
+			out[k] = src[a] * at(idx[k])
+		}
+	case op == lower.Mul:
+		for k, a := range anc {
+			out[k] = at(idx[k]) * src[a]
+		}
+	case op == lower.Sub && !flip:
+		for k, a := range anc {
+			out[k] = src[a] - at(idx[k])
+		}
+	case op == lower.Sub:
+		for k, a := range anc {
+			out[k] = at(idx[k]) - src[a]
+		}
+	case !flip:
+		for k, a := range anc {
+			out[k] = src[a] / at(idx[k])
+		}
+	default:
+		for k, a := range anc {
+			out[k] = at(idx[k]) / src[a]
+		}
 	}
 }
 

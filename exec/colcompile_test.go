@@ -77,6 +77,35 @@ func TestBroadcastOp(t *testing.T) {
 	}
 }
 
+// TestBroadcastGatherOp checks the fused lookup and operation against
+// the lookups gathered into a column (0 outside the vector: a negative key,
+// one past it) and combined by broadcastOp, for every operation on either
+// side, over a batch shorter than its columns.
+func TestBroadcastGatherOp(t *testing.T) {
+	src := []float64{10, 20, 30}
+	anc := []int32{0, 0, 1, 2, 2, 1, 0}
+	arr := []float64{1.5, -2, 4, 0.25}
+	idx := []int{3, 0, -1, 2, 4, 1, 9}
+	const n = 6
+	gathered := make([]float64, n)
+	for k, j := range idx[:n] {
+		if j >= 0 && j < len(arr) {
+			gathered[k] = arr[j]
+		}
+	}
+	for _, op := range []lower.BinaryOp{lower.Add, lower.Sub, lower.Mul, lower.Div} {
+		for _, flip := range []bool{false, true} {
+			want := make([]float64, n)
+			broadcastOp(want, gathered, src, anc, op, flip)
+			got := make([]float64, n)
+			broadcastGatherOp(got, idx, arr, src, anc, op, flip)
+			if !slices.Equal(got, want) {
+				t.Errorf("op %d flip %v: %v, want %v", op, flip, got, want)
+			}
+		}
+	}
+}
+
 // TestProductSum checks the fused product and sum against the product
 // computed factor by factor and summed lane by lane: into one sum, and
 // into the ancestors' column by runs, for one to four column factors
