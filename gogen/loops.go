@@ -141,7 +141,6 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 			segs = append(segs, sg)
 		}
 	}
-	grows := g.preGrowths(v, body, f)
 	if len(segs) == 0 && len(stores) == 0 && len(dsegs) == 0 {
 		name := g.vars[v]
 		bind := func() { g.declare(v) }
@@ -149,24 +148,11 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 			name = g.loc.name(v.Name)
 			bind = func() { g.bind(v, name) }
 		}
-		forget := func() {}
-		if len(grows) > 0 {
-			if !isSimple(hi) {
-				t := g.loc.name("hi")
-				g.line("%s := %s", t, hi)
-				g.typed(t, "int")
-				hi = t
-			}
-			g.line("if %s < %s {", lo, hi)
-			forget = g.preGrow(grows, nil, nil, hi)
-			g.line("}")
-		}
 		g.line("for %s := %s; %s < %s; %s++ {", name, lo, name, hi, name)
 		g.loopBodies = append(g.loopBodies, body)
 		g.body(body, bind)
 		g.loopBodies = g.loopBodies[:len(g.loopBodies)-1]
 		g.line("}")
-		forget()
 		return
 	}
 	outline := g.outlineWanted(segs, body)
@@ -241,7 +227,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 			excluded[d.diag] = true // its key is its parent's
 		}
 	}
-	forget := g.preGrow(grows, segs, names, hi)
+	forget := g.preGrow(g.preGrowths(v, body, f), segs, names)
 	defer forget()
 	// the loop, from here to its end, may become a function (outline.go)
 	var outer *bytes.Buffer

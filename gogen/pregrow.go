@@ -15,9 +15,10 @@ import "github.com/nablasd/nablasd/lower"
 // format's order then indexes past the marks, a runtime error the
 // function recovers as "an input breaks its format's invariants"; so
 // does a negative coordinate, which the insert reported by itself
-// before. BATAx's generated kernel, with the appended keys kept in the
-// result (appendedKeysInStruct): 0.93x the time of the copy without
-// either (chunked A/B on nopoly, aligned builds).
+// before. A loop that initializes the tensor again is left as it is.
+// BATAx's generated kernel, with the appended keys kept in the result
+// (tensor.go): 0.93x the time of the copy without either (chunked A/B on
+// nopoly, aligned builds).
 
 // preGrowth is an appended insert whose marks a loop grows before it
 // runs: the insert and the array its key is read from.
@@ -32,10 +33,16 @@ func (g *gen) preGrowths(v *lower.Var, body lower.Stmt, f *lower.For) []preGrowt
 	if f == nil || writes(body, v) {
 		return nil
 	}
+	inits := map[*lower.Tensor]bool{}
+	lower.WalkStmts(body, func(s lower.Stmt) {
+		if in, ok := s.(*lower.Init); ok {
+			inits[in.T] = true
+		}
+	})
 	var out []preGrowth
 	lower.WalkStmts(body, func(s lower.Stmt) {
 		x, ok := s.(*lower.Insert)
-		if !ok || x.T.Input || x.T.Levels[x.Level].Storage != lower.Appended {
+		if !ok || x.T.Input || x.T.Levels[x.Level].Storage != lower.Appended || inits[x.T] {
 			return
 		}
 		ld, ok := g.resolveLet(x.Key).(*lower.Load)
@@ -104,24 +111,30 @@ func (g *gen) resolveLet(e lower.Expr) lower.Expr {
 	return e
 }
 
-// preGrow emits, before the loop whose segments are named (segs, names)
-// and whose range is lo..hi (it runs: lo < hi), the growth of each
-// insert's marks to the segment's last key, and notes the inserts
-// (g.grownBefore) so they do not grow them; the returned function
-// forgets them after the loop.
-func (g *gen) preGrow(ps []preGrowth, segs []segRef, names []string, hi string) func() {
+// preGrow emits, before the loop whose segments are named (segs, names;
+// the loop runs, so they are not empty), the growth of each insert's
+// marks to the last key of the segment its key is read from, and notes
+// the inserts (g.grownBefore) so they do not grow them; an insert whose
+// key's array the loop does not read as a segment keeps its own growth.
+// The returned function forgets them after the loop.
+func (g *gen) preGrow(ps []preGrowth, segs []segRef, names []string) func() {
 	done := map[string]bool{}
+	var grown []*lower.Insert
 	for _, p := range ps {
-		ti := g.ts[p.x.T]
-		lv := p.x.Level
-		mark := ti.f(appMark(lv))
-		last := g.arrays[p.a] + "[" + hi + "-1]"
+		last := ""
 		for i, sg := range segs {
 			if sg.a == p.a && sg.off == nil {
 				last = names[i] + "[len(" + names[i] + ")-1]"
 			}
 		}
+		if last == "" {
+			continue
+		}
+		ti := g.ts[p.x.T]
+		lv := p.x.Level
+		mark := ti.f(appMark(lv))
 		g.grownBefore[p.x] = true
+		grown = append(grown, p.x)
 		if done[mark+last] {
 			continue
 		}
@@ -136,8 +149,8 @@ func (g *gen) preGrow(ps []preGrowth, segs []segRef, names []string, hi string) 
 		g.line("}")
 	}
 	return func() {
-		for _, p := range ps {
-			delete(g.grownBefore, p.x)
+		for _, x := range grown {
+			delete(g.grownBefore, x)
 		}
 	}
 }
