@@ -1717,7 +1717,7 @@ func (rg *region) broadcastGather(x *lower.Binary, l int, buf int) fcol {
 	}
 	n, ld := lower.GuardedLoad(s)
 	if ld == nil || ld.A.Kind != lower.Real || rg.varies(n) {
-		return nil // an int lookup is promoted: not a gather of reals
+		return nil // (the select's else is a real zero: its load is of reals)
 	}
 	un := rg.c.int(n)
 	_, cj := rg.int(ld.Index, l, false)

@@ -32,9 +32,10 @@ type variant struct {
 // the median twice the samples: the chunked A/B comparisons that decided
 // this project's changes, 5 ms chunks alternating over 4-8 s, agreed
 // with themselves within a few per cent where single 41-round reports
-// put one cell a run past a target and a different one the next. The set stops early, after minRounds rounds, once it has
-// run for budget (-budget), so that kernels of a tenth of a second or
-// more, a round of which takes seconds, do not take minutes.
+// put one cell a run past a target and a different one the next. The
+// set stops early, after minRounds rounds, once it has run for budget
+// (-budget), so that kernels of a tenth of a second or more, a round of
+// which takes seconds, do not take minutes.
 func timeRounds(vs []*variant, rounds int, d time.Duration) {
 	start := time.Now()
 	batch := make([]int, len(vs))
