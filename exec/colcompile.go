@@ -1524,6 +1524,9 @@ func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bco
 			}
 		}
 	case *lower.Binary:
+		if f := rg.rangeTest(x, l, chk, buf); f != nil {
+			return nil, f
+		}
 		switch x.Op {
 		case lower.And, lower.Or:
 			ua, ca := rg.boolean(x.X, l, chk)
@@ -1582,9 +1585,7 @@ func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bco
 				return nil, func(fr *frame, cx *vctx) []bool {
 					u, b := ua(fr), cb(fr, cx)
 					out := rg.bbuf(fr, buf, len(b))
-					for k, y := range b {
-						out[k] = cmpI(op, u, y)
-					}
+					cmpIU(out, b, u, op, true)
 					return out
 				}
 			}
@@ -1592,9 +1593,7 @@ func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bco
 				return nil, func(fr *frame, cx *vctx) []bool {
 					a, u := ca(fr, cx), ub(fr)
 					out := rg.bbuf(fr, buf, len(a))
-					for k, y := range a {
-						out[k] = cmpI(op, y, u)
-					}
+					cmpIU(out, a, u, op, false)
 					return out
 				}
 			}
@@ -1616,6 +1615,69 @@ func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bco
 			out[k] = y != 0
 		}
 		return out
+	}
+}
+
+// rangeTest compiles 0 <= v && v < n (lower.RangeTest), n the same in
+// every lane, as one pass: uint(v) < uint(n), n below 0 taken as 0 (no
+// lane holds), where the two comparisons and the conjunction were three.
+// It returns nil for anything else.
+func (rg *region) rangeTest(x *lower.Binary, l int, chk bool, buf int) bcol {
+	v, n := lower.RangeTest(x)
+	if v == nil || rg.varies(n) {
+		return nil
+	}
+	_, cv := rg.int(&lower.Ref{V: v}, l, chk)
+	if cv == nil {
+		return nil
+	}
+	un := rg.c.int(n)
+	return func(fr *frame, cx *vctx) []bool {
+		a := cv(fr, cx)
+		out := rg.bbuf(fr, buf, len(a))
+		inRange(out, a, un(fr))
+		return out
+	}
+}
+
+// inRange sets out[k] = 0 <= a[k] && a[k] < n.
+func inRange(out []bool, a []int, n int) {
+	a = a[:len(out)]
+	bound := uint(max(n, 0))
+	for k, y := range a {
+		out[k] = uint(y) < bound
+	}
+}
+
+// cmpIU sets out[k] = a[k] op u, or u op a[k] when uLeft: the operation
+// chosen once, not per lane.
+func cmpIU(out []bool, a []int, u int, op lower.BinaryOp, uLeft bool) {
+	a = a[:len(out)]
+	switch {
+	case op == lower.Lt && !uLeft:
+		for k, y := range a {
+			out[k] = y < u
+		}
+	case op == lower.Lt:
+		for k, y := range a {
+			out[k] = u < y
+		}
+	case op == lower.Le && !uLeft:
+		for k, y := range a {
+			out[k] = y <= u
+		}
+	case op == lower.Le:
+		for k, y := range a {
+			out[k] = u <= y
+		}
+	case op == lower.Eq:
+		for k, y := range a {
+			out[k] = y == u
+		}
+	default:
+		for k, y := range a {
+			out[k] = y != u
+		}
 	}
 }
 

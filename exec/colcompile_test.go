@@ -106,6 +106,42 @@ func TestBroadcastGatherOp(t *testing.T) {
 	}
 }
 
+// TestCmpIU checks the comparisons of a column with a value the same in
+// every lane, on either side, against cmpI lane by lane.
+func TestCmpIU(t *testing.T) {
+	a := []int{-3, 0, 2, 5, 7, 99}
+	for _, op := range []lower.BinaryOp{lower.Lt, lower.Le, lower.Eq, lower.Ne} {
+		for _, uLeft := range []bool{false, true} {
+			got := make([]bool, 5)
+			cmpIU(got, a, 2, op, uLeft)
+			for k := range got {
+				want := cmpI(op, a[k], 2)
+				if uLeft {
+					want = cmpI(op, 2, a[k])
+				}
+				if got[k] != want {
+					t.Errorf("op %d uLeft %v lane %d (%d): %v, want %v", op, uLeft, k, a[k], got[k], want)
+				}
+			}
+		}
+	}
+}
+
+// TestInRange checks the fused range test 0 <= a && a < n, for bounds
+// below zero, zero and above the keys.
+func TestInRange(t *testing.T) {
+	a := []int{-1, 0, 3, 4, 9}
+	for _, n := range []int{-5, 0, 1, 4, 10} {
+		got := make([]bool, 4)
+		inRange(got, a, n)
+		for k := range got {
+			if want := 0 <= a[k] && a[k] < n; got[k] != want {
+				t.Errorf("n %d lane %d (%d): %v, want %v", n, k, a[k], got[k], want)
+			}
+		}
+	}
+}
+
 // TestProductSum checks the fused product and sum against the product
 // computed factor by factor and summed lane by lane: into one sum, and
 // into the ancestors' column by runs, for one to four column factors

@@ -213,9 +213,20 @@ func GuardedLoad(s *Select) (Expr, *Load) {
 	if cond.Op == Lt && isRefTo(cond.X, r.V) {
 		return cond.Y, ld
 	}
-	if cond.Op != And {
+	if v, n := RangeTest(cond); v == r.V {
+		return n, ld
+	}
+	return nil, nil
+}
+
+// RangeTest matches 0 <= v && v < n, in either order, over an int
+// variable v, and returns v and n (nil, nil for anything else).
+func RangeTest(e Expr) (*Var, Expr) {
+	cond, ok := e.(*Binary)
+	if !ok || cond.Op != And {
 		return nil, nil
 	}
+	var v *Var
 	var n Expr
 	low := false
 	for _, side := range []Expr{cond.X, cond.Y} {
@@ -223,19 +234,25 @@ func GuardedLoad(s *Select) (Expr, *Load) {
 		if !ok {
 			return nil, nil
 		}
+		var r Expr
 		switch {
-		case b.Op == Le && isConst(b.X, 0) && b.X.Kind() == Int && isRefTo(b.Y, r.V):
-			low = true
-		case b.Op == Lt && isRefTo(b.X, r.V):
-			n = b.Y
+		case b.Op == Le && isConst(b.X, 0) && b.X.Kind() == Int && !low:
+			r, low = b.Y, true
+		case b.Op == Lt && n == nil:
+			r, n = b.X, b.Y
 		default:
 			return nil, nil
 		}
+		ref, ok := r.(*Ref)
+		if !ok || ref.V.Kind != Int || v != nil && ref.V != v {
+			return nil, nil
+		}
+		v = ref.V
 	}
 	if !low || n == nil {
 		return nil, nil
 	}
-	return n, ld
+	return v, n
 }
 
 func matchSegDot(f *For) *Prim {
