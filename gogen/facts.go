@@ -19,18 +19,10 @@ func (g *gen) holdsFact(c lower.Expr) bool {
 // side), and returns what popFacts takes to forget them.
 func (g *gen) pushFacts(cond lower.Expr) []string {
 	var keys []string
-	var walk func(lower.Expr)
-	walk = func(e lower.Expr) {
-		if b, ok := e.(*lower.Binary); ok && b.Op == lower.And {
-			walk(b.X)
-			walk(b.Y)
-			return
-		}
-		keys = append(keys, lower.CanonString(e))
-	}
-	walk(cond)
-	for _, k := range keys {
+	for _, c := range lower.Conjuncts(cond) {
+		k := lower.CanonString(c)
 		g.facts[k]++
+		keys = append(keys, k)
 	}
 	return keys
 }

@@ -48,7 +48,10 @@ type implied struct {
 // known: it reads no assigned variable and no memory.
 func (d *implied) stable(e Expr) bool { return !readsAny(e, d.mutable) && !readsMemory(e) }
 
-// conjuncts splits a condition at its &&s.
+// Conjuncts splits a condition at its &&s, in order.
+func Conjuncts(e Expr) []Expr { return conjuncts(e, nil) }
+
+// conjuncts appends the conjuncts of e to out.
 func conjuncts(e Expr, out []Expr) []Expr {
 	if b, ok := e.(*Binary); ok && b.Op == And {
 		return conjuncts(b.Y, conjuncts(b.X, out))
