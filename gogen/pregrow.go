@@ -73,37 +73,21 @@ func (g *gen) oneParent(a *lower.Array, f *lower.For) bool {
 	return ok && g.sets()[r.V] == 1 && lower.IsNext(hi.Index, r.V)
 }
 
-// resolveLet returns the expression a variable was let-bound to, when
-// every statement that sets it is a let of that same expression (the
-// copies of a versioned loop each have theirs), and a read of anything
-// else as it is.
+// resolveLet returns the expression a variable set once, by a let, was
+// bound to (g.sets counts the statements setting each variable), and
+// anything else as it is.
 func (g *gen) resolveLet(e lower.Expr) lower.Expr {
 	r, ok := e.(*lower.Ref)
-	if !ok {
+	if !ok || g.sets()[r.V] != 1 {
 		return e
 	}
 	if g.lets == nil {
 		g.lets = map[*lower.Var]lower.Expr{}
-		bad := map[*lower.Var]bool{}
 		lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
-			let, ok := s.(*lower.Let)
-			if !ok {
-				for _, v := range bindsOf(s) {
-					bad[v] = true
-				}
-				if a, ok := s.(*lower.Assign); ok {
-					bad[a.V] = true
-				}
-				return
+			if let, ok := s.(*lower.Let); ok {
+				g.lets[let.V] = let.X
 			}
-			if x, seen := g.lets[let.V]; seen && lower.CanonString(x) != lower.CanonString(let.X) {
-				bad[let.V] = true
-			}
-			g.lets[let.V] = let.X
 		})
-		for v := range bad {
-			delete(g.lets, v)
-		}
 	}
 	if x, ok := g.lets[r.V]; ok {
 		return x
