@@ -20,10 +20,11 @@ package lower
 // there). In each copy an if on a known condition is the side that runs,
 // and an inner loop known empty is gone; one known to run is under the
 // copy's test, whose conjuncts gogen reads as facts, and so drops the
-// loop's own range test. The factorization's entry loop tests whether its row is one
-// of U's and both parts of k's split between W's columns and zeros
-// (SplitGuards) on every entry; copied with them resolved, its generated
-// value ran 0.89x the loop that tested them (chunked A/B on e40r0000).
+// loop's own range test. The factorization's entry loop tests whether
+// its row is one of U's and both parts of k's split between W's columns
+// and zeros (SplitGuards) on every entry; copied with them resolved, its
+// generated value ran 0.89x the loop that tested them (chunked A/B on
+// e40r0000).
 //
 // At most maxVersions conditions a loop (2^maxVersions copies), and only
 // a loop whose body cloneStmt copies (lets, assignments, ifs, inserts,
@@ -113,13 +114,13 @@ func versionConds(f *For) []Expr {
 func RangeCond(f *For) Expr { return &Binary{Op: Lt, X: f.Lo, Y: f.Hi} }
 
 // versionable reports whether c may be evaluated before the loop instead
-// of in it: it reads none of the loop's variables (inner) and no memory,
-// calls nothing and divides nothing.
+// of in it: it reads none of the loop's variables (inner) and no memory
+// (speculable), and takes no length, calls nothing and divides nothing.
 func versionable(c Expr, inner map[*Var]bool) bool {
-	ok := !readsAny(c, inner)
+	ok := !readsAny(c, inner) && speculable(c)
 	WalkExpr(c, func(x Expr) {
 		switch x := x.(type) {
-		case *Load, *ValAt, *Len, *Call:
+		case *Len, *Call:
 			ok = false
 		case *Binary:
 			ok = ok && x.Op != Div
