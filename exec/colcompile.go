@@ -1720,23 +1720,36 @@ func (rg *region) ancestorReal(e lower.Expr, l int) (slot, d int, ok bool) {
 	return rg.fcol[r.V], d, true
 }
 
+// broadcastOperand finds the operand of x that is an ancestor level's
+// variable (ancestorReal), when exactly one is: its column slot and
+// level, and whether it is the left operand (two broadcasts are left to
+// the general case).
+func (rg *region) broadcastOperand(x *lower.Binary, l int) (slot, d int, left, ok bool) {
+	slot, d, left = rg.ancestorReal(x.X, l)
+	_, _, right := rg.ancestorReal(x.Y, l)
+	switch {
+	case left && right:
+		return 0, 0, false, false
+	case left:
+		return slot, d, true, true
+	}
+	slot, d, ok = rg.ancestorReal(x.Y, l)
+	return slot, d, false, ok
+}
+
 // broadcastBinary compiles a binary operation of which one operand is an
 // ancestor level's variable (ancestorReal) and the other a column, as one
 // pass that reads the variable through the lane map, instead of a pass
 // that broadcasts it into a column and another that combines the two
 // (c - x(j) in a row's loop). It returns nil for other operands.
 func (rg *region) broadcastBinary(x *lower.Binary, l int, ca, cb fcol, buf int) fcol {
-	slot, d, left := rg.ancestorReal(x.X, l)
+	slot, d, left, ok := rg.broadcastOperand(x, l)
+	if !ok {
+		return nil
+	}
 	other := cb
 	if !left {
-		var ok bool
-		if slot, d, ok = rg.ancestorReal(x.Y, l); !ok {
-			return nil
-		}
 		other = ca
-	}
-	if _, _, both := rg.ancestorReal(x.Y, l); left && both {
-		return nil // two broadcasts: left to the general case
 	}
 	rg.useAnc(d, l)
 	op := x.Op
@@ -1760,17 +1773,12 @@ func (rg *region) broadcastBinary(x *lower.Binary, l int, ca, cb fcol, buf int) 
 // The arithmetic is the same. It returns nil for other operands, before
 // compiling either.
 func (rg *region) broadcastGather(x *lower.Binary, l int, buf int) fcol {
-	slot, d, left := rg.ancestorReal(x.X, l)
+	slot, d, left, ok := rg.broadcastOperand(x, l)
+	if !ok {
+		return nil
+	}
 	other := x.Y
-	if left {
-		if _, _, both := rg.ancestorReal(x.Y, l); both {
-			return nil
-		}
-	} else {
-		var ok bool
-		if slot, d, ok = rg.ancestorReal(x.Y, l); !ok {
-			return nil
-		}
+	if !left {
 		other = x.X
 	}
 	s, ok := other.(*lower.Select)
