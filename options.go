@@ -36,8 +36,9 @@ type Options struct {
 	// JITAfter in all, the native kernel is built in the background (one
 	// build at a time in the process; the runs go on meanwhile). Once it
 	// is there, the next runs alternate the two, timed, and the one whose
-	// fastest of five runs is faster is kept for good: Kernel.Executor and Kernel.Tier say which and why. A
-	// failed build leaves the closures, with one warning. The environment
+	// fastest of five runs is faster is kept for good: Kernel.Executor
+	// and Kernel.Tier say which and why. A failed build leaves the
+	// closures, with one warning. The environment
 	// variable NABLASD_JIT=off, or a machine without the Go toolchain or
 	// a C compiler, leaves the closures only.
 	Exec string
