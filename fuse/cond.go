@@ -31,6 +31,9 @@ type matchEnv interface {
 	// trivial reports whether v is bound to an expression that is free to
 	// duplicate (a variable, a literal or a zero).
 	trivial(v string) bool
+	// scaled reports whether v is bound to a number variable times a
+	// numeric literal, in either order (one product, cheap to repeat).
+	scaled(v string) bool
 	// mayHaveUnique reports whether what v is bound to may contain unique(...).
 	mayHaveUnique(v string) bool
 }
@@ -102,6 +105,8 @@ var condRegistry = map[string]condDef{
 		func(c Cond, m matchEnv) bool { return m.isIdent(c.Args[0]) }},
 	"trivial": {1, "trivial($e): $e is a variable, literal or zero (free to duplicate)", allVars,
 		func(c Cond, m matchEnv) bool { return m.trivial(c.Args[0]) }},
+	"scaled": {1, "scaled($e): $e is a number variable times a numeric literal (a * 0.5, 2 * a: one product, cheap to repeat)", allVars,
+		func(c Cond, m matchEnv) bool { return isScalarType(m.typeOf(c.Args[0])) && m.scaled(c.Args[0]) }},
 	"nontrivial": {1, "nontrivial($e): $e is not trivial (it computes something)", allVars,
 		func(c Cond, m matchEnv) bool { return !m.trivial(c.Args[0]) }},
 	"dense": {1, "dense($d): $d is an input that stores every index of its dimension", allVars,

@@ -8,7 +8,8 @@
 // Explore: only added to the e-graph) and a pattern in the language's own
 // syntax with $variables and named side conditions from a fixed registry
 // (notfree, scalar, isdict, type, tensor, const, nonzero, isvar, trivial,
-// dense, inextent, distinct, nounique). A rule file's group is its base name.
+// scaled, dense, inextent, distinct, nounique). A rule file's group is its
+// base name.
 //
 // Dictionaries keep every key they are built with, also where the value is
 // zero, and sums iterate them; so a rule must preserve stored keys, not

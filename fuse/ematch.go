@@ -278,6 +278,31 @@ func (m *eMatch) trivial(v string) bool {
 	return false
 }
 
+func (m *eMatch) scaled(v string) bool {
+	c := m.class(v)
+	if c == nil {
+		return false
+	}
+	isVar := func(id ClassID) bool {
+		for _, n := range m.g.classes[m.g.Find(id)].Nodes {
+			if n.Op == opIdent {
+				return true
+			}
+		}
+		return false
+	}
+	isLit := func(id ClassID) bool { return m.g.classes[m.g.Find(id)].konst != nil }
+	for _, n := range c.Nodes {
+		if n.Op == opBinary && n.Sym == sdql.MUL.String() && len(n.Kids) == 2 {
+			a, b := n.Kids[0], n.Kids[1]
+			if isVar(a) && isLit(b) || isLit(a) && isVar(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (m *eMatch) mayHaveUnique(v string) bool {
 	c := m.class(v)
 	if c == nil {

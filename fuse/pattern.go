@@ -229,6 +229,20 @@ func (m *treeMatch) dense(v string) bool {
 
 func (m *treeMatch) trivial(v string) bool { return isTrivial(m.exprs[v]) }
 
+func (m *treeMatch) scaled(v string) bool { return isScaled(m.exprs[v]) }
+
+// isScaled reports whether e is a variable times a numeric literal, in
+// either order.
+func isScaled(e sdql.Expr) bool {
+	b, ok := e.(*sdql.BinaryExpr)
+	if !ok || b.Op != sdql.MUL {
+		return false
+	}
+	isVar := func(x sdql.Expr) bool { _, ok := x.(*sdql.Ident); return ok }
+	isLit := func(x sdql.Expr) bool { _, ok := numLit(x); return ok }
+	return isVar(b.X) && isLit(b.Y) || isLit(b.X) && isVar(b.Y)
+}
+
 func (m *treeMatch) mayHaveUnique(v string) bool {
 	e, ok := m.exprs[v]
 	return !ok || hasUnique(e)

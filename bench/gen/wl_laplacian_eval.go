@@ -15,11 +15,12 @@ import (
 //
 // as the program, optimized over its inputs' storage,
 //
-//	sum(<_, i> in (0:A_len))
-//	  sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
-//	    0.5 * A_val(p) *
-//	      ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) *
-//	      ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j)))
+//	0.5 *
+//	  (sum(<_, i> in (0:A_len))
+//	     sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
+//	       A_val(p) *
+//	         ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) *
+//	         ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))))
 //
 // Its parameters come from the inputs:
 //
@@ -72,10 +73,9 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 					s1 += A_valSeg[k1] * e * e
 				}
 			}
-			s1 = 0.5 * s1
 			s += s1
 		}
 	}
-	out := s
+	out := 0.5 * s
 	return out, nil
 }

@@ -17,12 +17,13 @@ import (
 //
 // as the program, optimized over its inputs' storage,
 //
-//	sum(<i1, v> in (sum(<_, i> in (0:A_len))
-//	     { i ->
-//	       sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
-//	         A_val(p) * (if 0 <= j && j < x_len then x_val(j)) }) -
-//	    (sum(<_, i2> in (0:b_len)) { i2 -> b_val(i2) }))
-//	  0.5 * v * v
+//	0.5 *
+//	  (sum(<i1, v> in (sum(<_, i> in (0:A_len))
+//	        { i ->
+//	          sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
+//	            A_val(p) * (if 0 <= j && j < x_len then x_val(j)) }) -
+//	       (sum(<_, i2> in (0:b_len)) { i2 -> b_val(i2) }))
+//	     v * v)
 //
 // Its parameters come from the inputs:
 //
@@ -81,7 +82,6 @@ func wl_least_squares_eval(A_idx []int, A_len int, A_pos []int, A_val []float64,
 		e := x - x4
 		s += e * e
 	}
-	s = 0.5 * s
-	out := s
+	out := 0.5 * s
 	return out, nil
 }

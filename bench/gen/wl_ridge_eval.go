@@ -24,7 +24,7 @@ import (
 //	             A_val(p) * (if 0 <= j && j < x_len then x_val(j)) }) -
 //	        (sum(<_, i2> in (0:b_len)) { i2 -> b_val(i2) }))
 //	      v * v) +
-//	     (sum(<_, i3> in (0:x_len)) let v1 = x_val(i3) in lambda * v1 * v1))
+//	     lambda * (sum(<_, i3> in (0:x_len)) let v1 = x_val(i3) in v1 * v1))
 //
 // Its parameters come from the inputs:
 //
@@ -86,8 +86,8 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	s2 := 0.0
 	for i1 := 0; i1 < x_len; i1++ {
 		v1 := x_val[i1]
-		s2 += lambda * v1 * v1
+		s2 += v1 * v1
 	}
-	out := 0.5 * (s + s2)
+	out := 0.5 * (lambda*s2 + s)
 	return out, nil
 }

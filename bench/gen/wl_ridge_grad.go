@@ -22,12 +22,12 @@ import (
 //
 //	let A = sum(<_, i> in (0:A_len))
 //	    { i -> sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } } in
-//	let t7 = 0.5 * lambda in
 //	let dbar = (sum(<i4, row> in A)
 //	     { i4 -> sum(<j1, a> in row) a * (if 0 <= j1 && j1 < x_len then x_val(j1)) }) -
 //	    (sum(<_, i1> in (0:b_len)) { i1 -> b_val(i1) }) in
-//	let t = sum(<i2, row1> in A) dbar(i2) * row1 in
-//	(let c = t7 + t7 in sum(<_, i3> in (0:x_len)) { i3 -> c * x_val(i3) }) + t
+//	let t = sum(<_, i3> in (0:x_len)) { i3 -> lambda * x_val(i3) } in
+//	let t1 = sum(<i2, row1> in A) dbar(i2) * row1 in
+//	t + t1
 //
 // The gradient is given on the stored positions of x: a position
 // the program does not reach holds zero where the result has it and is
@@ -73,7 +73,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	dst.init(x_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	t7 := 0.5 * lambda
 	x1 := A_len
 	if A_len < b_len {
 		x1 = b_len
@@ -110,7 +109,6 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		q1 := i1
 		dbar_vals[q1] += -1.0 * b_val[i1]
 	}
-	c := t7 + t7
 	if 0 < x_len {
 		x_valSeg := x_val[0:x_len]
 		if x_len > out_n0 {
@@ -119,7 +117,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		outRow := out_vals[0:x_len]
 		outRow = outRow[:len(x_valSeg)]
 		for k2 := range x_valSeg {
-			v := c * x_valSeg[k2]
+			v := lambda * x_valSeg[k2]
 			outRow[k2] += v
 		}
 	}
