@@ -14,9 +14,10 @@ import (
 
 // TestVariantsLowerAlike checks that every spelled variant lowers to the
 // same primitives as its original: the same loop primitives (lower.Rules),
-// the same storage for every level of the tensors it builds, and the
-// same statements that shape the loops (transpositions, searches). How a
-// program is written must not decide how fast it runs.
+// the same storage for every level of the tensors it builds, the same
+// statements that shape the loops (transpositions, searches), and as
+// many real operations in its innermost loops (but for extraArithmetic).
+// How a program is written must not decide how fast it runs.
 func TestVariantsLowerAlike(t *testing.T) {
 	all, err := Variants()
 	if err != nil {
@@ -24,7 +25,8 @@ func TestVariantsLowerAlike(t *testing.T) {
 	}
 	m := small(t)
 	for _, v := range all {
-		t.Run(strings.TrimSuffix(v.File, ".sdql"), func(t *testing.T) {
+		name := strings.TrimSuffix(v.File, ".sdql")
+		t.Run(name, func(t *testing.T) {
 			switch v.Kind {
 			case OfWorkload:
 				w, ok := WorkloadByName(v.Original)
@@ -56,7 +58,7 @@ func TestVariantsLowerAlike(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, want := caseShape(t, cs), caseShape(t, orig); got != want {
+				if got, want := caseShape(t, cs, 0), caseShape(t, orig, extraArithmetic[name]); got != want {
 					t.Errorf("the variant lowers to\n%s\nthe original to\n%s", got, want)
 				}
 			case OfPhysical:
@@ -69,7 +71,7 @@ func TestVariantsLowerAlike(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, want := caseShape(t, cs), caseShape(t, orig); got != want {
+				if got, want := caseShape(t, cs, 0), caseShape(t, orig, extraArithmetic[name]); got != want {
 					t.Errorf("the variant lowers to\n%s\nthe original to\n%s", got, want)
 				}
 			}
@@ -105,11 +107,25 @@ func workloadShape(t *testing.T, src, file string, d *WorkloadData, wrt string) 
 	if p.Loops == nil {
 		t.Fatal("no loops")
 	}
-	return loopShape(p.Loops)
+	return loopShape(p.Loops, 0)
 }
 
-// caseShape lowers a kernel case's program as it is compiled.
-func caseShape(t *testing.T, cs *Case) string {
+// extraArithmetic are the variants known to keep more real operations in
+// their innermost loops than their originals, each with how many and
+// why; the test fails when the count changes either way.
+//
+// batax.loops_swapped: one multiply. With k outside j the product's
+// association follows the loops ((A(i,j) * A(i,k)) * beta, beta last in
+// the inner loop, where the original's beta * A(i,k) is invariant and
+// hoisted); lowering does not reassociate floating-point products. The
+// report measures the variant at 0.98-1.00 of the original (the loop is
+// bound by its inserts).
+var extraArithmetic = map[string]int{"batax.loops_swapped": 1}
+
+// caseShape lowers a kernel case's program as it is compiled and
+// describes its loops, extra added to the count of innermost-loop
+// arithmetic (extraArithmetic).
+func caseShape(t *testing.T, cs *Case, extra int) string {
 	t.Helper()
 	types := map[string]sdql.Type{}
 	for n, v := range cs.Bindings {
@@ -123,14 +139,15 @@ func caseShape(t *testing.T, cs *Case) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return loopShape(p)
+	return loopShape(p, extra)
 }
 
 // loopShape is what must not depend on the spelling: the primitives of
 // the loops, the storage of each level of each tensor built (tensors in
 // the order of their storage descriptions, names aside), and the
-// transpositions and searches, as sorted lists.
-func loopShape(p *lower.Program) string {
+// transpositions and searches, as sorted lists; and the count of real
+// operations in the innermost loops (innerArithmetic) plus extra.
+func loopShape(p *lower.Program, extra int) string {
 	var prims, others, tensors []string
 	lower.WalkStmts(p.Body, func(s lower.Stmt) {
 		switch x := s.(type) {
@@ -157,5 +174,49 @@ func loopShape(p *lower.Program) string {
 	sort.Strings(prims)
 	sort.Strings(others)
 	sort.Strings(tensors)
-	return fmt.Sprintf("primitives %v, tensors %v, %v", prims, tensors, others)
+	return fmt.Sprintf("primitives %v, tensors %v, %v, real arithmetic in innermost loops %d", prims, tensors, others, innerArithmetic(p)+extra)
+}
+
+// innerArithmetic counts the real operations (+, -, *, /, negation,
+// calls) in the bodies of the innermost loops, where a program spends
+// its time: a spelling that leaves one more multiply there (0.5 * a + 0.5
+// * a for a) is slower however its loops are shaped.
+func innerArithmetic(p *lower.Program) int {
+	n := 0
+	lower.WalkStmts(p.Body, func(s lower.Stmt) {
+		var body lower.Stmt
+		switch x := s.(type) {
+		case *lower.For:
+			body = x.Body
+		case *lower.ForLevel:
+			body = x.Body
+		default:
+			return
+		}
+		inner := true
+		lower.WalkStmts(body, func(y lower.Stmt) {
+			switch y.(type) {
+			case *lower.For, *lower.ForLevel:
+				inner = false
+			}
+		})
+		if !inner {
+			return
+		}
+		lower.WalkStmtExprs(body, func(e lower.Expr) {
+			switch x := e.(type) {
+			case *lower.Binary:
+				if x.Kind() == lower.Real {
+					n++
+				}
+			case *lower.Unary:
+				if x.Op == lower.Neg && x.Kind() == lower.Real {
+					n++
+				}
+			case *lower.Call:
+				n++
+			}
+		})
+	})
+	return n
 }
