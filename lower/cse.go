@@ -147,31 +147,14 @@ func loopEffects(f *For) (changed map[*Var]bool, writes map[*Tensor]bool) {
 	changed = map[*Var]bool{f.V: true}
 	writes = map[*Tensor]bool{}
 	WalkStmts(f.Body, func(s Stmt) {
+		defines(s, func(v *Var) { changed[v] = true })
 		switch s := s.(type) {
-		case *Let:
-			changed[s.V] = true
-		case *Assign:
-			changed[s.V] = true
-		case *For:
-			changed[s.V] = true
-		case *ForLevel:
-			changed[s.Key] = true
-			if s.Pos != nil {
-				changed[s.Pos] = true
-			}
-		case *Search:
-			changed[s.Pos] = true
-		case *Locate:
-			changed[s.Pos] = true
 		case *Insert:
-			changed[s.Pos] = true
 			writes[s.T] = true
 		case *Store:
 			writes[s.T] = true
 		case *Init:
 			writes[s.T] = true
-		case *Transpose:
-			changed[s.N] = true
 		}
 	})
 	return changed, writes

@@ -126,6 +126,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		DropRowInserts(l.prog)
 	}
 	PropagateCopies(l.prog) // DropMarks' zero-defaulted lookups copied into a row's variable
+	FuseLoops(l.prog)
 	VersionLoops(l.prog)
 	MarkPrimitives(l.prog)
 	l.collectOrdered()
