@@ -36,7 +36,9 @@ import (
 // expect= names words that must occur in the IR (primitive names such as
 // SegDot, storages such as appended, statements such as transpose) and
 // expect-not= words that must not: what a change must keep, whatever else
-// it changes. workload=NAME takes the program from
+// it changes. shape-check=off turns the inputs' shape check off
+// (Options.NoShapeCheck: lookups past an input's extent read zero).
+// workload=NAME takes the program from
 // ../shared/workloads/NAME.sdql (the input after --- is then empty; the
 // case is skipped where the shared folder is absent): the workloads are
 // read in place, never copied. Every case also runs the compiled kernel,
@@ -79,7 +81,8 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 	if w := argOne(d, "wrt"); w != "" {
 		wrt = []string{w}
 	}
-	q, err := nablasd.Prepare(src, inputs, nil)
+	noShape := argOne(d, "shape-check") == "off"
+	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: noShape})
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
@@ -101,15 +104,16 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, out)
 		}
 	}
-	compareRuns(t, d, src, inputs, wrt)
+	compareRuns(t, d, src, inputs, wrt, noShape)
 	return out
 }
 
 // compareRuns runs the program (or its gradient) compiled (the closures,
 // then the JIT where plugins load) and through the reference interpreter,
 // and compares them.
-func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string) {
+func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, noShape bool) {
 	run := func(o *nablasd.Options) sdql.Value {
+		o.NoShapeCheck = noShape
 		q, err := nablasd.Prepare(src, inputs, o)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)

@@ -192,14 +192,69 @@ func interchange(prog *Program, f *For) Stmt {
 		&Let{V: g.V, X: &Load{A: tat, Index: &Ref{V: tv}}},
 		body,
 	}
+	// the parents transposed: f's range, within the rows a guard around g
+	// lets through (a lookup's range test; the transposition reads pos at
+	// every parent of its range, where f read it only under the guard)
+	tlo, thi := f.Lo, f.Hi
+	if bound := guardedBound(f.Body, g, f.V, lets); bound != nil && unchangedBy(bound, f) {
+		if !isConst(tlo, 0) {
+			tlo = &Select{Cond: &Binary{Op: Lt, X: tlo, Y: intConst(0)}, Then: intConst(0), Else: tlo}
+		}
+		thi = &Select{Cond: &Binary{Op: Lt, X: bound, Y: thi}, Then: bound, Else: thi}
+	}
 	return &Block{List: []Stmt{
-		&Transpose{Pos: pos, Idx: idx, Lo: f.Lo, Hi: f.Hi, N: n, TPos: tpos, Parent: tpar, At: tat},
+		&Transpose{Pos: pos, Idx: idx, Lo: tlo, Hi: thi, N: n, TPos: tpos, Parent: tpar, At: tat},
 		&For{V: jj, Lo: intConst(0), Hi: &Ref{V: n}, Body: &Block{List: []Stmt{
 			&Let{V: lo2, X: &Load{A: tpos, Index: &Ref{V: jj}}},
 			&Let{V: hi2, X: &Load{A: tpos, Index: &Binary{Op: Add, X: &Ref{V: jj}, Y: intConst(1)}}},
 			&For{V: tv, Lo: &Ref{V: lo2}, Hi: &Ref{V: hi2}, Body: &Block{List: visit}},
 		}}},
 	}}
+}
+
+// guardedBound returns n when loop g runs in s only under an if whose
+// condition has the conjuncts 0 <= v and v < n (a let-bound condition
+// read through lets), else nil.
+func guardedBound(s Stmt, g *For, v *Var, lets map[*Var]Expr) Expr {
+	switch x := s.(type) {
+	case *Block:
+		for _, y := range x.List {
+			if contains(y, g) {
+				return guardedBound(y, g, v, lets)
+			}
+		}
+	case *If:
+		if !contains(x.Then, g) {
+			return guardedBound(x.Else, g, v, lets)
+		}
+		cond := x.Cond
+		if r, ok := cond.(*Ref); ok && lets[r.V] != nil {
+			cond = lets[r.V]
+		}
+		low := false
+		var n Expr
+		for _, c := range Conjuncts(cond) {
+			b, ok := c.(*Binary)
+			if !ok {
+				continue
+			}
+			switch {
+			case b.Op == Le && isConst(b.X, 0) && isRefTo(b.Y, v):
+				low = true
+			case b.Op == Lt && isRefTo(b.X, v):
+				n = b.Y
+			}
+		}
+		if low && n != nil {
+			return n
+		}
+		return guardedBound(x.Then, g, v, lets)
+	case *For:
+		if x != g {
+			return guardedBound(x.Body, g, v, lets)
+		}
+	}
+	return nil
 }
 
 // contains reports whether s is or holds x.
