@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 
 	"github.com/nablasd/nablasd/lower"
@@ -1079,7 +1080,7 @@ func (rg *region) store(s *lower.Store, l int) vstmt {
 // guards.
 func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 	if !rg.varies(e) {
-		return rg.c.real(e), nil
+		return guardedUniform(rg.c.real(e), e, chk, 0.0), nil
 	}
 	if e.Kind() != lower.Real {
 		ui, ci := rg.int(e, l, chk)
@@ -1209,6 +1210,42 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 		}
 	}
 	panic(fmt.Sprintf("internal error: exec: columnar real %s", lower.ExprString(e)))
+}
+
+// guardedUniform is f, the scalar code of a uniform expression e, or
+// under chk (e is a select's branch, evaluated for a batch whose lanes
+// may not take it: column branches read arrays checked) f returning zero
+// where e reads an array past its end. A branch the program evaluates
+// only under its guard (select(4 < M_cols, M_val[M_cols * 4 + 4], 0) with
+// 4 past M's last column) must not fail because the batch computes it for
+// lanes whose guard is false; where the guard holds, the read is in
+// range and f's value is e's.
+func guardedUniform[T any](f func(*frame) T, e lower.Expr, chk bool, zero T) func(*frame) T {
+	if !chk || !readsArray(e) {
+		return f
+	}
+	return func(fr *frame) (v T) {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(runtime.Error); !ok {
+					panic(r)
+				}
+				v = zero
+			}
+		}()
+		return f(fr)
+	}
+}
+
+// readsArray reports whether e loads from an array.
+func readsArray(e lower.Expr) bool {
+	found := false
+	lower.WalkExpr(e, func(x lower.Expr) {
+		if _, ok := x.(*lower.Load); ok {
+			found = true
+		}
+	})
+	return found
 }
 
 // colOf is a column for a uniform or column expression.
@@ -1358,7 +1395,7 @@ func (rg *region) call(x *lower.Call, l int, chk bool, buf int) fcol {
 // int compiles an int expression for batches of level l.
 func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 	if !rg.varies(e) {
-		return rg.c.int(e), nil
+		return guardedUniform(rg.c.int(e), e, chk, 0), nil
 	}
 	buf := rg.newI()
 	switch x := e.(type) {
@@ -1507,7 +1544,7 @@ func boolToInt(rg *region, cb bcol, buf int) icol {
 // boolean compiles a condition for batches of level l.
 func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bcol) {
 	if !rg.varies(e) {
-		return rg.c.boolean(e), nil
+		return guardedUniform(rg.c.boolean(e), e, chk, false), nil
 	}
 	buf := rg.newB()
 	switch x := e.(type) {
