@@ -5,11 +5,11 @@ import "fmt"
 // FuseLoops merges a loop of a block with the next loop of the block
 // over the same range, when only lets stand between them that the first
 // loop neither reads nor changes (they move before it) and neither loop
-// reads or changes what the other changes: one loop
-// then runs the first body and the second in each iteration. Every
-// variable, accumulator and tensor sees its operations in the same order
-// as before (each is touched by one of the bodies only), so the result is
-// the same to the bit; the row is read once, not twice.
+// reads or changes what the other changes: one loop then runs the first
+// body and the second in each iteration. Every variable, accumulator and
+// tensor sees its operations in the same order as before (each is
+// touched by one of the bodies only), so the result is the same to the
+// bit; the row is read once, not twice.
 //
 // Reverse mode gives such pairs where a program binds a row's value once
 // (let xi = x(i) in sum(<j, a> in row) ...): the adjoint of xi is summed
@@ -17,10 +17,12 @@ import "fmt"
 // row's entries' adjoints; the same program written with x(i) in the
 // entry loop gets one loop. Lets the merged bodies compute alike (the
 // coordinate j := A_idx[p] each body loads) are computed once
-// (mergeEqualLets).
+// (mergeEqualLets), and what several of their statements compute is
+// shared (shareAcross).
 //
 // A loop a primitive runs whole (MarkPrimitives; the closure runtime runs
-// those natively) and a loop marked parallel are left as they are.
+// those natively), a loop marked parallel, a loop that transposes and a
+// second loop that can fail are left as they are.
 func FuseLoops(p *Program) {
 	fused := false
 	sets := definitions(p.Body)
@@ -220,27 +222,19 @@ func independent(f1, f2 *For) bool {
 	delete(c2, f2.V)
 	r1, t1 := loopReads(f1)
 	r2, t2 := loopReads(f2)
-	for v := range c1 {
-		if c2[v] || r2[v] {
-			return false
+	return !meets(c1, c2, r2) && !meets(c2, r1) && !meets(w1, w2, t2) && !meets(w2, t1)
+}
+
+// meets reports whether a set shares a member with any of others.
+func meets[K comparable](set map[K]bool, others ...map[K]bool) bool {
+	for k := range set {
+		for _, o := range others {
+			if o[k] {
+				return true
+			}
 		}
 	}
-	for v := range c2 {
-		if r1[v] {
-			return false
-		}
-	}
-	for t := range w1 {
-		if w2[t] || t2[t] {
-			return false
-		}
-	}
-	for t := range w2 {
-		if t1[t] {
-			return false
-		}
-	}
-	return true
+	return false
 }
 
 // loopReads returns the variables loop f's statements read and the
@@ -419,7 +413,7 @@ func shareAcross(p *Program, b *Block) {
 			}
 			count(*x)
 		}
-		defines2(s, gen)
+		advanceGenerations(s, gen)
 	}
 	// bind the shared ones, largest first, before their first statement
 	clear(gen)
@@ -448,13 +442,13 @@ func shareAcross(p *Program, b *Block) {
 			*x = rewrite(*x)
 		}
 		out = append(out, s)
-		defines2(s, gen)
+		advanceGenerations(s, gen)
 	}
 	b.List = out
 }
 
-// defines2 advances the generation of each variable statement s (or a
-// statement inside it) sets.
-func defines2(s Stmt, gen map[*Var]int) {
+// advanceGenerations advances the generation of each variable that
+// statement s, or a statement inside it, sets.
+func advanceGenerations(s Stmt, gen map[*Var]int) {
 	WalkStmts(s, func(x Stmt) { defines(x, func(v *Var) { gen[v]++ }) })
 }
