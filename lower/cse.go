@@ -32,22 +32,7 @@ func hoistExprsFrom(p *Program, f *For) Stmt {
 		return f
 	}
 	changed, writes := loopEffects(f)
-	invariant := func(e Expr) bool {
-		ok := true
-		WalkExpr(e, func(x Expr) {
-			switch x := x.(type) {
-			case *Ref:
-				if changed[x.V] {
-					ok = false
-				}
-			case *ValAt:
-				if writes[x.T] {
-					ok = false
-				}
-			}
-		})
-		return ok
-	}
+	invariant := func(e Expr) bool { return unchangedIn(e, changed, writes) }
 	var hoisted []Stmt
 	seen := map[string]*Var{}
 	// rewrite hoists e's maximal invariant subexpressions; under a
@@ -136,6 +121,21 @@ func speculable(e Expr) bool {
 		switch x.(type) {
 		case *Load, *ValAt:
 			ok = false
+		}
+	})
+	return ok
+}
+
+// unchangedIn reports whether e reads no variable of changed and no
+// tensor of writes (what a loop changes, loopEffects).
+func unchangedIn(e Expr, changed map[*Var]bool, writes map[*Tensor]bool) bool {
+	ok := true
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *Ref:
+			ok = ok && !changed[x.V]
+		case *ValAt:
+			ok = ok && !writes[x.T]
 		}
 	})
 	return ok

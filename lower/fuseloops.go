@@ -57,12 +57,12 @@ func fuseBlock(p *Program, b *Block, sets map[*Var]int, lets map[*Var]*Let) bool
 			continue
 		}
 		for {
-			changed1, _ := loopEffects(f1)
+			changed1, writes1 := loopEffects(f1)
 			read1, _ := loopReads(f1)
 			j := i + 1
 			for ; j < len(b.List); j++ {
 				l, ok := b.List[j].(*Let)
-				if !ok || changed1[l.V] || read1[l.V] || !unchangedBy(l.X, f1) {
+				if !ok || changed1[l.V] || read1[l.V] || !unchangedIn(l.X, changed1, writes1) {
 					break
 				}
 			}
@@ -128,33 +128,19 @@ func stmtList(s Stmt) []Stmt {
 // (the arrays a transposition writes are read by loads, which the
 // effects of loopEffects do not follow).
 func fusable(f *For) bool {
-	if f.Par != nil || f.Prim != nil {
-		return false
-	}
-	transposes := false
-	WalkStmts(f.Body, func(s Stmt) {
-		if _, ok := s.(*Transpose); ok {
-			transposes = true
-		}
-	})
-	if transposes {
-		return false
-	}
-	for _, r := range Rules {
-		if r.match(f) != nil {
-			return false
-		}
-	}
-	return true
+	return f.Par == nil && f.Prim == nil && !has[*Transpose](f.Body) && primitive(f) == nil
 }
 
 // fails reports whether a loop may stop the run with an error of its own
 // (a Fail): run inside the first loop's iterations, its error could come
 // before one the first loop gives later.
-func fails(f *For) bool {
+func fails(f *For) bool { return has[*Fail](f.Body) }
+
+// has reports whether s is or holds a statement of type S.
+func has[S Stmt](s Stmt) bool {
 	found := false
-	WalkStmts(f.Body, func(s Stmt) {
-		if _, ok := s.(*Fail); ok {
+	WalkStmts(s, func(x Stmt) {
+		if _, ok := x.(S); ok {
 			found = true
 		}
 	})
@@ -165,16 +151,7 @@ func fails(f *For) bool {
 // it binds or assigns, no tensor it writes).
 func unchangedBy(e Expr, f *For) bool {
 	changed, writes := loopEffects(f)
-	ok := true
-	WalkExpr(e, func(x Expr) {
-		switch x := x.(type) {
-		case *Ref:
-			ok = ok && !changed[x.V]
-		case *ValAt:
-			ok = ok && !writes[x.T]
-		}
-	})
-	return ok
+	return unchangedIn(e, changed, writes)
 }
 
 // sameBound reports whether two loop bounds are the same value where the
@@ -291,11 +268,9 @@ func mergeEqualLets(b *Block, sets map[*Var]int) {
 		kept = append(kept, s)
 		// what s sets invalidates the expressions that read it; a
 		// transposition writes arrays loads read
-		WalkStmts(s, func(x Stmt) {
-			if _, ok := x.(*Transpose); ok {
-				clear(seen)
-			}
-		})
+		if has[*Transpose](s) {
+			clear(seen)
+		}
 		for v := range definitions(s) {
 			for key, a := range seen {
 				if a.v == v || reads(a.x, v) {
@@ -413,7 +388,9 @@ func shareAcross(p *Program, b *Block) {
 			}
 			count(*x)
 		}
-		advanceGenerations(s, gen)
+		for v, n := range definitions(s) {
+			gen[v] += n
+		}
 	}
 	// bind the shared ones, largest first, before their first statement
 	clear(gen)
@@ -442,13 +419,9 @@ func shareAcross(p *Program, b *Block) {
 			*x = rewrite(*x)
 		}
 		out = append(out, s)
-		advanceGenerations(s, gen)
+		for v, n := range definitions(s) {
+			gen[v] += n
+		}
 	}
 	b.List = out
-}
-
-// advanceGenerations advances the generation of each variable that
-// statement s, or a statement inside it, sets.
-func advanceGenerations(s Stmt, gen map[*Var]int) {
-	WalkStmts(s, func(x Stmt) { defines(x, func(v *Var) { gen[v]++ }) })
 }

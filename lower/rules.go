@@ -74,14 +74,7 @@ func MarkPrimitives(p *Program) {
 			walk(s.Then)
 			walk(s.Else)
 		case *For:
-			s.Prim = nil
-			for _, r := range Rules {
-				if m := r.match(s); m != nil {
-					m.Name = r.Name
-					s.Prim = m
-					break
-				}
-			}
+			s.Prim = primitive(s)
 			if s.Prim == nil {
 				walk(s.Body)
 			}
@@ -94,6 +87,18 @@ func MarkPrimitives(p *Program) {
 		}
 	}
 	walk(p.Body)
+}
+
+// primitive returns what the first rule that matches loop f matched,
+// named, or nil.
+func primitive(f *For) *Prim {
+	for _, r := range Rules {
+		if m := r.match(f); m != nil {
+			m.Name = r.Name
+			return m
+		}
+	}
+	return nil
 }
 
 // segment splits a loop body into its optional coordinate j := I[p] and
