@@ -403,16 +403,17 @@ func (rg *region) assign(v *lower.Var, op lower.AssignOp, x lower.Expr, l int) v
 // buffer of x's own node, written again only when the let runs again
 // (the next batch of its level), or a slice of an input array. A
 // variable's column (a Ref, or a real select that may pass one through)
-// can change under v, so it is copied.
+// can change under v, so it is copied. A select whose condition is
+// uniform returns its branch's column, which may be a variable's.
 func (rg *region) letAlias(v *lower.Var, x lower.Expr) bool {
 	if rg.assigned[v] {
 		return false
 	}
-	switch x.(type) {
+	switch x := x.(type) {
 	case *lower.Load, *lower.Binary, *lower.Unary, *lower.Call, *lower.ValAt:
 		return true
 	case *lower.Select:
-		return v.Kind != lower.Real
+		return v.Kind != lower.Real && rg.varies(x.Cond)
 	}
 	return false
 }
@@ -1172,9 +1173,11 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 			return nil, g
 		}
 		ub, cb := rg.boolean(x.Cond, l, chk)
-		ua, ca := rg.real(x.Then, l, true)
-		ue, ce := rg.real(x.Else, l, true)
 		if ub != nil {
+			// a uniform condition: every lane takes the same branch, the
+			// only one evaluated, so its loads need no check of their own
+			ua, ca := rg.real(x.Then, l, chk)
+			ue, ce := rg.real(x.Else, l, chk)
 			return nil, func(fr *frame, cx *vctx) []float64 {
 				if ub(fr) {
 					return colOf(fr, cx, ua, ca, rg, buf)
@@ -1182,6 +1185,8 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 				return colOf(fr, cx, ue, ce, rg, buf)
 			}
 		}
+		ua, ca := rg.real(x.Then, l, true)
+		ue, ce := rg.real(x.Else, l, true)
 		tb, eb := rg.newF(), rg.newF()
 		return nil, func(fr *frame, cx *vctx) []float64 {
 			cond := cb(fr, cx)
@@ -1484,6 +1489,17 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 		return nil, boolToInt(rg, cb, buf)
 	case *lower.Select:
 		ub, cb := rg.boolean(x.Cond, l, chk)
+		if ub != nil {
+			// a uniform condition: only the branch every lane takes runs
+			ua, ca := rg.int(x.Then, l, chk)
+			ue, ce := rg.int(x.Else, l, chk)
+			return nil, func(fr *frame, cx *vctx) []int {
+				if ub(fr) {
+					return icolOf(fr, cx, ua, ca, rg, buf)
+				}
+				return icolOf(fr, cx, ue, ce, rg, buf)
+			}
+		}
 		ua, ca := rg.int(x.Then, l, true)
 		ue, ce := rg.int(x.Else, l, true)
 		tb, eb := rg.newI(), rg.newI()
@@ -1491,14 +1507,6 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 			a := icolOf(fr, cx, ua, ca, rg, tb)
 			b := icolOf(fr, cx, ue, ce, rg, eb)
 			out := rg.ibuf(fr, buf, cx.n)
-			if ub != nil {
-				if ub(fr) {
-					copy(out, a)
-				} else {
-					copy(out, b)
-				}
-				return out
-			}
 			for k, c := range cb(fr, cx) {
 				if c {
 					out[k] = a[k]
