@@ -332,8 +332,8 @@ func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []segRef {
 		})
 	}
 	for _, s := range topLevel(body) {
-		if !g.live(s) || mayFail(s) {
-			if mayFail(s) {
+		if !g.live(s) || lower.Holds[*lower.Fail](s) {
+			if lower.Holds[*lower.Fail](s) {
 				break
 			}
 			continue
@@ -399,17 +399,6 @@ func topLevel(s lower.Stmt) []lower.Stmt {
 	return []lower.Stmt{s}
 }
 
-// mayFail reports whether a statement contains a Fail.
-func mayFail(s lower.Stmt) bool {
-	found := false
-	lower.WalkStmts(s, func(x lower.Stmt) {
-		if _, ok := x.(*lower.Fail); ok {
-			found = true
-		}
-	})
-	return found
-}
-
 // eagerLoads calls add for every array e reads at v (or off + v) whenever e is
 // evaluated (not in a Select's branches or the right side of && and ||).
 func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array, lower.Expr)) {
@@ -446,7 +435,7 @@ func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array, lower.Expr)) 
 func (g *gen) segmentStores(v *lower.Var, body lower.Stmt) []*lower.Insert {
 	var out []*lower.Insert
 	for _, s := range topLevel(body) {
-		if mayFail(s) {
+		if lower.Holds[*lower.Fail](s) {
 			break
 		}
 		x, ok := s.(*lower.Insert)

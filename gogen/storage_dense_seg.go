@@ -56,7 +56,7 @@ func (g *gen) denseStores(v *lower.Var, body lower.Stmt) []denseSeg {
 	stmts := topLevel(body)
 	var out []denseSeg
 	for i, s := range stmts {
-		if mayFail(s) {
+		if lower.Holds[*lower.Fail](s) {
 			break
 		}
 		x, ok := s.(*lower.Insert)
@@ -100,7 +100,7 @@ func (g *gen) diagonalBelow(x *lower.Insert, stmts []lower.Stmt) *lower.Insert {
 		return nil
 	}
 	for _, s := range stmts {
-		if mayFail(s) {
+		if lower.Holds[*lower.Fail](s) {
 			return nil
 		}
 		if d, ok := s.(*lower.Insert); ok && d.T == x.T && d.Level == x.Level+1 && isRefTo(d.Parent, x.Pos) {

@@ -125,6 +125,18 @@ func WalkExpr(e Expr, f func(Expr)) {
 	}
 }
 
+// Holds reports whether s is or holds a statement of type S
+// (Holds[*Fail](s): whether s may stop the run with an error).
+func Holds[S Stmt](s Stmt) bool {
+	found := false
+	WalkStmts(s, func(x Stmt) {
+		if _, ok := x.(S); ok {
+			found = true
+		}
+	})
+	return found
+}
+
 // WalkStmts calls f for s and every statement inside it, parents first.
 func WalkStmts(s Stmt, f func(Stmt)) {
 	if s == nil {

@@ -128,24 +128,13 @@ func stmtList(s Stmt) []Stmt {
 // (the arrays a transposition writes are read by loads, which the
 // effects of loopEffects do not follow).
 func fusable(f *For) bool {
-	return f.Par == nil && f.Prim == nil && !has[*Transpose](f.Body) && primitive(f) == nil
+	return f.Par == nil && f.Prim == nil && !Holds[*Transpose](f.Body) && primitive(f) == nil
 }
 
 // fails reports whether a loop may stop the run with an error of its own
 // (a Fail): run inside the first loop's iterations, its error could come
 // before one the first loop gives later.
-func fails(f *For) bool { return has[*Fail](f.Body) }
-
-// has reports whether s is or holds a statement of type S.
-func has[S Stmt](s Stmt) bool {
-	found := false
-	WalkStmts(s, func(x Stmt) {
-		if _, ok := x.(S); ok {
-			found = true
-		}
-	})
-	return found
-}
+func fails(f *For) bool { return Holds[*Fail](f.Body) }
 
 // unchangedBy reports whether e reads nothing loop f changes (no variable
 // it binds or assigns, no tensor it writes).
@@ -268,7 +257,7 @@ func mergeEqualLets(b *Block, sets map[*Var]int) {
 		kept = append(kept, s)
 		// what s sets invalidates the expressions that read it; a
 		// transposition writes arrays loads read
-		if has[*Transpose](s) {
+		if Holds[*Transpose](s) {
 			clear(seen)
 		}
 		for v := range definitions(s) {
