@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd/lower"
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // TestScatterKeys checks the leaf loop of an insert and store into a
@@ -184,5 +185,98 @@ func TestProductSum(t *testing.T) {
 				t.Errorf("%d columns, uniform %v: runs %v, want %v", n, uniform, col, w)
 			}
 		}
+	}
+}
+
+// TestUniformSelect checks a select whose condition is the same for every
+// lane of a batch (it reads only a parameter), in an int key and in a
+// real value: the closures run the branch the condition picks, and only
+// that one (the other reads past A_val's end). The lowering hoists such
+// a condition out of its loop as an if where it can, and no program of
+// the tests kept one, so the test puts it into a lowered program by hand
+// (and takes the loop from its primitive, whose body it no longer is).
+func TestUniformSelect(t *testing.T) {
+	const colSums = "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) }"
+	in := csrInput([]int{0, 2, 3, 5}, []int{0, 2, 1, 2, 3})
+	for _, tc := range []struct {
+		name string
+		cond bool
+		want string // the program the kernel then computes
+	}{
+		{"true", true, "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) }"},
+		{"false", false, "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j + 1 -> 2.0 * A_val(p) }"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := sdql.MustParse(colSums)
+			types := map[string]sdql.Type{}
+			for n, v := range in {
+				types[n] = sdql.TypeOfValue(v)
+			}
+			info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{Formats: csrFormats}
+			p, err := Lower(prog, info, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var aLen *lower.Var
+			var aVal *lower.Array
+			for _, pm := range p.Params {
+				switch pm.Name {
+				case "A_len":
+					aLen = pm.Var
+				case "A_val":
+					aVal = pm.Array
+				}
+			}
+			// cond: 0 < A_len (true here) or A_len < 0 (false)
+			var cond lower.Expr = &lower.Binary{Op: lower.Lt, X: &lower.Const{K: lower.Int}, Y: &lower.Ref{V: aLen}}
+			if !tc.cond {
+				cond = &lower.Binary{Op: lower.Lt, X: &lower.Ref{V: aLen}, Y: &lower.Const{K: lower.Int}}
+			}
+			past := &lower.Load{A: aVal, Index: &lower.Const{K: lower.Int, I: 1 << 20}}
+			keys, vals := 0, 0
+			lower.WalkStmts(p.Body, func(s lower.Stmt) {
+				switch s := s.(type) {
+				case *lower.Insert:
+					k := s.Key
+					s.Key = &lower.Select{Cond: cond, Then: k, Else: &lower.Binary{Op: lower.Add, X: k, Y: &lower.Const{K: lower.Int, I: 1}}}
+					keys++
+				case *lower.Store:
+					v := s.X
+					if tc.cond {
+						s.X = &lower.Select{Cond: cond, Then: v, Else: past}
+					} else {
+						s.X = &lower.Select{Cond: cond, Then: past, Else: &lower.Binary{Op: lower.Mul, X: &lower.Const{K: lower.Real, F: 2}, Y: v}}
+					}
+					vals++
+				}
+			})
+			lower.WalkStmts(p.Body, func(s lower.Stmt) {
+				if f, ok := s.(*lower.For); ok {
+					f.Prim = nil // the body is no longer the primitive's
+				}
+			})
+			if keys != 1 || vals != 1 {
+				t.Fatalf("%d inserts and %d stores, want one of each:\n%s", keys, vals, lower.Print(p))
+			}
+			k, err := CompileLowered(prog, info, p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := k.Run(in)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, lower.Print(p))
+			}
+			want, err := sdql.Eval(sdql.MustParse(tc.want), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := sdql.DiffDicts(got.Value(), want, 0); d != "" {
+				t.Fatalf("%s\ngot  %s\nwant %s\n%s", d, sdql.FormatValue(got.Value()), sdql.FormatValue(want), lower.Print(p))
+			}
+		})
 	}
 }
