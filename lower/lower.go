@@ -128,6 +128,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	PropagateCopies(l.prog) // DropMarks' zero-defaulted lookups copied into a row's variable
 	FuseLoops(l.prog)
 	VersionLoops(l.prog)
+	eliminateDead(l.prog) // what a copy's known conditions left unread
 	MarkPrimitives(l.prog)
 	l.collectOrdered()
 	return l.prog, nil

@@ -20,7 +20,8 @@ package lower
 // there). In each copy an if on a known condition is the side that runs,
 // and an inner loop known empty is gone; one known to run is under the
 // copy's test, whose conjuncts gogen reads as facts, and so drops the
-// loop's own range test. The factorization's entry loop tests whether
+// loop's own range test; lets and loads a copy no longer reads are
+// dropped after (eliminateDead). The factorization's entry loop tests whether
 // its row is one of U's and both parts of k's split between W's columns
 // and zeros (SplitGuards) on every entry; copied with them resolved, its
 // generated value ran 0.89x the loop that tested them (chunked A/B on

@@ -124,17 +124,11 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 				} else {
 					if c4 && !(0 < c7) && c7 < U_cols {
 						if lo < hi {
-							R_idxSeg1 := R_idx[lo:hi]
 							R_valSeg2 := R_val[lo:hi]
-							R_valSeg2 = R_valSeg2[:len(R_idxSeg1)]
 							U_valRow2 := U_val[c6+c7 : c6+U_cols : len(U_val)]
 							_ = U_valRow2 // an inner loop may be written another way (copyLoop)
-							for k6 := range R_idxSeg1 {
-								j6 := R_idxSeg1[k6]
+							for k6 := range R_valSeg2 {
 								s26 := 0.0
-								if 0 <= j6 && j6 < W_rows {
-								} else {
-								}
 								{ // c7 < U_cols: a fact (facts.go)
 									U_valSeg3 := U_valRow2 // sliced before the enclosing loop (rowseg.go)
 									for k7 := range U_valSeg3 {
@@ -158,13 +152,13 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 						} else {
 							if c4 && 0 < c7 && !(c7 < U_cols) {
 								if lo < hi {
-									R_idxSeg2 := R_idx[lo:hi]
+									R_idxSeg1 := R_idx[lo:hi]
 									R_valSeg4 := R_val[lo:hi]
-									R_valSeg4 = R_valSeg4[:len(R_idxSeg2)]
+									R_valSeg4 = R_valSeg4[:len(R_idxSeg1)]
 									U_valRow3 := U_val[c6+0 : c6+c7 : len(U_val)]
 									_ = U_valRow3 // an inner loop may be written another way (copyLoop)
-									for k9 := range R_idxSeg2 {
-										j4 := R_idxSeg2[k9]
+									for k9 := range R_idxSeg1 {
+										j4 := R_idxSeg1[k9]
 										s24 := 0.0
 										if 0 <= j4 && j4 < W_rows {
 											c14 := W_cols * j4
@@ -201,15 +195,9 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								} else {
 									if c4 && !(0 < c7) && !(c7 < U_cols) {
 										if lo < hi {
-											R_idxSeg3 := R_idx[lo:hi]
 											R_valSeg6 := R_val[lo:hi]
-											R_valSeg6 = R_valSeg6[:len(R_idxSeg3)]
-											for k13 := range R_idxSeg3 {
-												j2 := R_idxSeg3[k13]
+											for k13 := range R_valSeg6 {
 												s22 := 0.0
-												if 0 <= j2 && j2 < W_rows {
-												} else {
-												}
 												e2 := R_valSeg6[k13] - s22
 												s1 += e2 * e2
 											}

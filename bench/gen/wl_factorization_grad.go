@@ -187,17 +187,11 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 				} else {
 					if c6 && !(0 < c9) && c9 < U_cols {
 						if lo < hi {
-							R_idxSeg1 := R_idx[lo:hi]
 							R_valSeg1 := R_val[lo:hi]
-							R_valSeg1 = R_valSeg1[:len(R_idxSeg1)]
 							U_valRow2 := U_val[c8+c9 : c8+U_cols : len(U_val)]
 							_ = U_valRow2 // an inner loop may be written another way (copyLoop)
-							for k9 := range R_idxSeg1 {
-								j6 := R_idxSeg1[k9]
+							for k9 := range R_valSeg1 {
 								s6 := 0.0
-								if 0 <= j6 && j6 < W_rows {
-								} else {
-								}
 								{ // c9 < U_cols: a fact (facts.go)
 									U_valSeg3 := U_valRow2 // sliced before the enclosing loop (rowseg.go)
 									for k10 := range U_valSeg3 {
@@ -210,8 +204,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 								}
 								q7 := i
-								if 0 <= j6 && j6 < W_rows {
-								}
 								v16 := c15 * 0.0
 								{ // c9 < U_cols: a fact (facts.go)
 									if c9 < 0 || U_cols > out_n1 {
@@ -239,13 +231,13 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 						} else {
 							if c6 && 0 < c9 && !(c9 < U_cols) {
 								if lo < hi {
-									R_idxSeg2 := R_idx[lo:hi]
+									R_idxSeg1 := R_idx[lo:hi]
 									R_valSeg2 := R_val[lo:hi]
-									R_valSeg2 = R_valSeg2[:len(R_idxSeg2)]
+									R_valSeg2 = R_valSeg2[:len(R_idxSeg1)]
 									U_valRow3 := U_val[c8+0 : c8+c9 : len(U_val)]
 									_ = U_valRow3 // an inner loop may be written another way (copyLoop)
-									for k13 := range R_idxSeg2 {
-										j4 := R_idxSeg2[k13]
+									for k13 := range R_idxSeg1 {
+										j4 := R_idxSeg1[k13]
 										s4 := 0.0
 										if 0 <= j4 && j4 < W_rows {
 											c24 := W_cols * j4
@@ -310,18 +302,9 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 									}
 								} else {
 									if c6 && !(0 < c9) && !(c9 < U_cols) {
-										if lo < hi {
-											R_idxSeg3 := R_idx[lo:hi]
-											for k18 := range R_idxSeg3 {
-												j2 := R_idxSeg3[k18]
-												if 0 <= j2 && j2 < W_rows {
-												} else {
-												}
-												if uint(i) >= uint(out_n0) {
-													return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-												}
-												if 0 <= j2 && j2 < W_rows {
-												}
+										for p2 := lo; p2 < hi; p2++ {
+											if uint(i) >= uint(out_n0) {
+												return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 											}
 										}
 									} else {
