@@ -29,7 +29,7 @@ type (
 func (c *compiler) compileNest(s lower.Stmt) stmt {
 	id := len(c.regions)
 	rg := &region{c: c, id: id, level: map[*lower.Var]int{}, icol: map[*lower.Var]int{}, fcol: map[*lower.Var]int{},
-		loopVar: map[int]*lower.Var{}}
+		loopVar: map[int]*lower.Var{}, colReads: map[*lower.Var]int{}}
 	c.regions = append(c.regions, rg)
 	rg.spare = rg.newI()
 	rg.assigned = map[*lower.Var]bool{}
@@ -238,6 +238,7 @@ func (rg *region) readF(v *lower.Var, l int) fcol {
 
 func (rg *region) readI(v *lower.Var, l int) icol {
 	d, slot := rg.level[v], rg.icol[v]
+	rg.colReads[v]++
 	if d == l {
 		return func(fr *frame, cx *vctx) []int { return rg.ibuf(fr, slot, cx.n) }
 	}
@@ -560,16 +561,21 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 	rg.loopVar[l+1] = s.V
 	vslot := rg.icol[s.V]
 	body := rg.stmt(s.Body, l+1)
+	// lazy: nothing in the body reads the loop variable's column but the
+	// loads at its positions, which take a slice of their array when the
+	// batch's positions are consecutive (vctx.base); the column is then
+	// filled only for a batch whose positions are not
+	lazy := rg.colReads[s.V] == 0
 	lob, hib := rg.loBuf(l), rg.hiBuf(l)
 	return func(fr *frame, cx *vctx) {
 		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
 		rb := fr.regions[rg.id]
 		ups, vcol := rb.parents(cx), rb.i[vslot]
-		m, contig := 0, true
+		m, contig, start := 0, true, 0
 		flush := func() {
 			ch := rb.childOf(cx, m)
 			if contig {
-				ch.base = vcol[0]
+				ch.base = start
 			}
 			body(fr, ch)
 			m, contig = 0, true
@@ -577,16 +583,26 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 		for k := 0; k < cx.n; k++ {
 			// a lane's range, in pieces that fill the batch
 			for p, h := los[k], his[k]; p < h; {
-				if m > 0 && p != vcol[m-1]+1 {
+				if m == 0 {
+					start = p
+				} else if contig && p != start+m {
 					contig = false
+					if lazy {
+						for t := range vcol[:m] {
+							vcol[t] = start + t
+						}
+					}
 				}
 				take := min(h-p, batch-m)
-				us, vs := ups[m:m+take], vcol[m:m+take]
+				us := ups[m : m+take]
 				for t := range us {
 					us[t] = int32(k)
 				}
-				for t := range vs {
-					vs[t] = p + t
+				if !lazy || !contig {
+					vs := vcol[m : m+take]
+					for t := range vs {
+						vs[t] = p + t
+					}
 				}
 				m += take
 				p += take
@@ -1103,9 +1119,12 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 	case *lower.Ref:
 		return nil, rg.readF(x.V, l)
 	case *lower.Load:
+		lv := rg.loopVar[l]
+		reads := rg.colReads[lv]
 		_, ci := rg.int(x.Index, l, chk)
 		a := x.A.ID
-		if d, ok := lower.Offset(x.Index, rg.loopVar[l]); ok && !chk {
+		if d, ok := lower.Offset(x.Index, lv); ok && !chk {
+			rg.colReads[lv] = reads // ci runs only where the loop's column is filled (forStmt)
 			// at the level's own positions (plus d, lower.Offset): a slice when they are consecutive
 			return nil, func(fr *frame, cx *vctx) []float64 {
 				if cx.base >= 0 {
@@ -1407,9 +1426,12 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 	case *lower.Ref:
 		return nil, rg.readI(x.V, l)
 	case *lower.Load:
+		lv := rg.loopVar[l]
+		reads := rg.colReads[lv]
 		_, ci := rg.int(x.Index, l, chk)
 		a := x.A.ID
-		if d, ok := lower.Offset(x.Index, rg.loopVar[l]); ok && !chk {
+		if d, ok := lower.Offset(x.Index, lv); ok && !chk {
+			rg.colReads[lv] = reads // ci runs only where the loop's column is filled (forStmt)
 			// at the level's own positions (plus d, lower.Offset): a slice when they are consecutive
 			return nil, func(fr *frame, cx *vctx) []int {
 				if cx.base >= 0 {

@@ -57,6 +57,10 @@ type region struct {
 	scratchI                   map[[2]int]int
 	// loopVar is the loop variable of each level that has one
 	loopVar map[int]*lower.Var
+	// colReads counts the readers of each variable's column compiled so
+	// far (readI), but for the loads at a loop's positions that slice
+	// their array when the positions are consecutive (forStmt's lazy)
+	colReads map[*lower.Var]int
 	// assigned: the variables an Assign writes in the nest (its lets'
 	// variables are otherwise set once per batch: letAlias)
 	assigned map[*lower.Var]bool
