@@ -167,8 +167,15 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 	case *lower.Block:
 		fs := make([]vstmt, 0, len(s.List))
 		for i := 0; i < len(s.List); i++ {
+			if i+2 < len(s.List) {
+				if f := rg.negatedStore(s.List[i], s.List[i+1], s.List[i+2], s.List[i+3:], l); f != nil {
+					fs = append(fs, f)
+					i += 2
+					continue
+				}
+			}
 			if i+1 < len(s.List) {
-				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l); f != nil {
+				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l, false); f != nil {
 					fs = append(fs, f)
 					i++
 					continue
@@ -860,7 +867,10 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 // is dense: the key is the position (a scatter). It returns nil when the
 // pair is not of that shape; on another storage it runs the two
 // statements as compiled alone.
-func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
+//
+// With sub, the store adds -x, which the scatter subtracts (y + -x is
+// y - x in IEEE arithmetic): negatedStore's pass of negations saved.
+func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int, sub bool) vstmt {
 	ins, ok1 := a.(*lower.Insert)
 	st, ok2 := b.(*lower.Store)
 	if !ok1 || !ok2 || ins.At != nil || ins.Level != 0 || len(ins.T.Levels) != 1 || st.T != ins.T ||
@@ -883,7 +893,14 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	if used {
 		return nil
 	}
-	insert, store := rg.insert(ins, l), rg.store(st, l)
+	if sub && st.Op != lower.AddTo {
+		return nil
+	}
+	orig := st
+	if sub {
+		orig = &lower.Store{T: st.T, Pos: st.Pos, Op: st.Op, X: &lower.Unary{Op: lower.Neg, X: st.X}}
+	}
+	insert, store := rg.insert(ins, l), rg.store(orig, l)
 	uk, ck := rg.int(ins.Key, l, false)
 	uf, cf := rg.real(st.X, l, false)
 	kb := rg.newI()
@@ -902,10 +919,13 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			xs = cf(fr, cx)[:len(keys)]
 		} else {
 			u = uf(fr)
+			if sub {
+				u = -u
+			}
 		}
 		for k := 0; k < len(keys); {
 			lev := rt.levels[0]
-			k += scatterKeys(rt.vals[:lev.size], lev.present, keys[k:], xs, k, u, set)
+			k += scatterKeys(rt.vals[:lev.size], lev.present, keys[k:], xs, k, u, set, sub && xs != nil)
 			if k < len(keys) {
 				rt.insert(0, 0, keys[k]) // grows the level, or fails
 			}
@@ -913,15 +933,58 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	}
 }
 
-// scatterKeys stores (set) or adds xs[off+k] (u when xs is nil) at
-// vals[keys[k]], marking present[keys[k]] when present is not nil, for
-// k = 0, 1, ... until a key falls outside vals; it returns how many it
-// did. A leaf without calls, so that its loop keeps everything in
+// negatedStore compiles `v := -x; q := insert(T.level0[0], key);
+// T.val[q] += v`, v read nowhere else (not in the key, not in rest), as
+// insertStore's scatter subtracting x: the negation is not a pass of its
+// own (a reverse-mode adjoint of a subtraction, the Laplacian's x(j)). It
+// returns nil when the three are not of that shape.
+func (rg *region) negatedStore(a, b, c lower.Stmt, rest []lower.Stmt, l int) vstmt {
+	let, ok1 := a.(*lower.Let)
+	st, ok2 := c.(*lower.Store)
+	if !ok1 || !ok2 || st.Op != lower.AddTo {
+		return nil
+	}
+	neg, ok := let.X.(*lower.Unary)
+	if !ok || neg.Op != lower.Neg || let.V.Kind != lower.Real {
+		return nil
+	}
+	if r, ok := st.X.(*lower.Ref); !ok || r.V != let.V {
+		return nil
+	}
+	used := false
+	read := func(e lower.Expr) {
+		if r, ok := e.(*lower.Ref); ok && r.V == let.V {
+			used = true
+		}
+	}
+	lower.WalkStmtExprs(b, read)
+	for _, x := range rest {
+		lower.WalkStmtExprs(x, read)
+	}
+	if used {
+		return nil
+	}
+	return rg.insertStore(b, &lower.Store{T: st.T, Pos: st.Pos, Op: st.Op, X: neg.X}, rest, l, true)
+}
+
+// scatterKeys stores (set) or adds (with sub: subtracts) xs[off+k] (u
+// when xs is nil) at vals[keys[k]], marking present[keys[k]] when present
+// is not nil, for k = 0, 1, ... until a key falls outside vals; it
+// returns how many it did. A leaf without calls, so that its loop keeps everything in
 // registers; the caller grows the level and goes on.
-func scatterKeys(vals []float64, present []bool, keys []int, xs []float64, off int, u float64, set bool) int {
+func scatterKeys(vals []float64, present []bool, keys []int, xs []float64, off int, u float64, set, sub bool) int {
 	if xs != nil && present == nil && !set {
 		xs = xs[off:]
 		xs = xs[:len(keys)]
+		if sub {
+			for k, key := range keys {
+				if uint(key) >= uint(len(vals)) {
+					return k
+				}
+				vals[key] -= xs[k]
+			}
+			return len(keys)
+		}
 		for k, key := range keys {
 			if uint(key) >= uint(len(vals)) {
 				return k
@@ -943,6 +1006,9 @@ func scatterKeys(vals []float64, present []bool, keys []int, xs []float64, off i
 		x := u
 		if xs != nil {
 			x = xs[off+k]
+			if sub {
+				x = -x
+			}
 		}
 		if set {
 			vals[key] = x

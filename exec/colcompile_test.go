@@ -19,6 +19,7 @@ func TestScatterKeys(t *testing.T) {
 		xs      []float64
 		u       float64
 		set     bool
+		sub     bool
 		keys    []int
 		off     int
 		done    int
@@ -33,6 +34,10 @@ func TestScatterKeys(t *testing.T) {
 		{name: "uniform add", u: 0.5, keys: []int{0, 0, 1}, done: 3, vals: []float64{1, 0.5, 0, 0}},
 		{name: "uniform stops", present: true, u: 2, keys: []int{1, 7}, done: 1,
 			vals: []float64{0, 2, 0, 0}, marked: []bool{false, true, false, false}},
+		{name: "subtract", sub: true, xs: []float64{9, 1, 2, 3}, off: 1, keys: []int{2, 0, 2}, done: 3, vals: []float64{-2, 0, -4, 0}},
+		{name: "subtract stops at a key beyond", sub: true, xs: []float64{1, 2, 3}, keys: []int{1, 4, 1}, done: 1, vals: []float64{0, -1, 0, 0}},
+		{name: "subtract with presence", sub: true, present: true, xs: []float64{5, 6}, keys: []int{3, 0}, done: 2,
+			vals: []float64{-6, 0, 0, -5}, marked: []bool{true, false, false, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vals := make([]float64, 4)
@@ -40,7 +45,7 @@ func TestScatterKeys(t *testing.T) {
 			if tc.present {
 				present = make([]bool, 4)
 			}
-			done := scatterKeys(vals, present, tc.keys, tc.xs, tc.off, tc.u, tc.set)
+			done := scatterKeys(vals, present, tc.keys, tc.xs, tc.off, tc.u, tc.set, tc.sub)
 			if done != tc.done || !slices.Equal(vals, tc.vals) {
 				t.Errorf("done %d vals %v, want %d %v", done, vals, tc.done, tc.vals)
 			}
@@ -261,6 +266,84 @@ func TestUniformSelect(t *testing.T) {
 			})
 			if keys != 1 || vals != 1 {
 				t.Fatalf("%d inserts and %d stores, want one of each:\n%s", keys, vals, lower.Print(p))
+			}
+			k, err := CompileLowered(prog, info, p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := k.Run(in)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, lower.Print(p))
+			}
+			want, err := sdql.Eval(sdql.MustParse(tc.want), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := sdql.DiffDicts(got.Value(), want, 0); d != "" {
+				t.Fatalf("%s\ngot  %s\nwant %s\n%s", d, sdql.FormatValue(got.Value()), sdql.FormatValue(want), lower.Print(p))
+			}
+		})
+	}
+}
+
+// TestNegatedStore checks `v := -x; q := insert(out, j); out.val[q] += v`
+// in a row nest, x a column (an entry's value) or uniform (a constant):
+// the closures scatter x subtracted (negatedStore) and give -A's column
+// sums. The lowering writes such a let only where reverse mode takes the
+// adjoint of a subtraction, so the test puts it into a lowered program
+// by hand (and takes the loop from its primitive, whose body it no
+// longer is).
+func TestNegatedStore(t *testing.T) {
+	const colSums = "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) }"
+	in := csrInput([]int{0, 2, 3, 5}, []int{0, 2, 1, 2, 3})
+	for _, tc := range []struct {
+		name string
+		want string
+	}{
+		{"column", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> -A_val(p) }"},
+		{"uniform", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> -2.5 }"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prog := sdql.MustParse(colSums)
+			types := map[string]sdql.Type{}
+			for n, v := range in {
+				types[n] = sdql.TypeOfValue(v)
+			}
+			info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{Formats: csrFormats}
+			p, err := Lower(prog, info, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stores := 0
+			lower.WalkStmts(p.Body, func(s lower.Stmt) {
+				switch s := s.(type) {
+				case *lower.For:
+					s.Prim = nil
+				case *lower.Block:
+					for i := 0; i+1 < len(s.List); i++ {
+						ins, ok1 := s.List[i].(*lower.Insert)
+						st, ok2 := s.List[i+1].(*lower.Store)
+						if !ok1 || !ok2 || st.Op != lower.AddTo {
+							continue
+						}
+						x := st.X
+						if tc.name == "uniform" {
+							x = &lower.Const{K: lower.Real, F: 2.5}
+						}
+						v := p.NewVar("v", lower.Real)
+						st.X = &lower.Ref{V: v}
+						s.List = append(s.List[:i], append([]lower.Stmt{&lower.Let{V: v, X: &lower.Unary{Op: lower.Neg, X: x}}, ins, st}, s.List[i+2:]...)...)
+						stores++
+						i += 2
+					}
+				}
+			})
+			if stores != 1 {
+				t.Fatalf("%d stores, want one:\n%s", stores, lower.Print(p))
 			}
 			k, err := CompileLowered(prog, info, p, opts)
 			if err != nil {
