@@ -158,6 +158,17 @@ func (g *EGraph) union(a, b ClassID) bool {
 	return true
 }
 
+// sameType reports whether classes a and b may be one: their types are
+// equal, or one is unknown. A rule's instance whose type differs from the
+// term it matched is no equality of the typed language: 1 * $e => $e
+// matched at 1.0 * n, n an int, would make the real product an int and
+// n's class (every literal 0 of the program, keys included) a real, and
+// the extracted program would not type-check.
+func (g *EGraph) sameType(a, b ClassID) bool {
+	ta, tb := g.classes[g.Find(a)].typ, g.classes[g.Find(b)].typ
+	return ta == nil || tb == nil || sdql.TypesEqual(ta, tb)
+}
+
 // rebuild restores the congruence invariant: nodes are canonical and
 // congruent nodes share a class. It then recomputes the free variables.
 func (g *EGraph) rebuild() {

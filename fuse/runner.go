@@ -215,7 +215,7 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 				continue
 			}
 			id, ok := g.instantiate(m.r, m.s, g.classes[g.Find(m.root)].typ)
-			if !ok {
+			if !ok || !g.sameType(m.root, id) {
 				continue
 			}
 			rep.Fired[m.r.Name]++
