@@ -880,17 +880,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int, sub boo
 	if r, ok := st.Pos.(*lower.Ref); !ok || r.V != ins.Pos {
 		return nil
 	}
-	used := false
-	read := func(e lower.Expr) {
-		if r, ok := e.(*lower.Ref); ok && r.V == ins.Pos {
-			used = true
-		}
-	}
-	lower.WalkExpr(st.X, read)
-	for _, x := range rest {
-		lower.WalkStmtExprs(x, read)
-	}
-	if used {
+	if readIn(ins.Pos, []lower.Expr{st.X}, rest) {
 		return nil
 	}
 	if sub && st.Op != lower.AddTo {
@@ -933,6 +923,23 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int, sub boo
 	}
 }
 
+// readIn reports whether v is read in any of es or of the statements ss.
+func readIn(v *lower.Var, es []lower.Expr, ss []lower.Stmt) bool {
+	used := false
+	read := func(e lower.Expr) {
+		if r, ok := e.(*lower.Ref); ok && r.V == v {
+			used = true
+		}
+	}
+	for _, e := range es {
+		lower.WalkExpr(e, read)
+	}
+	for _, x := range ss {
+		lower.WalkStmtExprs(x, read)
+	}
+	return used
+}
+
 // negatedStore compiles `v := -x; q := insert(T.level0[0], key);
 // T.val[q] += v`, v read nowhere else (not in the key, not in rest), as
 // insertStore's scatter subtracting x: the negation is not a pass of its
@@ -951,17 +958,7 @@ func (rg *region) negatedStore(a, b, c lower.Stmt, rest []lower.Stmt, l int) vst
 	if r, ok := st.X.(*lower.Ref); !ok || r.V != let.V {
 		return nil
 	}
-	used := false
-	read := func(e lower.Expr) {
-		if r, ok := e.(*lower.Ref); ok && r.V == let.V {
-			used = true
-		}
-	}
-	lower.WalkStmtExprs(b, read)
-	for _, x := range rest {
-		lower.WalkStmtExprs(x, read)
-	}
-	if used {
+	if readIn(let.V, nil, append([]lower.Stmt{b}, rest...)) {
 		return nil
 	}
 	return rg.insertStore(b, &lower.Store{T: st.T, Pos: st.Pos, Op: st.Op, X: neg.X}, rest, l, true)

@@ -212,20 +212,7 @@ func TestUniformSelect(t *testing.T) {
 		{"false", false, "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j + 1 -> 2.0 * A_val(p) }"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prog := sdql.MustParse(colSums)
-			types := map[string]sdql.Type{}
-			for n, v := range in {
-				types[n] = sdql.TypeOfValue(v)
-			}
-			info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := Options{Formats: csrFormats}
-			p, err := Lower(prog, info, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			prog, info, p := lowerFor(t, colSums, in)
 			var aLen *lower.Var
 			var aVal *lower.Array
 			for _, pm := range p.Params {
@@ -267,21 +254,7 @@ func TestUniformSelect(t *testing.T) {
 			if keys != 1 || vals != 1 {
 				t.Fatalf("%d inserts and %d stores, want one of each:\n%s", keys, vals, lower.Print(p))
 			}
-			k, err := CompileLowered(prog, info, p, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := k.Run(in)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, lower.Print(p))
-			}
-			want, err := sdql.Eval(sdql.MustParse(tc.want), in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := sdql.DiffDicts(got.Value(), want, 0); d != "" {
-				t.Fatalf("%s\ngot  %s\nwant %s\n%s", d, sdql.FormatValue(got.Value()), sdql.FormatValue(want), lower.Print(p))
-			}
+			runLowered(t, prog, info, p, in, tc.want)
 		})
 	}
 }
@@ -304,20 +277,7 @@ func TestNegatedStore(t *testing.T) {
 		{"uniform", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> -2.5 }"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prog := sdql.MustParse(colSums)
-			types := map[string]sdql.Type{}
-			for n, v := range in {
-				types[n] = sdql.TypeOfValue(v)
-			}
-			info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := Options{Formats: csrFormats}
-			p, err := Lower(prog, info, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			prog, info, p := lowerFor(t, colSums, in)
 			stores := 0
 			lower.WalkStmts(p.Body, func(s lower.Stmt) {
 				switch s := s.(type) {
@@ -345,21 +305,48 @@ func TestNegatedStore(t *testing.T) {
 			if stores != 1 {
 				t.Fatalf("%d stores, want one:\n%s", stores, lower.Print(p))
 			}
-			k, err := CompileLowered(prog, info, p, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := k.Run(in)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, lower.Print(p))
-			}
-			want, err := sdql.Eval(sdql.MustParse(tc.want), in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := sdql.DiffDicts(got.Value(), want, 0); d != "" {
-				t.Fatalf("%s\ngot  %s\nwant %s\n%s", d, sdql.FormatValue(got.Value()), sdql.FormatValue(want), lower.Print(p))
-			}
+			runLowered(t, prog, info, p, in, tc.want)
 		})
+	}
+}
+
+// lowerFor checks and lowers src over the CSR input in (csrFormats) for a
+// test that changes the lowered program before runLowered compiles it.
+func lowerFor(t *testing.T, src string, in map[string]sdql.Value) (sdql.Expr, *sdql.Info, *lower.Program) {
+	t.Helper()
+	prog := sdql.MustParse(src)
+	types := map[string]sdql.Type{}
+	for n, v := range in {
+		types[n] = sdql.TypeOfValue(v)
+	}
+	info, err := sdql.Check(prog, &sdql.CheckConfig{Inputs: types, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Lower(prog, info, Options{Formats: csrFormats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, info, p
+}
+
+// runLowered compiles the lowered program p of prog, runs it over in and
+// compares its result, to the bit, with the interpreter's of want.
+func runLowered(t *testing.T, prog sdql.Expr, info *sdql.Info, p *lower.Program, in map[string]sdql.Value, want string) {
+	t.Helper()
+	k, err := CompileLowered(prog, info, p, Options{Formats: csrFormats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := k.Run(in)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, lower.Print(p))
+	}
+	w, err := sdql.Eval(sdql.MustParse(want), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := sdql.DiffDicts(got.Value(), w, 0); d != "" {
+		t.Fatalf("%s\ngot  %s\nwant %s\n%s", d, sdql.FormatValue(got.Value()), sdql.FormatValue(w), lower.Print(p))
 	}
 }
