@@ -175,7 +175,7 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 				}
 			}
 			if i+1 < len(s.List) {
-				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l, false); f != nil {
+				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l); f != nil {
 					fs = append(fs, f)
 					i++
 					continue
@@ -868,9 +868,9 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 // pair is not of that shape; on another storage it runs the two
 // statements as compiled alone.
 //
-// With sub, the store adds -x, which the scatter subtracts (y + -x is
-// y - x in IEEE arithmetic): negatedStore's pass of negations saved.
-func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int, sub bool) vstmt {
+// A store that adds -x scatters x subtracted (y + -x is y - x in IEEE
+// arithmetic): no pass of negations.
+func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	ins, ok1 := a.(*lower.Insert)
 	st, ok2 := b.(*lower.Store)
 	if !ok1 || !ok2 || ins.At != nil || ins.Level != 0 || len(ins.T.Levels) != 1 || st.T != ins.T ||
@@ -883,16 +883,13 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int, sub boo
 	if readIn(ins.Pos, []lower.Expr{st.X}, rest) {
 		return nil
 	}
-	if sub && st.Op != lower.AddTo {
-		return nil
+	x, sub := st.X, false
+	if n, ok := x.(*lower.Unary); ok && n.Op == lower.Neg && st.Op == lower.AddTo {
+		x, sub = n.X, true
 	}
-	orig := st
-	if sub {
-		orig = &lower.Store{T: st.T, Pos: st.Pos, Op: st.Op, X: &lower.Unary{Op: lower.Neg, X: st.X}}
-	}
-	insert, store := rg.insert(ins, l), rg.store(orig, l)
+	insert, store := rg.insert(ins, l), rg.store(st, l)
 	uk, ck := rg.int(ins.Key, l, false)
-	uf, cf := rg.real(st.X, l, false)
+	uf, cf := rg.real(x, l, false)
 	kb := rg.newI()
 	t, set := ins.T.ID, st.Op == lower.Set
 	return func(fr *frame, cx *vctx) {
@@ -942,9 +939,10 @@ func readIn(v *lower.Var, es []lower.Expr, ss []lower.Stmt) bool {
 
 // negatedStore compiles `v := -x; q := insert(T.level0[0], key);
 // T.val[q] += v`, v read nowhere else (not in the key, not in rest), as
-// insertStore's scatter subtracting x: the negation is not a pass of its
-// own (a reverse-mode adjoint of a subtraction, the Laplacian's x(j)). It
-// returns nil when the three are not of that shape.
+// insertStore of `T.val[q] += -x`, a scatter subtracting x: the negation
+// is not a pass of its own (reverse mode writes the adjoint of a
+// subtraction's right side so). It returns nil when the three are not of
+// that shape.
 func (rg *region) negatedStore(a, b, c lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	let, ok1 := a.(*lower.Let)
 	st, ok2 := c.(*lower.Store)
@@ -961,7 +959,7 @@ func (rg *region) negatedStore(a, b, c lower.Stmt, rest []lower.Stmt, l int) vst
 	if readIn(let.V, nil, append([]lower.Stmt{b}, rest...)) {
 		return nil
 	}
-	return rg.insertStore(b, &lower.Store{T: st.T, Pos: st.Pos, Op: st.Op, X: neg.X}, rest, l, true)
+	return rg.insertStore(b, &lower.Store{T: st.T, Pos: st.Pos, Op: st.Op, X: neg}, rest, l)
 }
 
 // scatterKeys stores (set) or adds (with sub: subtracts) xs[off+k] (u
@@ -1302,13 +1300,13 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 // guardedUniform is f, the scalar code of a uniform expression e, or
 // under chk (e is a select's branch, evaluated for a batch whose lanes
 // may not take it: column branches read arrays checked) f returning zero
-// where e reads an array past its end. A branch the program evaluates
+// where e reads an array (or a tensor's values) past its end. A branch the program evaluates
 // only under its guard (select(4 < M_cols, M_val[M_cols * 4 + 4], 0) with
 // 4 past M's last column) must not fail because the batch computes it for
 // lanes whose guard is false; where the guard holds, the read is in
 // range and f's value is e's.
 func guardedUniform[T any](f func(*frame) T, e lower.Expr, chk bool, zero T) func(*frame) T {
-	if !chk || !readsArray(e) {
+	if !chk || !lower.ReadsMemory(e) {
 		return f
 	}
 	return func(fr *frame) (v T) {
@@ -1322,17 +1320,6 @@ func guardedUniform[T any](f func(*frame) T, e lower.Expr, chk bool, zero T) fun
 		}()
 		return f(fr)
 	}
-}
-
-// readsArray reports whether e loads from an array.
-func readsArray(e lower.Expr) bool {
-	found := false
-	lower.WalkExpr(e, func(x lower.Expr) {
-		if _, ok := x.(*lower.Load); ok {
-			found = true
-		}
-	})
-	return found
 }
 
 // colOf is a column for a uniform or column expression.

@@ -27,7 +27,7 @@ func conjLoop(p *Program, f *For) []Stmt {
 	inner, _ := loopEffects(f)
 	var lets []Stmt
 	hoisted := map[string]*Var{}
-	invariant := func(e Expr) bool { return !readsAny(e, inner) && !readsMemory(e) }
+	invariant := func(e Expr) bool { return !readsAny(e, inner) && !ReadsMemory(e) }
 	var rewrite func(e Expr) Expr
 	rewrite = func(e Expr) Expr {
 		switch x := e.(type) {

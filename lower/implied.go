@@ -46,7 +46,7 @@ type implied struct {
 
 // stable reports whether a conjunct's truth cannot change where it is
 // known: it reads no assigned variable and no memory.
-func (d *implied) stable(e Expr) bool { return !readsAny(e, d.mutable) && !readsMemory(e) }
+func (d *implied) stable(e Expr) bool { return !readsAny(e, d.mutable) && !ReadsMemory(e) }
 
 // Conjuncts splits a condition at its &&s, in order.
 func Conjuncts(e Expr) []Expr { return conjuncts(e, nil) }

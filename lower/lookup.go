@@ -415,7 +415,7 @@ func selectOf(list []Stmt, first Stmt) (Expr, bool) {
 			return nil, false
 		}
 		zero := zeroOf(x.Kind())
-		if in, ok := x.(*Select); ok && isZero(in.Else) && !readsMemory(in.Cond) {
+		if in, ok := x.(*Select); ok && isZero(in.Else) && !ReadsMemory(in.Cond) {
 			return &Select{Cond: &Binary{Op: And, X: s.Cond, Y: in.Cond}, Then: in.Then, Else: zero}, true
 		}
 		return &Select{Cond: s.Cond, Then: x, Else: zero}, true
@@ -429,8 +429,9 @@ func isZero(e Expr) bool {
 	return ok && c.I == 0 && c.F == 0
 }
 
-// readsMemory reports whether e loads from an array or a tensor.
-func readsMemory(e Expr) bool {
+// ReadsMemory reports whether e loads from an array or a tensor (a read
+// that may fall past its end, or see a write).
+func ReadsMemory(e Expr) bool {
 	reads := false
 	WalkExpr(e, func(x Expr) {
 		switch x.(type) {

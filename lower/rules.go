@@ -318,7 +318,7 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 			return false
 		}
 		v, off := OffsetIndex(ld.Index)
-		if v != i || off != nil && readsMemory(off) {
+		if v != i || off != nil && ReadsMemory(off) {
 			return false
 		}
 		if off == nil {

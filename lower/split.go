@@ -57,7 +57,7 @@ func splitLoop(p *Program, f *For, budget int) Stmt {
 			return
 		}
 		for _, c := range conjuncts(sel.Cond, nil) {
-			if b, ok := c.(*Binary); ok && b.Op == Lt && isRefTo(b.X, f.V) && !readsAny(b.Y, inner) && !readsMemory(b.Y) {
+			if b, ok := c.(*Binary); ok && b.Op == Lt && isRefTo(b.X, f.V) && !readsAny(b.Y, inner) && !ReadsMemory(b.Y) {
 				bound = b.Y
 				return
 			}
@@ -96,7 +96,7 @@ func unswitch(p *Program, f *For, inner map[*Var]bool, budget int) Stmt {
 			return // a select the loop does not change at all is hoisted instead
 		}
 		for _, c := range conjuncts(sel.Cond, nil) {
-			if !readsAny(c, inner) && !readsMemory(c) {
+			if !readsAny(c, inner) && !ReadsMemory(c) {
 				inv = append(inv, c)
 			}
 		}
