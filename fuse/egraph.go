@@ -165,8 +165,14 @@ func (g *EGraph) union(a, b ClassID) bool {
 // n's class (every literal 0 of the program, keys included) a real, and
 // the extracted program would not type-check.
 func (g *EGraph) sameType(a, b ClassID) bool {
-	ta, tb := g.classes[g.Find(a)].typ, g.classes[g.Find(b)].typ
-	return ta == nil || tb == nil || sdql.TypesEqual(ta, tb)
+	return typesAgree(g.classes[g.Find(a)].typ, g.classes[g.Find(b)].typ)
+}
+
+// typesAgree reports whether a term of type a may be replaced by one of
+// type b: the types are equal, or one is unknown. Saturation (sameType)
+// and the strategies (Apply) both refuse a rule instance that fails it.
+func typesAgree(a, b sdql.Type) bool {
+	return a == nil || b == nil || sdql.TypesEqual(a, b)
 }
 
 // rebuild restores the congruence invariant: nodes are canonical and

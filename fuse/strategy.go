@@ -104,7 +104,9 @@ func (c *Ctx) fire(name string, before, after sdql.Expr) {
 	}
 }
 
-// Apply returns the strategy that applies rule r at the root.
+// Apply returns the strategy that applies rule r at the root. It fails
+// where the rule's instance would change the term's type (typesAgree):
+// 1 * $e => $e at 1.0 * n, n an int, is no equality of the typed language.
 func Apply(r *Rule) Strategy {
 	return func(c *Ctx, e sdql.Expr) (sdql.Expr, bool) {
 		if c.Disabled[r.Name] {
@@ -115,7 +117,7 @@ func Apply(r *Rule) Strategy {
 			return e, false
 		}
 		out, ok := instantiate(r, m, c.typeOf(e))
-		if !ok {
+		if !ok || !typesAgree(c.typeOf(e), c.typeOf(out)) {
 			return e, false
 		}
 		c.fire(r.Name, e, out)

@@ -9,7 +9,7 @@ import (
 func runStrategy(t *testing.T, s Strategy, src string) (string, bool) {
 	t.Helper()
 	e := sdql.MustParse(src)
-	c := NewCtx(e, map[string]sdql.Type{"x": sdql.RealType, "V": vecT})
+	c := NewCtx(e, map[string]sdql.Type{"x": sdql.RealType, "n": sdql.IntType, "V": vecT})
 	out, ok := s(c, e)
 	return sdql.PrintFlat(out), ok
 }
@@ -26,6 +26,8 @@ func TestStrategies(t *testing.T) {
 		ok   bool
 	}{
 		{"apply at the root", one, "x * 1", "x", true},
+		{"apply keeps the type", Apply(RuleByName("MulOneLeft")), "1.0 * n", "1.0 * n", false},
+		{"apply at a real", Apply(RuleByName("MulOneLeft")), "1.0 * x", "x", true},
 		{"apply fails below the root", one, "(x * 1) + 0.0", "(x * 1) + 0.0", false},
 		{"id", Id, "x * 1", "x * 1", true},
 		{"fail", Fail, "x", "x", false},
