@@ -116,6 +116,11 @@ type Case struct {
 	// are allocated by NewCase, so measuring the hand-written loop's
 	// memory needs its allocation and first run (see PeakRSS).
 	NewHand func() (run func())
+	// HandThreads, for a kernel whose hand-written loop has a form on
+	// several goroutines (hand_threads.go), returns a run of it on t
+	// goroutines into buffers of its own and the value of its last run;
+	// nil otherwise.
+	HandThreads func(t int) (run func(), value func() sdql.Value)
 }
 
 // NewCase builds the case of a kernel over a matrix given as coordinates:
@@ -181,6 +186,10 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 			return func() { handSMVM(idx, val, g) }
 		}
 		cs.HandValue = func() sdql.Value { return vecValue(g) }
+		cs.HandThreads = func(t int) (func(), func() sdql.Value) {
+			g, run := make([]float64, cols), handSMVMThreads(t, idx, val, cols)
+			return func() { run(g) }, func() sdql.Value { return vecValue(g) }
+		}
 		cs.HandOutBytes = int64(8 * cols)
 	case "batax":
 		bind(csr, "A")

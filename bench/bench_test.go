@@ -22,6 +22,12 @@ func small(t testing.TB) *datasets.Coords {
 // the reference interpreter on a small matrix, for every kernel.
 func TestKernelsAgree(t *testing.T) {
 	m := small(t)
+	threaded := 0
+	defer func() {
+		if threaded == 0 {
+			t.Error("no kernel's hand-written loop on several goroutines was checked")
+		}
+	}()
 	for _, kf := range Kernels {
 		cs, err := NewCase(kf.Name, kf.Format, "small", m)
 		if err != nil {
@@ -34,6 +40,17 @@ func TestKernelsAgree(t *testing.T) {
 		cs.Hand()
 		if hv := cs.HandValue(); !sdql.Equal(hv, want) {
 			t.Errorf("%s: hand-written loop disagrees with the interpreter", cs.Name())
+		}
+		if cs.HandThreads != nil {
+			threaded++
+			for _, threads := range []int{1, 2, 3} {
+				run, value := cs.HandThreads(threads)
+				run()
+				run() // reused buffers
+				if !sdql.Equal(value(), want) {
+					t.Errorf("%s: the hand-written loop on %d goroutines disagrees with the interpreter", cs.Name(), threads)
+				}
+			}
 		}
 		for _, opts := range []exec.Options{{}, {NoFast: true}, {Threads: 2}, {Dict: "map", NoDense: true}} {
 			k, err := cs.Compile(opts)

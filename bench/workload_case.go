@@ -34,6 +34,10 @@ type WorkloadCase struct {
 	// (destination and workspace) and returns a run over them and the
 	// value of its last run.
 	NewHand func() (run func(), value func() sdql.Value)
+	// HandThreads, when the closed form has a form on several goroutines
+	// (hand_threads.go), returns a run of it on t goroutines into buffers
+	// of its own and the value of its last run; nil otherwise.
+	HandThreads func(t int) (run func(), value func() sdql.Value)
 	// InputBytes sizes the program's inputs, HandOutBytes the closed
 	// form's result.
 	InputBytes, HandOutBytes int64
@@ -154,46 +158,57 @@ func (c *Compiled) Settle(limit time.Duration) (nablasd.Tier, error) {
 	}
 }
 
-// bindHand binds the hand-written closed form of the case.
+// bindHand binds the hand-written closed form of the case, and its form
+// on several goroutines where it has one (HandThreads).
 func (cs *WorkloadCase) bindHand() error {
 	hf, err := handFormOf(cs.Program, cs.Data)
 	if err != nil {
 		return err
 	}
-	if cs.Wrt == "" {
-		var f float64
-		cs.Hand = func() { f = hf.value() }
-		cs.HandValue = func() sdql.Value { return sdql.Real(f) }
-		cs.NewHand = func() (func(), func() sdql.Value) {
-			h, err := handFormOf(cs.Program, cs.Data)
-			if err != nil {
-				panic("internal error: " + err.Error())
-			}
-			var f float64
-			return func() { f = h.value() }, func() sdql.Value { return sdql.Real(f) }
+	cs.Hand, cs.HandValue = hf.bindFor(cs.Wrt)
+	cs.NewHand = func() (func(), func() sdql.Value) {
+		h, err := handFormOf(cs.Program, cs.Data)
+		if err != nil {
+			panic("internal error: " + err.Error())
 		}
-		cs.HandOutBytes = 8
-		return nil
+		return h.bindFor(cs.Wrt)
 	}
+	if handThreadsOf(cs.Program, cs.Data, 1) != nil {
+		cs.HandThreads = func(t int) (func(), func() sdql.Value) {
+			return handThreadsOf(cs.Program, cs.Data, t).bindFor(cs.Wrt)
+		}
+	}
+	cs.HandOutBytes = 8
+	if cs.Wrt != "" {
+		cs.HandOutBytes = int64(8 * hf.gradSize())
+	}
+	return nil
+}
+
+// gradSize is the number of entries of the gradient's destination.
+func (hf *handForm) gradSize() int {
 	size := 1
 	for _, n := range hf.gradShape {
 		size *= n
 	}
-	value := func(g []float64) sdql.Value {
+	return size
+}
+
+// bindFor returns a run of the closed form into buffers of its own and the
+// value of its last run: the value's when wrt is "" (handForm.value),
+// else the gradient's.
+func (hf *handForm) bindFor(wrt string) (run func(), value func() sdql.Value) {
+	if wrt == "" {
+		var f float64
+		return func() { f = hf.value() }, func() sdql.Value { return sdql.Real(f) }
+	}
+	g, grad := make([]float64, hf.gradSize()), hf.newGrad()
+	return func() { grad(g) }, func() sdql.Value {
 		if len(hf.gradShape) == 2 {
 			return matrixValue(g, hf.gradShape[0], hf.gradShape[1])
 		}
 		return vecValue(g)
 	}
-	g, grad := make([]float64, size), hf.newGrad()
-	cs.Hand = func() { grad(g) }
-	cs.HandValue = func() sdql.Value { return value(g) }
-	cs.NewHand = func() (func(), func() sdql.Value) {
-		g, grad := make([]float64, size), hf.newGrad()
-		return func() { grad(g) }, func() sdql.Value { return value(g) }
-	}
-	cs.HandOutBytes = int64(8 * size)
-	return nil
 }
 
 // VariantName is the spelling of the case's variant, or "original".

@@ -132,9 +132,17 @@ func flat(v sdql.Value, n, cols int) []float64 {
 // on two goroutines, and the interpreter through the root package), so
 // that the closed forms and the engine check each other.
 func TestWorkloadHand(t *testing.T) {
+	threaded, ran := map[string]bool{}, false
+	defer func() {
+		// least squares, ridge, logistic, factorization: value and gradient
+		if n := len(threaded); ran && n < 8 {
+			t.Errorf("%d closed forms on several goroutines checked (%v), want 8", n, threaded)
+		}
+	}()
 	for _, w := range Workloads {
 		t.Run(w.Name, func(t *testing.T) {
 			src := workloadSource(t, w.Name)
+			ran = true
 			d := smallWorkloadData(t, w)
 			file := w.Name + ".sdql"
 
@@ -195,6 +203,34 @@ func TestWorkloadHand(t *testing.T) {
 				run()
 				if !sdql.Equal(value(), cs.HandValue()) || sdql.IsZero(value()) {
 					t.Errorf("%s: the hand-written closed form over new buffers gives %s, over the case's %s", cs.Mode, short(value()), short(cs.HandValue()))
+				}
+			}
+			// On several goroutines (run twice: the buffers are
+			// reused), the same results up to summation order.
+			for _, cs := range []*WorkloadCase{ev, gr} {
+				if cs.HandThreads == nil {
+					continue
+				}
+				threaded[w.Name+" "+cs.Mode] = true
+				want := flat(cs.HandValue(), len(fd), cols)
+				if cs.Mode == "eval" {
+					want = []float64{float64(cs.HandValue().(sdql.Real))}
+				}
+				for _, threads := range []int{1, 2, 3} {
+					run, value := cs.HandThreads(threads)
+					run()
+					run()
+					got := []float64{}
+					if cs.Mode == "eval" {
+						got = append(got, float64(value().(sdql.Real)))
+					} else {
+						got = flat(value(), len(fd), cols)
+					}
+					for i := range want {
+						if !closeTo(got[i], want[i], 1e-12) {
+							t.Errorf("%s on %d goroutines: [%d] = %v, on one %v", cs.Mode, threads, i, got[i], want[i])
+						}
+					}
 				}
 			}
 			inputs, err := d.Inputs(sdql.FreeVars(mustParse(t, file, src)))

@@ -65,7 +65,11 @@
 // On every input of at least a million entries, the compiled kernel of
 // each workload (eval and grad) and of each kernel runs on one goroutine
 // and on two (Options.Threads), in interleaved rounds, and so does its
-// JIT kernel (exec jit; with -jit): speedup is the
+// JIT kernel (exec jit; with -jit), and, where bench has one
+// (bench/hand_threads.go: least squares, ridge, logistic regression, the
+// factorization, SMVM), the hand-written loop split over two goroutines
+// by hand (exec hand), the machine's ceiling for the loop; one
+// program's rows are timed in the same rounds. Speedup is the
 // median of the per-round ratios of one goroutine's time to two's, and
 // "goroutines used" what the last run of the two-goroutine kernel used.
 // On a machine busy with other work two goroutines get no more CPU than

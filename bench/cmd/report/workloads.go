@@ -13,6 +13,7 @@ import (
 	"github.com/nablasd/nablasd/bench"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/exec"
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // The workload tables (see the package comment): the workloads against
@@ -153,18 +154,23 @@ func workloadTables(f workloadFlags) {
 					tr := &ratioRow{program: w.Name, input: in, mode: mode, exec: "compiled", vs: []*variant{
 						{name: "1", run: func() { mustRun(c.Run()) }},
 						{name: "2", run: func() { mustRun(c2.Run()) }}}}
-					runtime.GC()
-					timeRounds(tr.vs, f.rounds, f.benchtime)
-					tr.threads = c2.Kernel.Threads()
-					threads = append(threads, tr)
+					group := []*ratioRow{tr}
+					var jr *jitRatioRow
 					if f.jit {
-						if tr := jitThreads(w.Name, in, mode, cs.CompileWith); tr != nil {
-							runtime.GC()
-							timeRounds(tr.vs, f.rounds, f.benchtime)
-							tr.threads = tr.kernel.Threads()
-							threads = append(threads, &tr.ratioRow)
+						if jr = jitThreads(w.Name, in, mode, cs.CompileWith); jr != nil {
+							group = append(group, &jr.ratioRow)
 						}
 					}
+					if cs.HandThreads != nil {
+						group = append(group, handThreadsRow(w.Name, in, mode, cs.HandThreads))
+					}
+					runtime.GC()
+					timeTogether(group, f.rounds, f.benchtime)
+					tr.threads = c2.Kernel.Threads()
+					if jr != nil {
+						jr.threads = jr.kernel.Threads()
+					}
+					threads = append(threads, group...)
 				}
 				fmt.Fprintln(os.Stderr)
 			}
@@ -206,6 +212,29 @@ func jitThreads(program, input, mode string, compile func(nablasd.Options) (*ben
 		r.kernel = c.Kernel
 	}
 	return r
+}
+
+// handThreadsRow is the threads row of a hand-written loop on one
+// goroutine and on two (bench's HandThreads): the machine's ceiling for
+// the loop beside the kernels' rows.
+func handThreadsRow(program, input, mode string, hand func(t int) (func(), func() sdql.Value)) *ratioRow {
+	r := &ratioRow{program: program, input: input, mode: mode, exec: "hand", threads: 2}
+	for _, t := range []int{1, 2} {
+		run, _ := hand(t)
+		r.vs = append(r.vs, &variant{name: fmt.Sprint(t), run: run})
+	}
+	return r
+}
+
+// timeTogether times the variants of every row in the same rounds, so
+// that the rows of a group (one program's threads rows) see the machine
+// alike.
+func timeTogether(rows []*ratioRow, rounds int, d time.Duration) {
+	var vs []*variant
+	for _, r := range rows {
+		vs = append(vs, r.vs...)
+	}
+	timeRounds(vs, rounds, d)
 }
 
 // workloadVariants times the compiled kernels of the workload's spelled
@@ -280,23 +309,28 @@ func kernelVariantTables(inputs, variantInputs, kernels []string, variants, thre
 					r.vs = append(r.vs, &variant{name: fmt.Sprint(t), run: func() { mustRun(k.RunInto(res, cs.Bindings)) }})
 					k2 = k
 				}
-				runtime.GC()
-				timeRounds(r.vs, rounds, d)
-				r.threads = k2.Threads()
-				thr = append(thr, r)
+				group := []*ratioRow{r}
+				var jr *jitRatioRow
 				if jit {
 					// the JIT's kernel through the root package, of the
 					// same program (forward mode, as bench.Pipeline)
 					compile := func(o nablasd.Options) (*bench.Compiled, error) {
 						return compileKernel(kf.Name, cs.Inputs, o)
 					}
-					if jr := jitThreads(kf.Name, in, "grad", compile); jr != nil {
-						runtime.GC()
-						timeRounds(jr.vs, rounds, d)
-						jr.threads = jr.kernel.Threads()
-						thr = append(thr, &jr.ratioRow)
+					if jr = jitThreads(kf.Name, in, "grad", compile); jr != nil {
+						group = append(group, &jr.ratioRow)
 					}
 				}
+				if cs.HandThreads != nil {
+					group = append(group, handThreadsRow(kf.Name, in, "grad", cs.HandThreads))
+				}
+				runtime.GC()
+				timeTogether(group, rounds, d)
+				r.threads = k2.Threads()
+				if jr != nil {
+					jr.threads = jr.kernel.Threads()
+				}
+				thr = append(thr, group...)
 			}
 		}
 	}
@@ -393,7 +427,7 @@ func printRatios(title, col string, rows []*ratioRow) {
 				usCell(median(r.vs[0].ns)), usCell(median(r.vs[1].ns)), ratioCell(ratios(r.vs[0].ns, r.vs[1].ns)), r.threads)
 		}
 		w.Flush()
-		fmt.Println("exec: compiled, the closures (exec); jit, the generated Go built as a plugin (Options.Exec \"jit\")")
+		fmt.Println("exec: compiled, the closures (exec); jit, the generated Go built as a plugin (Options.Exec \"jit\"); hand, the hand-written loop split by hand (bench/hand_threads.go: rows split by entries, a scatter into a private copy per goroutine but the first, merged after), the machine's ceiling for the loop; a program's rows are timed in the same rounds")
 		fmt.Println("speedup: median of the per-round ratios (1 thread ÷ 2), then min–max; a machine busy with other work gives two goroutines no more CPU than one")
 		return
 	}
