@@ -167,13 +167,6 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 	case *lower.Block:
 		fs := make([]vstmt, 0, len(s.List))
 		for i := 0; i < len(s.List); i++ {
-			if i+2 < len(s.List) {
-				if f := rg.negatedStore(s.List[i], s.List[i+1], s.List[i+2], s.List[i+3:], l); f != nil {
-					fs = append(fs, f)
-					i += 2
-					continue
-				}
-			}
 			if i+1 < len(s.List) {
 				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l); f != nil {
 					fs = append(fs, f)
@@ -935,31 +928,6 @@ func readIn(v *lower.Var, es []lower.Expr, ss []lower.Stmt) bool {
 		lower.WalkStmtExprs(x, read)
 	}
 	return used
-}
-
-// negatedStore compiles `v := -x; q := insert(T.level0[0], key);
-// T.val[q] += v`, v read nowhere else (not in the key, not in rest), as
-// insertStore of `T.val[q] += -x`, a scatter subtracting x: the negation
-// is not a pass of its own (reverse mode writes the adjoint of a
-// subtraction's right side so). It returns nil when the three are not of
-// that shape.
-func (rg *region) negatedStore(a, b, c lower.Stmt, rest []lower.Stmt, l int) vstmt {
-	let, ok1 := a.(*lower.Let)
-	st, ok2 := c.(*lower.Store)
-	if !ok1 || !ok2 || st.Op != lower.AddTo {
-		return nil
-	}
-	neg, ok := let.X.(*lower.Unary)
-	if !ok || neg.Op != lower.Neg || let.V.Kind != lower.Real {
-		return nil
-	}
-	if r, ok := st.X.(*lower.Ref); !ok || r.V != let.V {
-		return nil
-	}
-	if readIn(let.V, nil, append([]lower.Stmt{b}, rest...)) {
-		return nil
-	}
-	return rg.insertStore(b, &lower.Store{T: st.T, Pos: st.Pos, Op: st.Op, X: neg}, rest, l)
 }
 
 // scatterKeys stores (set) or adds (with sub: subtracts) xs[off+k] (u

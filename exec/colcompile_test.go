@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -259,54 +260,47 @@ func TestUniformSelect(t *testing.T) {
 	}
 }
 
-// TestNegatedStore checks `v := -x; q := insert(out, j); out.val[q] += v`
-// in a row nest, x a column (an entry's value) or uniform (a constant):
-// the closures scatter x subtracted (negatedStore) and give -A's column
-// sums. The lowering writes such a let only where reverse mode takes the
-// adjoint of a subtraction, so the test puts it into a lowered program
-// by hand (and takes the loop from its primitive, whose body it no
-// longer is).
+// TestNegatedStore checks a negation added into a row nest's
+// destination, `q := insert(out, j); out.val[q] += -x`, as the lowering
+// writes reverse mode's adjoint of a subtraction's right side, x a column
+// (an entry's value) or uniform: the closures scatter x subtracted
+// (insertStore) and give -A's column sums. The lowering hoists a uniform
+// negation out of the loop (c1 := -c; ... += c1), so the uniform case
+// writes one into the store by hand. The loop runs as lowered, and again
+// taken from its primitive (so that the closures' own scatter runs, not
+// the primitive's).
 func TestNegatedStore(t *testing.T) {
-	const colSums = "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) }"
+	const colSums = "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> -A_val(p) }"
 	in := csrInput([]int{0, 2, 3, 5}, []int{0, 2, 1, 2, 3})
-	for _, tc := range []struct {
-		name string
-		want string
-	}{
-		{"column", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> -A_val(p) }"},
+	for _, tc := range []struct{ name, want string }{
+		{"column", colSums},
 		{"uniform", "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> -2.5 }"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			prog, info, p := lowerFor(t, colSums, in)
-			stores := 0
-			lower.WalkStmts(p.Body, func(s lower.Stmt) {
-				switch s := s.(type) {
-				case *lower.For:
-					s.Prim = nil
-				case *lower.Block:
-					for i := 0; i+1 < len(s.List); i++ {
-						ins, ok1 := s.List[i].(*lower.Insert)
-						st, ok2 := s.List[i+1].(*lower.Store)
-						if !ok1 || !ok2 || st.Op != lower.AddTo {
-							continue
+		for _, prim := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/primitive=%v", tc.name, prim), func(t *testing.T) {
+				prog, info, p := lowerFor(t, colSums, in)
+				negated := 0
+				lower.WalkStmts(p.Body, func(s lower.Stmt) {
+					switch s := s.(type) {
+					case *lower.For:
+						if !prim {
+							s.Prim = nil
 						}
-						x := st.X
-						if tc.name == "uniform" {
-							x = &lower.Const{K: lower.Real, F: 2.5}
+					case *lower.Store:
+						if u, ok := s.X.(*lower.Unary); ok && u.Op == lower.Neg && s.Op == lower.AddTo {
+							negated++
+							if tc.name == "uniform" {
+								s.X = &lower.Unary{Op: lower.Neg, X: &lower.Const{K: lower.Real, F: 2.5}}
+							}
 						}
-						v := p.NewVar("v", lower.Real)
-						st.X = &lower.Ref{V: v}
-						s.List = append(s.List[:i], append([]lower.Stmt{&lower.Let{V: v, X: &lower.Unary{Op: lower.Neg, X: x}}, ins, st}, s.List[i+2:]...)...)
-						stores++
-						i += 2
 					}
+				})
+				if negated != 1 {
+					t.Fatalf("%d stores adding a negation, want one:\n%s", negated, lower.Print(p))
 				}
+				runLowered(t, prog, info, p, in, tc.want)
 			})
-			if stores != 1 {
-				t.Fatalf("%d stores, want one:\n%s", stores, lower.Print(p))
-			}
-			runLowered(t, prog, info, p, in, tc.want)
-		})
+		}
 	}
 }
 

@@ -4,15 +4,17 @@ import "github.com/nablasd/nablasd/lower"
 
 // Subtracted values. Forward and reverse mode both write a term's
 // contribution to the other end of an edge as a negation added in,
-// v := -t; out[j] += v (the Laplacian's gradient), where a hand-written
-// loop writes out[j] -= t. Go keeps the first as written: a sign mask
+// out[j] += -t (the Laplacian's gradient), or v := -t; out[j] += v when a
+// program binds the negation itself, where a hand-written loop writes
+// out[j] -= t. Go keeps a negation added in as written: a sign mask
 // loaded and XORed on every iteration (10% of the Laplacian gradient's
-// loop, measured against the same loop with -=). So a real variable set
-// once, by a let of a negation, and read only as the whole value added
-// into a real (a store or an assignment that adds) is bound to the
-// negation's operand, and each of those adds subtracts it. In IEEE
-// arithmetic a - t is a + (-t) exactly, so the result is the
-// interpreter's to the bit.
+// loop, measured against the same loop with -=). So an add of a
+// negation subtracts its operand (addOp), and a real variable set once,
+// by a let of a negation, and read only as the whole value added into a
+// real (a store or an assignment that adds) is bound to the negation's
+// operand, and each of those adds subtracts it. In IEEE arithmetic
+// a - t is a + (-t) exactly, so the result is the interpreter's to the
+// bit.
 
 // findNegated records the variables bound to their negation's operand
 // (g.negated), once analyze has found what is read.
@@ -72,11 +74,16 @@ func (g *gen) negatedOperand(s *lower.Let) lower.Expr {
 	return s.X
 }
 
-// addOp is the Go operator that adds x into a real: -= for a variable of
-// g.negated, which holds the negation's operand.
-func (g *gen) addOp(x lower.Expr) string {
-	if r, ok := x.(*lower.Ref); ok && g.negated[r.V] {
-		return "-="
+// addOp is the Go operator that adds x into a real and what it adds: -=
+// and the operand for a negation (a store of { j -> -t }), -= and x for
+// a variable of g.negated, which holds the negation's operand, else +=
+// and x.
+func (g *gen) addOp(x lower.Expr) (op string, operand lower.Expr) {
+	if u, ok := x.(*lower.Unary); ok && u.Op == lower.Neg && u.Kind() == lower.Real {
+		return "-=", u.X
 	}
-	return "+="
+	if r, ok := x.(*lower.Ref); ok && g.negated[r.V] {
+		return "-=", x
+	}
+	return "+=", x
 }

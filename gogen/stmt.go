@@ -216,15 +216,15 @@ func (g *gen) assign(s *lower.Assign) {
 	if !g.read[s.V] {
 		return
 	}
-	x := g.exprAs(s.X, s.V.Kind)
 	name := g.vars[s.V]
 	switch {
 	case s.Op == lower.Set:
-		g.line("%s = %s", name, x)
+		g.line("%s = %s", name, g.exprAs(s.X, s.V.Kind))
 	case s.V.Kind == lower.Bool:
-		g.line("if %s {\n%s = true\n}", x, name)
+		g.line("if %s {\n%s = true\n}", g.exprAs(s.X, s.V.Kind), name)
 	default:
-		g.line("%s %s %s", name, g.addOp(s.X), x)
+		op, y := g.addOp(s.X)
+		g.line("%s %s %s", name, op, g.exprAs(y, s.V.Kind))
 	}
 }
 
@@ -307,14 +307,14 @@ func (g *gen) store(s *lower.Store) {
 	} else {
 		dst = ti.f(valsField) + "[" + g.exprAs(s.Pos, lower.Int) + "]"
 	}
-	x := g.exprAs(s.X, s.T.Leaf)
 	switch {
 	case s.Op == lower.Set:
-		g.line("%s = %s", dst, x)
+		g.line("%s = %s", dst, g.exprAs(s.X, s.T.Leaf))
 	case s.T.Leaf == lower.Bool:
-		g.line("if %s {\n%s = true\n}", x, dst)
+		g.line("if %s {\n%s = true\n}", g.exprAs(s.X, s.T.Leaf), dst)
 	default:
-		g.line("%s %s %s", dst, g.addOp(s.X), x)
+		op, y := g.addOp(s.X)
+		g.line("%s %s %s", dst, op, g.exprAs(y, s.T.Leaf))
 	}
 }
 

@@ -138,11 +138,25 @@ func (l *lowerer) valueOf(v sdql.Expr, env *scope) binding {
 		return l.arrayOf(v, env)
 	}
 	x := l.scalar(v, env)
-	switch x.(type) {
-	case *Const, *Ref, *Load, *ValAt:
+	if trivialValue(x) {
 		return scalarB{x}
 	}
 	return scalarB{l.hoist(x, "v")}
+}
+
+// trivialValue reports whether a value is used where it is written
+// rather than bound to a variable first: a constant, a variable, a load,
+// or the negation of one (reverse mode's adjoint of a subtraction's right
+// side, { j -> -t }: a store then adds -t, which every back end does as
+// a subtraction, rather than a let and a pass for the negation).
+func trivialValue(x Expr) bool {
+	switch x := x.(type) {
+	case *Const, *Ref, *Load, *ValAt:
+		return true
+	case *Unary:
+		return x.Op == Neg && trivialValue(x.X)
+	}
+	return false
 }
 
 // dvalOf is the dictionary an expression denotes, symbolically.

@@ -89,12 +89,11 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 							x1 = x_val[j]
 						}
 						t2bar := A_valSeg[k1] * (c - x1)
-						v := t2bar
 						if uint(j) >= uint(len(out_vals)) {
 							return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
 						}
 						q := j
-						out_vals[q] -= v
+						out_vals[q] -= t2bar
 						acc += t2bar
 					}
 				}
