@@ -37,6 +37,11 @@ type variant struct {
 // (-budget), so that kernels of a tenth of a second or more, a round of
 // which takes seconds, do not take minutes.
 func timeRounds(vs []*variant, rounds int, d time.Duration) {
+	timeRoundsWithin(vs, rounds, d, budget)
+}
+
+// timeRoundsWithin is timeRounds with the budget given.
+func timeRoundsWithin(vs []*variant, rounds int, d, budget time.Duration) {
 	start := time.Now()
 	batch := make([]int, len(vs))
 	for i, v := range vs {

@@ -228,13 +228,14 @@ func handThreadsRow(program, input, mode string, hand func(t int) (func(), func(
 
 // timeTogether times the variants of every row in the same rounds, so
 // that the rows of a group (one program's threads rows) see the machine
-// alike.
+// alike, within the budget of a set per row: each row gets the rounds it
+// would get timed alone.
 func timeTogether(rows []*ratioRow, rounds int, d time.Duration) {
 	var vs []*variant
 	for _, r := range rows {
 		vs = append(vs, r.vs...)
 	}
-	timeRounds(vs, rounds, d)
+	timeRoundsWithin(vs, rounds, d, budget*time.Duration(len(rows)))
 }
 
 // workloadVariants times the compiled kernels of the workload's spelled
