@@ -15,7 +15,7 @@ import (
 // sets beside the kernels' threads table: what this machine gives two
 // goroutines over one for the same loop, measured in the same rounds.
 // Their results equal the serial loops' up to summation order
-// (TestHandThreads).
+// (TestWorkloadHand, TestKernelsAgree).
 
 // sub returns rows lo..hi-1 of a as a matrix of hi-lo rows (row i of
 // the view is row lo+i of a).
