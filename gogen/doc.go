@@ -88,7 +88,9 @@
 // result each iteration writes under its own key is written in place, a
 // workspace the loop fills is each worker's own, and a tensor the loop
 // adds into is the function's for the first worker and a zeroed copy for
-// each other, added into it after, in worker order, range by range. Results
+// each other, added into it after, in worker order, range by range (when
+// the loop follows the tensor's Init, the first worker also does the
+// Init's clear, as the others zero their copies: deferclear.go). Results
 // equal the serial ones up to the order of floating-point additions.
 // Copies are made of tensors whose levels are dense, positions or
 // diagonal, and of rows appended under a dense level (BATAx's Gustavson

@@ -198,8 +198,11 @@ type gen struct {
 	// negated are the variables bound to their negation's operand and
 	// subtracted where they are added (negate.go)
 	negated map[*lower.Var]bool
-	hoisted map[*lower.Var]bool
-	scopes  []map[*lower.Var]bool
+	// deferred are the Inits whose clear a parallel loop's first worker
+	// does, and the loops and ifs that do it (deferclear.go)
+	deferred deferredClears
+	hoisted  map[*lower.Var]bool
+	scopes   []map[*lower.Var]bool
 	// override maps loads A[v] to the Go expression reading them from a
 	// segment of A (loops.go)
 	override map[loadKey]string
@@ -305,6 +308,7 @@ func (g *gen) file() (*Kernel, error) {
 		delete(g.read, s.Pos)
 	}
 	g.planParallel()
+	g.findDeferredClears() // deferclear.go
 	body := g.function()
 	var types bytes.Buffer
 	for _, ti := range g.order {

@@ -27,6 +27,11 @@ func (g *gen) forStmt(s *lower.For) {
 	if g.parallelFor(s) {
 		return // on several goroutines, or serially when not worth it (parallel.go)
 	}
+	if t := g.deferred.loop[s]; t != nil {
+		// not run in parallel here (inside another parallel loop's
+		// worker): the Init's clear before it (deferclear.go)
+		g.line("clear(%s.Vals)", g.ts[t].ptr)
+	}
 	if t := g.unswitchOn(s); t != nil {
 		// the loop twice, as Go does not unswitch loops: one where every
 		// row of t's diagonal level is known present (its All), one

@@ -97,3 +97,66 @@ func TestParallelPanics(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredClear: a parallel loop's first worker empties the
+// destination its Init left as it was (deferclear.go), and so do the
+// loop's serial form and the else of the if that guards it: each case
+// runs first over a matrix into the destination (gorun.Case.Prime), then
+// over the case's own, on one goroutine and on two, and must give the
+// column sums of its own matrix alone.
+func TestDeferredClear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds kernels")
+	}
+	const n = 6
+	var rows, cols []int
+	var vals []float64
+	for i := 0; i < n; i++ {
+		for _, j := range []int{i, (i + 2) % n} {
+			rows, cols, vals = append(rows, i), append(cols, j), append(vals, float64(i+j+1))
+		}
+	}
+	A, err := formats.FromCoords([]int{n, n}, [][]int{rows, cols}, vals, formats.CSR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{0.5, -1, 2, 0.25, 1.5, -0.75}
+	q, err := nablasd.Prepare("sum(<i, r> in A) sum(<j, a> in r) a * x(j)", nablasd.Inputs{"A": A, "x": x}, &nablasd.Options{Mode: "forward"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: "x", Func: "DeferredClear", Package: "main", Workspace: true, Parallel: true, MinParallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(k.Source), "deferclear.go") {
+		t.Fatalf("the destination's clear was not deferred to the parallel loop:\n%s", k.Source)
+	}
+	plan, err := q.Plan("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := plan.Bindings
+	empty := map[string]sdql.Value{}
+	for name, v := range full {
+		empty[name] = v
+	}
+	empty["A_len"], empty["A_pos"], empty["A_idx"], empty["A_val"] = sdql.Int(0), sdql.IntArray{0}, sdql.IntArray{}, sdql.RealArray{}
+	colSums := make([]float64, n)
+	for p, j := range cols {
+		colSums[j] += vals[p]
+	}
+	sums := sdql.NewDict()
+	for j, v := range colSums {
+		sums.Set(j, sdql.Real(v))
+	}
+	var cases []gorun.Case
+	var wants []sdql.Value
+	for _, threads := range []int{1, 2} {
+		cases = append(cases,
+			gorun.Case{Name: fmt.Sprintf("A after A, %d threads", threads), Kernel: k, Inputs: full, Prime: full, Threads: threads, AsFunctions: true},
+			gorun.Case{Name: fmt.Sprintf("no rows after A, %d threads", threads), Kernel: k, Inputs: empty, Prime: full, Threads: threads, AsFunctions: true})
+		wants = append(wants, sums, sdql.NewDict())
+	}
+	gorun.Check(t, cases, wants, nil)
+}

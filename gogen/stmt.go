@@ -187,6 +187,9 @@ func (g *gen) stmt(s lower.Stmt) {
 		if s.Else != nil {
 			g.line("} else {")
 			g.body(s.Else, nil)
+		} else if t := g.deferred.els[s]; t != nil {
+			g.line("} else {")
+			g.line("clear(%s.Vals) // the Init's clear, which the loop above does (deferclear.go)", g.ts[t].ptr)
 		}
 		g.line("}")
 	case *lower.For:
@@ -289,9 +292,13 @@ func (g *gen) coveredCond(s *lower.Init) string {
 func (g *gen) initStmt(s *lower.Init) {
 	ti := g.ts[s.T]
 	args := g.initArgs(s.T)
-	if s.Covered != nil {
+	switch {
+	case s.Covered != nil:
 		args = append(args, g.coveredCond(s))
-	} else if g.covered(s.T) {
+	case g.deferred.init[s]:
+		g.line("// emptied by the parallel loop below, on its first goroutine (deferclear.go)")
+		args = append(args, "true")
+	case g.covered(s.T):
 		args = append(args, "false")
 	}
 	g.syncOut(ti)

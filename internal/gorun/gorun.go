@@ -5,7 +5,8 @@
 // holding every case's kernel in package main, a runner per case that
 // binds its inputs as Go literals, calls the kernel twice (a tensor
 // result into one destination and one workspace, which the second call
-// reuses; the two must print alike) and prints the result as an SDQL
+// reuses; the two must print alike; first over Case.Prime's inputs when
+// given) and prints the result as an SDQL
 // value literal, twice: through the result type's String (every key,
 // empty dictionaries included) and through its Entries (the values and
 // their keys). A main runs them all, each on its own delimited output
@@ -57,6 +58,11 @@ type Case struct {
 	// (gogen.Kernel.Parallel): the most goroutines its parallel loops
 	// run on (0: 1).
 	Threads int
+	// Prime, when not nil, binds the kernel's parameters for a run
+	// before the two that are checked, into the same destination and
+	// workspace (its result and error ignored): what it leaves there
+	// must not show in theirs (a clear skipped or moved).
+	Prime map[string]sdql.Value
 }
 
 // Result is the outcome of one case.

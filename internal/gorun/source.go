@@ -20,19 +20,32 @@ func runnerSource(i int, c Case) (string, error) {
 	k := c.Kernel
 	var b strings.Builder
 	fmt.Fprintf(&b, "package main\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n\nfunc gorunCase%d() (string, error) {\n", i)
-	var args []string
-	for _, p := range k.Params {
-		v, ok := c.Inputs[p.Name]
-		if !ok {
-			return "", fmt.Errorf("no binding for the input %s", p.Name)
+	bind := func(in map[string]sdql.Value, prefix string) ([]string, error) {
+		var args []string
+		for _, p := range k.Params {
+			v, ok := in[p.Name]
+			if !ok {
+				return nil, fmt.Errorf("no binding for the input %s", p.Name)
+			}
+			lit, err := goLiteral(v, p.GoType)
+			if err != nil {
+				return nil, fmt.Errorf("input %s: %v", p.Name, err)
+			}
+			name := prefix + p.GoName
+			fmt.Fprintf(&b, "\tvar %s %s = %s\n", name, p.GoType, lit)
+			args = append(args, name)
 		}
-		lit, err := goLiteral(v, p.GoType)
-		if err != nil {
-			return "", fmt.Errorf("input %s: %v", p.Name, err)
+		return args, nil
+	}
+	args, err := bind(c.Inputs, "gorunIn")
+	if err != nil {
+		return "", err
+	}
+	var prime []string
+	if c.Prime != nil {
+		if prime, err = bind(c.Prime, "gorunPrime"); err != nil {
+			return "", fmt.Errorf("prime: %v", err)
 		}
-		name := "gorunIn" + p.GoName
-		fmt.Fprintf(&b, "\tvar %s %s = %s\n", name, p.GoType, lit)
-		args = append(args, name)
 	}
 	// the threads argument goes last, after dst and ws
 	var threads []string
@@ -43,6 +56,10 @@ func runnerSource(i int, c Case) (string, error) {
 		if k.WorkType != "" {
 			fmt.Fprintf(&b, "\tgorunWs := &%s{}\n", k.WorkType)
 			args = append(args, "gorunWs")
+			prime = append(prime, "gorunWs")
+		}
+		if c.Prime != nil {
+			fmt.Fprintf(&b, "\t_, _ = %s(%s)\n", k.Func, strings.Join(append(prime, threads...), ", "))
 		}
 		fmt.Fprintf(&b, "\tr, err := %s(%s)\n\tif err != nil {\n\t\treturn \"\", err\n\t}\n", k.Func, strings.Join(append(args, threads...), ", "))
 		fmt.Fprintf(&b, "\treturn %s(r), nil\n}\n", map[string]string{"float64": "gorunFloat", "int": "gorunInt", "bool": "gorunBool"}[k.Scalar])
@@ -50,9 +67,14 @@ func runnerSource(i int, c Case) (string, error) {
 	}
 	fmt.Fprintf(&b, "\tvar gorunDst %s\n", k.ResultType)
 	args = append(args, "&gorunDst")
+	prime = append(prime, "&gorunDst")
 	if k.WorkType != "" {
 		fmt.Fprintf(&b, "\tgorunWs := &%s{}\n", k.WorkType)
 		args = append(args, "gorunWs")
+		prime = append(prime, "gorunWs")
+	}
+	if c.Prime != nil {
+		fmt.Fprintf(&b, "\t_ = %s(%s)\n", k.Func, strings.Join(append(prime, threads...), ", "))
 	}
 	call := k.Func + "(" + strings.Join(append(args, threads...), ", ") + ")"
 	// twice into the same destination and workspace: the second run must
