@@ -21,19 +21,7 @@ func TestParallelPanics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds kernels")
 	}
-	const n = 6
-	var rows, cols []int
-	var vals []float64
-	for i := 0; i < n; i++ {
-		for _, j := range []int{i, (i + 2) % n} {
-			rows, cols, vals = append(rows, i), append(cols, j), append(vals, float64(i+j+1))
-		}
-	}
-	A, err := formats.FromCoords([]int{n, n}, [][]int{rows, cols}, vals, formats.CSR)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := []float64{0.5, -1, 2, 0.25, 1.5, -0.75}
+	A, _, _, x := twoPerRow(t)
 	var cases []gorun.Case
 	var names []string
 	for i, prog := range []string{
@@ -108,19 +96,7 @@ func TestDeferredClear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds kernels")
 	}
-	const n = 6
-	var rows, cols []int
-	var vals []float64
-	for i := 0; i < n; i++ {
-		for _, j := range []int{i, (i + 2) % n} {
-			rows, cols, vals = append(rows, i), append(cols, j), append(vals, float64(i+j+1))
-		}
-	}
-	A, err := formats.FromCoords([]int{n, n}, [][]int{rows, cols}, vals, formats.CSR)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := []float64{0.5, -1, 2, 0.25, 1.5, -0.75}
+	A, cols, vals, x := twoPerRow(t)
 	q, err := nablasd.Prepare("sum(<i, r> in A) sum(<j, a> in r) a * x(j)", nablasd.Inputs{"A": A, "x": x}, &nablasd.Options{Mode: "forward"})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +118,7 @@ func TestDeferredClear(t *testing.T) {
 		empty[name] = v
 	}
 	empty["A_len"], empty["A_pos"], empty["A_idx"], empty["A_val"] = sdql.Int(0), sdql.IntArray{0}, sdql.IntArray{}, sdql.RealArray{}
-	colSums := make([]float64, n)
+	colSums := make([]float64, len(x))
 	for p, j := range cols {
 		colSums[j] += vals[p]
 	}
@@ -159,4 +135,23 @@ func TestDeferredClear(t *testing.T) {
 		wants = append(wants, sums, sdql.NewDict())
 	}
 	gorun.Check(t, cases, wants, nil)
+}
+
+// twoPerRow is a 6 x 6 CSR matrix with two entries a row, at columns i
+// and i + 2 (mod 6), valued i + j + 1, its entries' columns and values in
+// order, and a vector x of 6.
+func twoPerRow(t *testing.T) (A *formats.Tensor, cols []int, vals, x []float64) {
+	t.Helper()
+	const n = 6
+	var rows []int
+	for i := 0; i < n; i++ {
+		for _, j := range []int{i, (i + 2) % n} {
+			rows, cols, vals = append(rows, i), append(cols, j), append(vals, float64(i+j+1))
+		}
+	}
+	A, err := formats.FromCoords([]int{n, n}, [][]int{rows, cols}, vals, formats.CSR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return A, cols, vals, []float64{0.5, -1, 2, 0.25, 1.5, -0.75}
 }
