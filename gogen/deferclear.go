@@ -6,8 +6,8 @@ import "github.com/nablasd/nablasd/lower"
 // adds into a dense destination runs its first worker on the destination
 // itself and the others on copies, each of which a worker empties at its
 // start (emptyLike). The destination was emptied before the loop, by its
-// Init, on one goroutine: for SMVM's column sums on two goroutines (1M
-// entries into 200K columns) 5% of the time, which a hand-written split
+// Init, on one goroutine: for a CSR matrix's column sums on two
+// goroutines (1M entries into 200K columns) 5% of the time, which a hand-written split
 // that clears in its goroutines does not spend (measured: the JIT's two
 // goroutines ran at the hand-written split's time with its clear moved
 // before the goroutines, 0.99). So where an Init of such a destination is
@@ -34,7 +34,6 @@ func (g *gen) findDeferredClears() {
 	if !g.opts.Parallel {
 		return
 	}
-	g.covered(nil) // fills g.coveredInit, which the Inits found join
 	lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
 		b, ok := s.(*lower.Block)
 		if !ok {
@@ -70,6 +69,7 @@ func (g *gen) findDeferredClears() {
 			if wrap != nil {
 				g.deferred.els[wrap] = in.T
 			}
+			g.covered(in.T)            // fills g.coveredInit
 			g.coveredInit[in.T] = true // its init takes keep
 		}
 	})
@@ -104,6 +104,12 @@ func (g *gen) clearsInWorker(f *lower.For, t *lower.Tensor) bool {
 		}
 	}
 	return false
+}
+
+// deferredClear is the Go statement that does t's Init clear where it
+// moved to (where: said in its comment).
+func (g *gen) deferredClear(t *lower.Tensor, where string) string {
+	return "clear(" + g.ts[t].ptr + ".Vals) // the Init's clear, " + where + " (deferclear.go)"
 }
 
 // firstStmt is the first statement of s: itself, or a block's first.

@@ -29,8 +29,8 @@ func (g *gen) forStmt(s *lower.For) {
 	}
 	if t := g.deferred.loop[s]; t != nil {
 		// not run in parallel here (inside another parallel loop's
-		// worker): the Init's clear before it (deferclear.go)
-		g.line("clear(%s.Vals)", g.ts[t].ptr)
+		// worker)
+		g.line("%s", g.deferredClear(t, "before the loop"))
 	}
 	if t := g.unswitchOn(s); t != nil {
 		// the loop twice, as Go does not unswitch loops: one where every

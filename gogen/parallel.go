@@ -371,7 +371,7 @@ func (g *gen) parallelFor(s *lower.For) bool {
 	serial := *s
 	serial.Par = nil
 	if t := g.deferred.loop[s]; t != nil {
-		g.line("clear(%s.Vals) // the Init's (deferclear.go)", g.ts[t].ptr)
+		g.line("%s", g.deferredClear(t, "serially"))
 	}
 	g.forStmt(&serial)
 	g.pop()
@@ -538,12 +538,11 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	for _, t := range par.Tensors {
 		ti := g.ts[t]
 		g.line("%s := %s", ti.ptr, ti.ptr)
+		els := ""
 		if g.deferred.loop[s] == t {
-			// the Init's clear, on this goroutine (deferclear.go)
-			g.line("if %s > 0 {\n%s = &%s[%s-1]\n%s.emptyLike(&%s)\n} else {\nclear(%s.Vals)\n}", w, ti.ptr, copies[t], w, ti.ptr, shapes[t], ti.ptr)
-		} else {
-			g.line("if %s > 0 {\n%s = &%s[%s-1]\n%s.emptyLike(&%s)\n}", w, ti.ptr, copies[t], w, ti.ptr, shapes[t])
+			els = "\n} else {\n" + g.deferredClear(t, "on the first worker")
 		}
+		g.line("if %s > 0 {\n%s = &%s[%s-1]\n%s.emptyLike(&%s)%s\n}", w, ti.ptr, copies[t], w, ti.ptr, shapes[t], els)
 	}
 	for _, t := range par.Private {
 		if ti := g.ts[t]; free.used[ti.ptr] {

@@ -188,8 +188,7 @@ func (g *gen) stmt(s lower.Stmt) {
 			g.line("} else {")
 			g.body(s.Else, nil)
 		} else if t := g.deferred.els[s]; t != nil {
-			g.line("} else {")
-			g.line("clear(%s.Vals) // the Init's clear, which the loop above does (deferclear.go)", g.ts[t].ptr)
+			g.line("} else {\n%s", g.deferredClear(t, "where the loop does not run"))
 		}
 		g.line("}")
 	case *lower.For:
