@@ -137,26 +137,26 @@ func (l *lowerer) valueOf(v sdql.Expr, env *scope) binding {
 	case kArray:
 		return l.arrayOf(v, env)
 	}
-	x := l.scalar(v, env)
-	if trivialValue(x) {
-		return scalarB{x}
-	}
-	return scalarB{l.hoist(x, "v")}
+	return scalarB{l.valueExpr(l.scalar(v, env))}
 }
 
-// trivialValue reports whether a value is used where it is written
-// rather than bound to a variable first: a constant, a variable, a load,
-// or the negation of one (reverse mode's adjoint of a subtraction's right
-// side, { j -> -t }: a store then adds -t, which every back end does as
-// a subtraction, rather than a let and a pass for the negation).
-func trivialValue(x Expr) bool {
-	switch x := x.(type) {
+// valueExpr is a sum's or a singleton's scalar value as it is used: a
+// constant, a variable or a load where it is written, anything else
+// bound to a variable first. A negation is written where it is used, its
+// operand bound (reverse mode's adjoint of a subtraction's right side,
+// { j -> -t }): a store or an accumulator then adds -t, which every back
+// end does as a subtraction, rather than a let and a pass for the
+// negation.
+func (l *lowerer) valueExpr(x Expr) Expr {
+	switch y := x.(type) {
 	case *Const, *Ref, *Load, *ValAt:
-		return true
+		return x
 	case *Unary:
-		return x.Op == Neg && trivialValue(x.X)
+		if y.Op == Neg {
+			return &Unary{Op: Neg, X: l.valueExpr(y.X)}
+		}
 	}
-	return false
+	return l.hoist(x, "v")
 }
 
 // dvalOf is the dictionary an expression denotes, symbolically.
