@@ -4,11 +4,12 @@ import "github.com/nablasd/nablasd/lower"
 
 // Subtracted values. Forward and reverse mode both write a term's
 // contribution to the other end of an edge as a negation added in,
-// out[j] += -t (the Laplacian's gradient), or v := -t; out[j] += v when a
+// out[j] += -t (a difference's adjoint scattered by column), or
+// v := -t; out[j] += v when a
 // program binds the negation itself, where a hand-written loop writes
 // out[j] -= t. Go keeps a negation added in as written: a sign mask
-// loaded and XORed on every iteration (10% of the Laplacian gradient's
-// loop, measured against the same loop with -=). So an add of a
+// loaded and XORed on every iteration (10% of such a scatter over a CSR
+// matrix's rows, measured against the same loop with -=). So an add of a
 // negation subtracts its operand (addOp), and a real variable set once,
 // by a let of a negation, and read only as the whole value added into a
 // real (a store or an assignment that adds) is bound to the negation's
