@@ -154,23 +154,11 @@ func workloadTables(f workloadFlags) {
 					tr := &ratioRow{program: w.Name, input: in, mode: mode, exec: "compiled", vs: []*variant{
 						{name: "1", run: func() { mustRun(c.Run()) }},
 						{name: "2", run: func() { mustRun(c2.Run()) }}}}
-					group := []*ratioRow{tr}
 					var jr *jitRatioRow
 					if f.jit {
-						if jr = jitThreads(w.Name, in, mode, cs.CompileWith); jr != nil {
-							group = append(group, &jr.ratioRow)
-						}
+						jr = jitThreads(w.Name, in, mode, cs.CompileWith)
 					}
-					if cs.HandThreads != nil {
-						group = append(group, handThreadsRow(w.Name, in, mode, cs.HandThreads))
-					}
-					runtime.GC()
-					timeTogether(group, f.rounds, f.benchtime)
-					tr.threads = c2.Kernel.Threads()
-					if jr != nil {
-						jr.threads = jr.kernel.Threads()
-					}
-					threads = append(threads, group...)
+					threads = append(threads, timeThreads(tr, c2.Kernel.Threads, jr, cs.HandThreads, f.rounds, f.benchtime)...)
 				}
 				fmt.Fprintln(os.Stderr)
 			}
@@ -226,16 +214,31 @@ func handThreadsRow(program, input, mode string, hand func(t int) (func(), func(
 	return r
 }
 
-// timeTogether times the variants of every row in the same rounds, so
-// that the rows of a group (one program's threads rows) see the machine
-// alike, within the budget of a set per row: each row gets the rounds it
-// would get timed alone.
-func timeTogether(rows []*ratioRow, rounds int, d time.Duration) {
-	var vs []*variant
-	for _, r := range rows {
-		vs = append(vs, r.vs...)
+// timeThreads times one program's threads rows in the same rounds, so
+// that they see the machine alike, within the budget of a set per row
+// (each row gets the rounds it would get timed alone): the compiled
+// kernels' row r, the JIT's jr (nil: none) and the hand-written split's
+// (hand nil: none). It returns the rows, r's and jr's goroutines used
+// filled in (threads: r's two-goroutine kernel's Threads).
+func timeThreads(r *ratioRow, threads func() int, jr *jitRatioRow, hand func(int) (func(), func() sdql.Value), rounds int, d time.Duration) []*ratioRow {
+	rows := []*ratioRow{r}
+	if jr != nil {
+		rows = append(rows, &jr.ratioRow)
 	}
+	if hand != nil {
+		rows = append(rows, handThreadsRow(r.program, r.input, r.mode, hand))
+	}
+	var vs []*variant
+	for _, x := range rows {
+		vs = append(vs, x.vs...)
+	}
+	runtime.GC()
 	timeRoundsWithin(vs, rounds, d, budget*time.Duration(len(rows)))
+	r.threads = threads()
+	if jr != nil {
+		jr.threads = jr.kernel.Threads()
+	}
+	return rows
 }
 
 // workloadVariants times the compiled kernels of the workload's spelled
@@ -310,7 +313,6 @@ func kernelVariantTables(inputs, variantInputs, kernels []string, variants, thre
 					r.vs = append(r.vs, &variant{name: fmt.Sprint(t), run: func() { mustRun(k.RunInto(res, cs.Bindings)) }})
 					k2 = k
 				}
-				group := []*ratioRow{r}
 				var jr *jitRatioRow
 				if jit {
 					// the JIT's kernel through the root package, of the
@@ -318,20 +320,9 @@ func kernelVariantTables(inputs, variantInputs, kernels []string, variants, thre
 					compile := func(o nablasd.Options) (*bench.Compiled, error) {
 						return compileKernel(kf.Name, cs.Inputs, o)
 					}
-					if jr = jitThreads(kf.Name, in, "grad", compile); jr != nil {
-						group = append(group, &jr.ratioRow)
-					}
+					jr = jitThreads(kf.Name, in, "grad", compile)
 				}
-				if cs.HandThreads != nil {
-					group = append(group, handThreadsRow(kf.Name, in, "grad", cs.HandThreads))
-				}
-				runtime.GC()
-				timeTogether(group, rounds, d)
-				r.threads = k2.Threads()
-				if jr != nil {
-					jr.threads = jr.kernel.Threads()
-				}
-				thr = append(thr, group...)
+				thr = append(thr, timeThreads(r, k2.Threads, jr, cs.HandThreads, rounds, d)...)
 			}
 		}
 	}
