@@ -88,7 +88,8 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 func (q *Query) generateFor(p *Plan, opts gogen.Options) (*gogen.Kernel, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
-	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS, CompletedOn: q.completedOn(p)})
+	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS,
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes()})
 	if err != nil {
 		return nil, q.withFile(err)
 	}
@@ -120,6 +121,15 @@ func (q *Query) goDoc(p *Plan) []string {
 		lines = append(lines, "", "The gradient is given on the stored positions of "+w+": a position",
 			"the program does not reach holds zero where the result has it and is",
 			"left out otherwise (ad.OnStoredPositions adds those, with zeros).")
+	}
+	if eq := q.shapeEqualities(); len(eq) > 0 {
+		lines = append(lines, "", "It takes the inputs' shapes to agree as the shape check compared them:")
+		for _, e := range eq {
+			lines = append(lines, "  - "+e+";")
+		}
+		lines[len(lines)-1] = strings.TrimSuffix(lines[len(lines)-1], ";") + "."
+		lines = append(lines, "An entry keyed past a dense input's end then fails with an index",
+			"out of range, where the program would read zero.")
 	}
 	return lines
 }

@@ -2,7 +2,9 @@ package nablasd
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -56,6 +58,66 @@ func (s *shapeInfo) check(file string, dims map[string][]int) error {
 			l.dict, dd[l.mode], modeName(len(dd), l.mode), l.key, modeName(len(kd), l.keyMode), kd[l.keyMode])
 	}
 	return errs.Err()
+}
+
+// equalModes groups the modes of the tensor inputs the shape check makes
+// equal (lower.Options.EqualModes): each lookup's looked-up mode with the
+// mode its key ranges over, joined where lookups share a mode. None when
+// the check is off (Options.NoShapeCheck): then a key past a dense
+// input's end reads zero, and lowering must test it.
+func (q *Query) equalModes() [][]lower.Mode {
+	if q.opts.NoShapeCheck || q.shapes == nil {
+		return nil
+	}
+	group := map[lower.Mode]int{}
+	var groups [][]lower.Mode
+	for _, l := range q.shapes.lookups {
+		a, b := lower.Mode{Tensor: l.dict, Mode: l.mode}, lower.Mode{Tensor: l.key, Mode: l.keyMode}
+		ga, oka := group[a]
+		gb, okb := group[b]
+		switch {
+		case oka && okb && ga != gb:
+			for _, m := range groups[gb] {
+				group[m] = ga
+			}
+			groups[ga] = append(groups[ga], groups[gb]...)
+			groups[gb] = nil
+		case oka && !okb:
+			group[b] = ga
+			groups[ga] = append(groups[ga], b)
+		case okb && !oka:
+			group[a] = gb
+			groups[gb] = append(groups[gb], a)
+		case !oka && !okb:
+			group[a], group[b] = len(groups), len(groups)
+			groups = append(groups, []lower.Mode{a, b})
+		}
+	}
+	out := groups[:0]
+	for _, g := range groups {
+		if g != nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// shapeEqualities says in words what equalModes makes equal: "x has as
+// many entries as A has columns", one per lookup, in order, without
+// repeats. None when the shape check is off.
+func (q *Query) shapeEqualities() []string {
+	if q.opts.NoShapeCheck || q.shapes == nil {
+		return nil
+	}
+	dims := q.dims()
+	var out []string
+	for _, l := range q.shapes.lookups {
+		e := fmt.Sprintf("%s has as many %s as %s has %s", l.dict, modeName(len(dims[l.dict]), l.mode), l.key, modeName(len(dims[l.key]), l.keyMode))
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // modeName names mode m of a tensor of the given order: a vector's

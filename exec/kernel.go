@@ -44,6 +44,10 @@ type Options struct {
 	// completes the result to (lower.Options.CompletedOn): the kernel may
 	// hold zeros at more of them than the program builds.
 	CompletedOn string
+	// EqualModes groups modes of the tensor inputs the caller has
+	// checked to have equal extents, before every run
+	// (lower.Options.EqualModes).
+	EqualModes [][]lower.Mode
 	// Threads is the most goroutines a run may use; loops lowering marks
 	// parallel are split across them where they have enough work.
 	// Results equal the serial ones up to floating-point reassociation.
@@ -99,7 +103,7 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 // these options (what `nablasd plan` prints as the loops stage).
 func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
 	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
-		CompletedOn: opts.CompletedOn, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+		CompletedOn: opts.CompletedOn, EqualModes: opts.EqualModes, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
 }
 
 // CompileLowered compiles a program already lowered with Lower and the

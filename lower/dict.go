@@ -112,6 +112,7 @@ func (l *lowerer) keyVar(k Expr) Expr {
 		if l.nonnegExpr(k) {
 			l.nonneg[v] = true
 		}
+		l.keyBelow(v, k.(*Load).A)
 		return &Ref{V: v}
 	}
 	return k
@@ -237,7 +238,7 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		l.iterate(s.Body, l.let(s, env), lin, f)
 		return
 	case *sdql.IfExpr:
-		cond := l.scalar(s.Cond, env)
+		cond := l.decide(l.scalar(s.Cond, env))
 		then := l.nested(func() { l.iterate(s.Then, l.assume(env, cond), lin, f) })
 		var els Stmt
 		if s.Else != nil {

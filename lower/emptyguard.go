@@ -19,11 +19,19 @@ package lower
 // insert's key is the loop's, below the level's size, so it cannot fail;
 // the lets read no array (an index a test guarded could be out of range)
 // but through a select that tests the index's range itself (guardedRead),
-// and divide no integer.
+// or a load lowering proved in range (a plain Load, x_val[i] with i below
+// x_len), which no test lo < hi of a non-parameter hi proved (facts come
+// from tests against parameters), and divide no integer.
 func DropEmptyGuards(p *Program) {
+	params := map[*Var]bool{}
+	for _, q := range p.Params {
+		if q.Var != nil {
+			params[q.Var] = true
+		}
+	}
 	p.Body = spliceBlocks(p.Body, false, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
 		g, isIf := y.(*If)
-		if !isIf || !emptyGuard(g, loops) {
+		if !isIf || !emptyGuard(g, loops, params) {
 			return nil, nil, false
 		}
 		if b, isBlock := g.Then.(*Block); isBlock {
@@ -36,10 +44,14 @@ func DropEmptyGuards(p *Program) {
 // emptyGuard reports whether g tests lo < hi and its branch does nothing
 // when lo >= hi, as DropEmptyGuards says; loops are the For loops around
 // g, innermost last.
-func emptyGuard(g *If, loops []*For) bool {
+func emptyGuard(g *If, loops []*For, params map[*Var]bool) bool {
 	c, ok := g.Cond.(*Binary)
 	if g.Else != nil || !ok || c.Op != Lt {
 		return false
+	}
+	hiParam := false
+	if r, ok := c.Y.(*Ref); ok && params[r.V] {
+		hiParam = true
 	}
 	lo, hi := CanonString(c.X), CanonString(c.Y)
 	list := []Stmt{g.Then}
@@ -50,7 +62,7 @@ func emptyGuard(g *If, loops []*For) bool {
 	for _, s := range list {
 		switch x := s.(type) {
 		case *Let:
-			if !plainArith(x.X) && !guardedRead(x.X) {
+			if !plainArith(x.X) && !guardedRead(x.X) && (hiParam || !provedLoad(x.X)) {
 				return false
 			}
 		case *For:
@@ -86,6 +98,13 @@ func plainArith(e Expr) bool {
 		}
 	})
 	return ok
+}
+
+// provedLoad reports whether e is a load lowering emitted unchecked
+// (proved in range), at an index of plain arithmetic.
+func provedLoad(e Expr) bool {
+	ld, ok := e.(*Load)
+	return ok && plainArith(ld.Index)
 }
 
 // guardedRead reports whether e is a lookup lowering guards by its index's

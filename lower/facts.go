@@ -1,6 +1,11 @@
 package lower
 
 import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -27,6 +32,13 @@ type facts struct {
 	// grid gives the two extents of a dense matrix's values array, whose
 	// length is their product.
 	grid map[*Array][2]*Var
+	// extents gives, for a mode of a tensor input, the parameters known
+	// to equal its extent: its dense levels' extents, and those of the
+	// modes Options.EqualModes says are as large.
+	extents map[Mode][]*Var
+	// modesOf gives, for a parameter, the modes it is the extent of (a
+	// dense level's).
+	modesOf map[*Var][]Mode
 }
 
 type lenFact struct {
@@ -75,6 +87,12 @@ func (l *lowerer) describeArrays() {
 				l.grid[val] = [2]*Var{r, c}
 			}
 		}
+		for _, lv := range ls {
+			if v := vars[lv.Extent]; lv.Kind == "dense" && v != nil {
+				m := Mode{name, lv.Mode}
+				l.extents[m] = append(l.extents[m], v)
+			}
+		}
 		n := vars[top.Extent]
 		if n == nil {
 			continue
@@ -99,6 +117,47 @@ func (l *lowerer) describeArrays() {
 	}
 }
 
+// equateModes adds to each mode's extents those of the modes
+// Options.EqualModes groups it with (after describeArrays).
+func (l *lowerer) equateModes() {
+	modes := slices.SortedFunc(maps.Keys(l.extents), func(a, b Mode) int {
+		return cmp.Or(strings.Compare(a.Tensor, b.Tensor), a.Mode-b.Mode)
+	})
+	for _, m := range modes {
+		for _, n := range l.extents[m] {
+			l.modesOf[n] = append(l.modesOf[n], m)
+		}
+	}
+	for _, g := range l.opts.EqualModes {
+		var all []*Var
+		for _, m := range g {
+			all = append(all, l.extents[m]...)
+		}
+		for _, m := range g {
+			l.extents[m] = all
+		}
+	}
+}
+
+// keyBelow records that the variable v, a key read from array a, lies
+// below the extent of the mode a stores coordinates of, when a is a level's
+// coordinate array of a tensor input (validated: its entries lie in
+// 0..extent-1).
+func (l *lowerer) keyBelow(v *Var, a *Array) {
+	if a.Level != nil && a.Level.Idx == a.Name {
+		l.addBelow(v, l.extents[Mode{a.Level.Tensor, a.Level.Mode}])
+	}
+}
+
+// addBelow records v < n for each parameter n of ns.
+func (l *lowerer) addBelow(v *Var, ns []*Var) {
+	for _, n := range ns {
+		if !slices.Contains(l.below[v], n) {
+			l.below[v] = append(l.below[v], n)
+		}
+	}
+}
+
 // loopVar records what a range loop's variable is: non-negative when the
 // loop starts at a non-negative constant, below hi when hi is a
 // parameter.
@@ -107,6 +166,9 @@ func (l *lowerer) loopVar(v *Var, lo, hi Expr) {
 		l.nonneg[v] = true
 		if r, ok := hi.(*Ref); ok && l.isParam(r.V) {
 			l.below[v] = append(l.below[v], r.V)
+			for _, m := range l.modesOf[r.V] {
+				l.addBelow(v, l.extents[m])
+			}
 		}
 	}
 	if r, ok := lo.(*Ref); ok && l.nonneg[r.V] {

@@ -34,6 +34,20 @@ type Options struct {
 	// positions, the kernel may then store zeros at more of them than the
 	// program builds (complete.go); "" promises nothing.
 	CompletedOn string
+	// EqualModes groups modes of the tensor inputs whose extents the
+	// caller has checked to be equal, and checks again before every run
+	// over other inputs (the shape check: x has as many entries as A has
+	// columns, where the program looks x up by A's column keys). A key
+	// read from a level's coordinates lies below its mode's extent once
+	// the tensor is validated, so below the extent of every mode of its
+	// group: a dense lookup x(j) by such a key needs no range test.
+	EqualModes [][]Mode
+}
+
+// A Mode is one mode (dimension) of a tensor input.
+type Mode struct {
+	Tensor string
+	Mode   int
 }
 
 // Format is the storage of one tensor input.
@@ -50,7 +64,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		roles: map[string]*formats.LevelInfo{}, keys: map[*Tensor][]keyFact{}, workspace: map[*Tensor]bool{},
 		letOf: map[*Var]Expr{}, segOf: map[*Var]segLoop{}, ordered: map[*Array]bool{}, inserts: map[*Tensor][]*Insert{}, insertOf: map[*Var]*Insert{},
 		facts: facts{nonneg: map[*Var]bool{}, below: map[*Var][]*Var{},
-			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}, grid: map[*Array][2]*Var{}}}
+			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}, grid: map[*Array][2]*Var{}, extents: map[Mode][]*Var{}, modesOf: map[*Var][]Mode{}}}
 	defer func() {
 		if r := recover(); r != nil {
 			le, ok := r.(lowerError)
@@ -65,6 +79,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	}
 	env := l.params()
 	l.describeArrays()
+	l.equateModes()
 	root := &Block{}
 	l.out = root
 	switch kindOf(info.Result) {

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"github.com/nablasd/nablasd/sdql"
+	"slices"
 )
 
 // scalar lowers a scalar SDQL expression: statements it needs (loops of
@@ -139,6 +140,45 @@ func (l *lowerer) binary(e *sdql.BinaryExpr, env *scope) Expr {
 	return &Binary{Op: op, X: x, Y: y}
 }
 
+// decide returns the constant true for a condition the facts decide:
+// each of its conjuncts is 0 <= v for a non-negative v, or v < n for a v
+// known below the parameter n (a loop's variable, a key of a level whose
+// extent is n or equals it, a branch that tested it). Any other condition
+// is returned as it is: a conjunct it cannot decide keeps the whole test,
+// whose form the primitives and the facts of its branch read.
+func (l *lowerer) decide(cond Expr) Expr {
+	for _, c := range Conjuncts(cond) {
+		if !l.holds(c) {
+			return cond
+		}
+	}
+	return boolConst(true)
+}
+
+// holds reports whether the comparison c is known to be true (decide).
+func (l *lowerer) holds(c Expr) bool {
+	b, ok := c.(*Binary)
+	if !ok {
+		return isTrue(c)
+	}
+	switch b.Op {
+	case Le:
+		r, ok := b.Y.(*Ref)
+		return ok && isConst(b.X, 0) && b.X.Kind() == Int && (l.nonneg[r.V] || len(l.below[r.V]) > 0)
+	case Lt:
+		v, ok := b.X.(*Ref)
+		n, ok2 := b.Y.(*Ref)
+		return ok && ok2 && slices.Contains(l.below[v.V], n.V)
+	}
+	return false
+}
+
+// isTrue reports whether e is the constant true.
+func isTrue(e Expr) bool {
+	c, ok := e.(*Const)
+	return ok && c.K == Bool && c.I != 0
+}
+
 // numeric promotes x to real when the other operand of a comparison is
 // real.
 func (l *lowerer) numeric(x, other Expr) Expr {
@@ -151,7 +191,7 @@ func (l *lowerer) numeric(x, other Expr) Expr {
 // ifScalar lowers a scalar if: a Select when neither branch needs
 // statements, else a variable set in an If.
 func (l *lowerer) ifScalar(e *sdql.IfExpr, env *scope) Expr {
-	cond := l.scalar(e.Cond, env)
+	cond := l.decide(l.scalar(e.Cond, env))
 	k := kindOfType(l.typeOf(e))
 	var t, f Expr
 	then := l.nested(func() { t = l.coerce(l.scalar(e.Then, l.assume(env, cond)), k) })
@@ -161,13 +201,15 @@ func (l *lowerer) ifScalar(e *sdql.IfExpr, env *scope) Expr {
 	} else {
 		els, f = &Block{}, zeroOf(k)
 	}
-	if len(then.List) == 0 && len(els.List) == 0 {
-		if c, ok := cond.(*Const); ok {
-			if c.I != 0 {
-				return t
-			}
-			return f
+	if c, ok := cond.(*Const); ok {
+		if c.I != 0 {
+			l.out.List = append(l.out.List, then.List...)
+			return t
 		}
+		l.out.List = append(l.out.List, els.List...)
+		return f
+	}
+	if len(then.List) == 0 && len(els.List) == 0 {
 		return &Select{Cond: cond, Then: t, Else: f}
 	}
 	v := l.newVar("c", k)

@@ -24,6 +24,14 @@ import (
 //	  sum(<p, j> in R_idx(R_pos(i):R_pos(i + 1)))
 //	    let e = R_val(p) - (sum(<k, u> in U(i)) u * W(j)(k)) in e * e
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - U has as many rows as R has rows;
+//   - W has as many rows as R has columns;
+//   - W has as many columns as U has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from R, a formats.Tensor t in csr: R_len = t.Shape[0], R_pos = t.Pos[1], R_idx = t.Idx[1], R_val = t.Val;

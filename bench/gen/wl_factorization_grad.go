@@ -34,6 +34,14 @@ import (
 // the program does not reach holds zero where the result has it and is
 // left out otherwise (ad.OnStoredPositions adds those, with zeros).
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - U has as many rows as R has rows;
+//   - W has as many rows as R has columns;
+//   - W has as many columns as U has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from R, a formats.Tensor t in csr: R_len = t.Shape[0], R_pos = t.Pos[1], R_idx = t.Idx[1], R_val = t.Val;

@@ -22,6 +22,13 @@ import (
 //	         ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) *
 //	         ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))))
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has rows;
+//   - x has as many entries as A has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -54,22 +61,14 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 			s1 := 0.0
 			lo := A_posCur
 			hi := A_posNext
-			x := 0.0
-			if i < x_len {
-				x = x_val[i]
-			}
-			c := x
+			c := x_val[i]
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
 				A_valSeg = A_valSeg[:len(A_idxSeg)]
 				for k1 := range A_idxSeg {
 					j := A_idxSeg[k1]
-					x1 := 0.0
-					if uint(j) < uint(len(x_val)) {
-						x1 = x_val[j]
-					}
-					e := c - x1
+					e := c - x_val[j]
 					s1 += A_valSeg[k1] * e * e
 				}
 			}

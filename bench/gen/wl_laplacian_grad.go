@@ -28,6 +28,13 @@ import (
 // the program does not reach holds zero where the result has it and is
 // left out otherwise (ad.OnStoredPositions adds those, with zeros).
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has rows;
+//   - x has as many entries as A has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -72,11 +79,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 					return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 				}
 				q1 := i
-				x := 0.0
-				if i < x_len {
-					x = x_val[i]
-				}
-				c := x
+				c := x_val[i]
 				acc := 0.0
 				{ // lo < hi: a fact (facts.go)
 					A_idxSeg := A_idx[lo:hi]
@@ -84,11 +87,7 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 					A_valSeg = A_valSeg[:len(A_idxSeg)]
 					for k1 := range A_idxSeg {
 						j := A_idxSeg[k1]
-						x1 := 0.0
-						if uint(j) < uint(len(x_val)) {
-							x1 = x_val[j]
-						}
-						t2bar := A_valSeg[k1] * (c - x1)
+						t2bar := A_valSeg[k1] * (c - x_val[j])
 						if uint(j) >= uint(len(out_vals)) {
 							return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
 						}

@@ -25,6 +25,12 @@ import (
 //	       (sum(<_, i2> in (0:b_len)) { i2 -> b_val(i2) }))
 //	     v * v)
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -66,20 +72,16 @@ func wl_least_squares_eval(A_idx []int, A_len int, A_pos []int, A_val []float64,
 				A_valSeg = A_valSeg[:len(A_idxSeg)]
 				for k := range A_idxSeg {
 					j := A_idxSeg[k]
-					x3 := 0.0
-					if uint(j) < uint(len(x_val)) {
-						x3 = x_val[j]
-					}
-					s1 += A_valSeg[k] * x3
+					s1 += A_valSeg[k] * x_val[j]
 				}
 			}
 			x += s1
 		}
-		x4 := 0.0
+		x3 := 0.0
 		if i < b_len {
-			x4 = b_val[i]
+			x3 = b_val[i]
 		}
-		e := x - x4
+		e := x - x3
 		s += e * e
 	}
 	out := 0.5 * s

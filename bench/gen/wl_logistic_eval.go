@@ -22,6 +22,13 @@ import (
 //	      A_val(p) * (if 0 <= j && j < x_len then x_val(j)) in
 //	  log(1 + exp(z)) - (if 0 <= i && i < y_len then y_val(i)) * z
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has columns;
+//   - y has as many entries as A has rows.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -59,13 +66,9 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s1 = wl_logistic_evalLoop(A_valSeg, A_idxSeg, x_val, s1)
+				s1 = wl_logistic_evalLoop(A_valSeg, A_idxSeg, s1, x_val)
 			}
-			x1 := 0.0
-			if i < y_len {
-				x1 = y_val[i]
-			}
-			s += math.Log(1.0+math.Exp(s1)) - s1*x1
+			s += math.Log(1.0+math.Exp(s1)) - s1*y_val[i]
 		}
 	}
 	out := s
@@ -75,15 +78,11 @@ func wl_logistic_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 // wl_logistic_evalLoop runs a row loop of wl_logistic_eval (outline.go).
 //
 //go:noinline
-func wl_logistic_evalLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s1 float64) float64 {
+func wl_logistic_evalLoop(A_valSeg []float64, A_idxSeg []int, s1 float64, x_val []float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
-		x := 0.0
-		if uint(j) < uint(len(x_val)) {
-			x = x_val[j]
-		}
-		s1 += A_valSeg[k1] * x
+		s1 += A_valSeg[k1] * x_val[j]
 	}
 	return s1
 }

@@ -28,6 +28,13 @@ import (
 // the program does not reach holds zero where the result has it and is
 // left out otherwise (ad.OnStoredPositions adds those, with zeros).
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has columns;
+//   - y has as many entries as A has rows.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -73,14 +80,10 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s = wl_logistic_gradLoop(A_valSeg, A_idxSeg, x_val, s)
+				s = wl_logistic_gradLoop(A_valSeg, A_idxSeg, s, x_val)
 			}
 			t2 := math.Exp(s)
-			x1 := 0.0
-			if i < y_len {
-				x1 = y_val[i]
-			}
-			c := -1.0*x1 + 1.0/(1.0+t2)*t2
+			c := -1.0*y_val[i] + 1.0/(1.0+t2)*t2
 			lo1 := A_posCur
 			hi1 := A_posNext
 			if lo1 < hi1 {
@@ -102,15 +105,11 @@ func wl_logistic_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_le
 // wl_logistic_gradLoop runs a row loop of wl_logistic_grad (outline.go).
 //
 //go:noinline
-func wl_logistic_gradLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s float64) float64 {
+func wl_logistic_gradLoop(A_valSeg []float64, A_idxSeg []int, s float64, x_val []float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
-		x := 0.0
-		if uint(j) < uint(len(x_val)) {
-			x = x_val[j]
-		}
-		s += A_valSeg[k1] * x
+		s += A_valSeg[k1] * x_val[j]
 	}
 	return s
 }

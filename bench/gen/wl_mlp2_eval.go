@@ -24,6 +24,13 @@ import (
 //	      tanh(sum(<j2, a> in row) a * (if 0 <= j2 && j2 < x_len then x_val(j2))) } in
 //	sum(<i1, row1> in A) tanh(sum(<j1, a1> in row1) a1 * h(j1))
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has columns;
+//   - A has as many rows as A has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -69,7 +76,7 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s = wl_mlp2_evalLoop(A_valSeg, A_idxSeg, x_val, s)
+				s = wl_mlp2_evalLoop(A_valSeg, A_idxSeg, s, x_val)
 			}
 			v := math.Tanh(s)
 			h_vals[i] = v
@@ -102,15 +109,11 @@ func wl_mlp2_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 // wl_mlp2_evalLoop runs a row loop of wl_mlp2_eval (outline.go).
 //
 //go:noinline
-func wl_mlp2_evalLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s float64) float64 {
+func wl_mlp2_evalLoop(A_valSeg []float64, A_idxSeg []int, s float64, x_val []float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
-		x1 := 0.0
-		if uint(j) < uint(len(x_val)) {
-			x1 = x_val[j]
-		}
-		s += A_valSeg[k1] * x1
+		s += A_valSeg[k1] * x_val[j]
 	}
 	return s
 }

@@ -32,6 +32,13 @@ import (
 // the program does not reach holds zero where the result has it and is
 // left out otherwise (ad.OnStoredPositions adds those, with zeros).
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has columns;
+//   - A has as many rows as A has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -89,7 +96,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s = wl_mlp2_gradLoop(A_valSeg, A_idxSeg, x_val, s)
+				s = wl_mlp2_gradLoop(A_valSeg, A_idxSeg, s, x_val)
 			}
 			v := math.Tanh(s)
 			h_vals[i] = v
@@ -97,7 +104,7 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 	}
 	hbar.Vals = hbar_vals
 	hbar.N0 = hbar_n0
-	hbar.init(0)
+	hbar.init(x_len)
 	hbar_vals = hbar.Vals
 	hbar_n0 = hbar.N0
 	if 0 < A_len {
@@ -121,21 +128,10 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo2 < hi2 {
 				A_idxSeg2 := A_idx[lo2:hi2]
 				A_valSeg2 := A_val[lo2:hi2]
-				A_valSeg2 = A_valSeg2[:len(A_idxSeg2)]
-				for k4 := range A_idxSeg2 {
-					j2 := A_idxSeg2[k4]
-					if uint(j2) >= uint(len(hbar_vals)) {
-						if j2 < 0 {
-							return fmt.Errorf("wl_mlp2_grad: key %d of a dense result is negative", j2)
-						}
-						hbar.Vals = hbar_vals
-						hbar.N0 = hbar_n0
-						hbar.grow0(j2)
-						hbar_vals = hbar.Vals
-						hbar_n0 = hbar.N0
-					}
-					q2 := j2
-					hbar_vals[q2] += A_valSeg2[k4] * c
+				var err_ error
+				err_ = wl_mlp2_gradLoop2(A_valSeg2, A_idxSeg2, hbar_vals, hbar_n0, c)
+				if err_ != nil {
+					return err_
 				}
 			}
 		}
@@ -163,10 +159,10 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			if lo3 < hi3 {
 				A_idxSeg3 := A_idx[lo3:hi3]
 				A_valSeg3 := A_val[lo3:hi3]
-				var err_ error
-				err_ = wl_mlp2_gradLoop2(A_valSeg3, A_idxSeg3, out_vals, out_n0, c1)
-				if err_ != nil {
-					return err_
+				var err_1 error
+				err_1 = wl_mlp2_gradLoop3(A_valSeg3, A_idxSeg3, out_vals, out_n0, c1)
+				if err_1 != nil {
+					return err_1
 				}
 			}
 		}
@@ -183,15 +179,11 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 // wl_mlp2_gradLoop runs a row loop of wl_mlp2_grad (outline.go).
 //
 //go:noinline
-func wl_mlp2_gradLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s float64) float64 {
+func wl_mlp2_gradLoop(A_valSeg []float64, A_idxSeg []int, s float64, x_val []float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
-		x3 := 0.0
-		if uint(j) < uint(len(x_val)) {
-			x3 = x_val[j]
-		}
-		s += A_valSeg[k1] * x3
+		s += A_valSeg[k1] * x_val[j]
 	}
 	return s
 }
@@ -216,7 +208,23 @@ func wl_mlp2_gradLoop1(A_valSeg1 []float64, A_idxSeg1 []int, h_vals []float64, s
 // wl_mlp2_gradLoop2 runs a row loop of wl_mlp2_grad (outline.go).
 //
 //go:noinline
-func wl_mlp2_gradLoop2(A_valSeg3 []float64, A_idxSeg3 []int, out_vals []float64, out_n0 int, c1 float64) error {
+func wl_mlp2_gradLoop2(A_valSeg2 []float64, A_idxSeg2 []int, hbar_vals []float64, hbar_n0 int, c float64) error {
+	A_valSeg2 = A_valSeg2[:len(A_idxSeg2)]
+	for k4 := range A_idxSeg2 {
+		j2 := A_idxSeg2[k4]
+		if uint(j2) >= uint(len(hbar_vals)) {
+			return fmt.Errorf("wl_mlp2_grad: internal error: key %d out of range 0..%d of a sized dense level", j2, hbar_n0-1)
+		}
+		q2 := j2
+		hbar_vals[q2] += A_valSeg2[k4] * c
+	}
+	return nil
+}
+
+// wl_mlp2_gradLoop3 runs a row loop of wl_mlp2_grad (outline.go).
+//
+//go:noinline
+func wl_mlp2_gradLoop3(A_valSeg3 []float64, A_idxSeg3 []int, out_vals []float64, out_n0 int, c1 float64) error {
 	A_valSeg3 = A_valSeg3[:len(A_idxSeg3)]
 	for k6 := range A_idxSeg3 {
 		j3 := A_idxSeg3[k6]

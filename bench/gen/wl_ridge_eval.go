@@ -26,6 +26,12 @@ import (
 //	      v * v) +
 //	     lambda * (sum(<_, i3> in (0:x_len)) let v1 = x_val(i3) in v1 * v1))
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -67,20 +73,16 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 				A_valSeg = A_valSeg[:len(A_idxSeg)]
 				for k := range A_idxSeg {
 					j := A_idxSeg[k]
-					x3 := 0.0
-					if uint(j) < uint(len(x_val)) {
-						x3 = x_val[j]
-					}
-					s1 += A_valSeg[k] * x3
+					s1 += A_valSeg[k] * x_val[j]
 				}
 			}
 			x += s1
 		}
-		x4 := 0.0
+		x3 := 0.0
 		if i < b_len {
-			x4 = b_val[i]
+			x3 = b_val[i]
 		}
-		e := x - x4
+		e := x - x3
 		s += e * e
 	}
 	s2 := 0.0

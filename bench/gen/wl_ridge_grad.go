@@ -33,6 +33,12 @@ import (
 // the program does not reach holds zero where the result has it and is
 // left out otherwise (ad.OnStoredPositions adds those, with zeros).
 //
+// It takes the inputs' shapes to agree as the shape check compared them:
+//   - x has as many entries as A has columns.
+//
+// An entry keyed past a dense input's end then fails with an index
+// out of range, where the program would read zero.
+//
 // Its parameters come from the inputs:
 //
 //   - from A, a formats.Tensor t in csr: A_len = t.Shape[0], A_pos = t.Pos[1], A_idx = t.Idx[1], A_val = t.Val;
@@ -93,7 +99,7 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				s = wl_ridge_gradLoop(A_valSeg, A_idxSeg, x_val, s)
+				s = wl_ridge_gradLoop(A_valSeg, A_idxSeg, s, x_val)
 			}
 			if uint(i) >= uint(len(dbar_vals)) {
 				return fmt.Errorf("wl_ridge_grad: internal error: key %d out of range 0..%d of a sized dense level", i, dbar_n0-1)
@@ -156,15 +162,11 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 // wl_ridge_gradLoop runs a row loop of wl_ridge_grad (outline.go).
 //
 //go:noinline
-func wl_ridge_gradLoop(A_valSeg []float64, A_idxSeg []int, x_val []float64, s float64) float64 {
+func wl_ridge_gradLoop(A_valSeg []float64, A_idxSeg []int, s float64, x_val []float64) float64 {
 	A_valSeg = A_valSeg[:len(A_idxSeg)]
 	for k1 := range A_idxSeg {
 		j := A_idxSeg[k1]
-		x2 := 0.0
-		if uint(j) < uint(len(x_val)) {
-			x2 = x_val[j]
-		}
-		s += A_valSeg[k1] * x2
+		s += A_valSeg[k1] * x_val[j]
 	}
 	return s
 }
