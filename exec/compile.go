@@ -50,6 +50,9 @@ type compiler struct {
 	opts    Options
 	regions []*region
 	extra   int // frame slots beyond the program's variables (parallel.go)
+	// deferred are the Inits whose clear a parallel loop's first worker
+	// does (lower/deferclear.go), with Options.Threads > 1.
+	deferred lower.DeferredClears
 }
 
 func (c *compiler) newFrame() *frame {
@@ -105,6 +108,16 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 	case *lower.If:
 		cond := c.boolean(s.Cond)
 		then := c.stmt(s.Then)
+		if t := c.deferred.Else[s]; t != nil && s.Else == nil {
+			id := t.ID
+			return func(fr *frame) {
+				if cond(fr) {
+					then(fr)
+				} else {
+					clear(fr.t[id].vals) // the Init's clear, where the loop does not run
+				}
+			}
+		}
 		if s.Else == nil {
 			return func(fr *frame) {
 				if cond(fr) {
@@ -322,6 +335,7 @@ func (c *compiler) init(s *lower.Init) stmt {
 	if s.Covered != nil {
 		covered = c.boolean(s.Covered)
 	}
+	keep := c.deferred.Init[s]
 	sizes := make([]iexpr, len(t.Levels))
 	for i, l := range t.Levels {
 		if l.Size != nil {
@@ -339,7 +353,8 @@ func (c *compiler) init(s *lower.Init) stmt {
 		}
 		fr.t[id].bindPositions(fr.ia)
 		fr.t[id].setFirst = s.SetFirst
-		fr.t[id].resize(fr.sizes, covered != nil && covered(fr))
+		// a deferred clear keeps the values: the next loop empties them
+		fr.t[id].resize(fr.sizes, keep || covered != nil && covered(fr))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -150,6 +151,11 @@ func compileIR(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) 
 		}
 	}()
 	c := &compiler{p: p, opts: opts}
+	if opts.Threads > 1 {
+		c.deferred = lower.FindDeferredClears(p, func(f *lower.For, t *lower.Tensor) bool {
+			return slices.Contains(f.Par.Tensors, t) // every marked loop runs parallelFor
+		})
+	}
 	k = &Kernel{prog: prog, info: info, opts: opts, ir: p, c: c, result: info.Result}
 	k.top = c.stmt(p.Body)
 	if !opts.NoValidate {

@@ -35,6 +35,17 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 	par := s.Par
 	threads := c.opts.Threads
 	seg := lower.RowSegment(s)
+	// the tensor whose Init's clear this loop does (lower/deferclear.go):
+	// serially before the loop, else on the first worker (the run's own)
+	cleared := -1
+	if t := c.deferred.Loop[s]; t != nil {
+		cleared = t.ID
+		serialNow := serial
+		serial = func(fr *frame) {
+			clear(fr.t[cleared].vals)
+			serialNow(fr)
+		}
+	}
 	return func(fr *frame) {
 		l, h := lo(fr), hi(fr)
 		n := h - l
@@ -67,7 +78,7 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 			wf.copyFrom(fr, par, i == 0)
 			wf.i[clo], wf.i[chi] = split(l, h, i, w, pos), split(l, h, i+1, w, pos)
 		}
-		for _, wf := range workers {
+		for i, wf := range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -76,6 +87,9 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 						wf.panicked = p
 					}
 				}()
+				if i == 0 && cleared >= 0 {
+					clear(wf.t[cleared].vals) // the run's own: the Init's clear
+				}
 				for _, r := range wf.resets {
 					r.t.reset(r.sizes)
 				}

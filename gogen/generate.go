@@ -200,7 +200,7 @@ type gen struct {
 	negated map[*lower.Var]bool
 	// deferred are the Inits whose clear a parallel loop's first worker
 	// does, and the loops and ifs that do it (deferclear.go)
-	deferred deferredClears
+	deferred lower.DeferredClears
 	hoisted  map[*lower.Var]bool
 	scopes   []map[*lower.Var]bool
 	// override maps loads A[v] to the Go expression reading them from a

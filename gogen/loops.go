@@ -27,7 +27,7 @@ func (g *gen) forStmt(s *lower.For) {
 	if g.parallelFor(s) {
 		return // on several goroutines, or serially when not worth it (parallel.go)
 	}
-	if t := g.deferred.loop[s]; t != nil {
+	if t := g.deferred.Loop[s]; t != nil {
 		// not run in parallel here (inside another parallel loop's
 		// worker)
 		g.line("%s", g.deferredClear(t, "before the loop"))

@@ -370,7 +370,7 @@ func (g *gen) parallelFor(s *lower.For) bool {
 	g.push()
 	serial := *s
 	serial.Par = nil
-	if t := g.deferred.loop[s]; t != nil {
+	if t := g.deferred.Loop[s]; t != nil {
 		g.line("%s", g.deferredClear(t, "serially"))
 	}
 	g.forStmt(&serial)
@@ -539,7 +539,7 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		ti := g.ts[t]
 		g.line("%s := %s", ti.ptr, ti.ptr)
 		els := ""
-		if g.deferred.loop[s] == t {
+		if g.deferred.Loop[s] == t {
 			els = "\n} else {\n" + g.deferredClear(t, "on the first worker")
 		}
 		g.line("if %s > 0 {\n%s = &%s[%s-1]\n%s.emptyLike(&%s)%s\n}", w, ti.ptr, copies[t], w, ti.ptr, shapes[t], els)

@@ -187,7 +187,7 @@ func (g *gen) stmt(s lower.Stmt) {
 		if s.Else != nil {
 			g.line("} else {")
 			g.body(s.Else, nil)
-		} else if t := g.deferred.els[s]; t != nil {
+		} else if t := g.deferred.Else[s]; t != nil {
 			g.line("} else {\n%s", g.deferredClear(t, "where the loop does not run"))
 		}
 		g.line("}")
@@ -294,7 +294,7 @@ func (g *gen) initStmt(s *lower.Init) {
 	switch {
 	case s.Covered != nil:
 		args = append(args, g.coveredCond(s))
-	case g.deferred.init[s]:
+	case g.deferred.Init[s]:
 		g.line("// emptied by the parallel loop below, on its first goroutine (deferclear.go)")
 		args = append(args, "true")
 	case g.covered(s.T):
