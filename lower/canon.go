@@ -10,7 +10,8 @@ import (
 // and the operands of commutative operators are ordered (a * x and x * a
 // print, compare and match alike). Reordering the two operands of a
 // floating-point + or * does not change its result; nothing is
-// reassociated.
+// reassociated. An addition of a negation is a subtraction (-b + a is
+// a - b, bit for bit).
 
 // Canonicalize rewrites every expression of the program in canonical
 // form, in place.
@@ -52,6 +53,16 @@ func Canon(e Expr) Expr {
 			return affine(x).expr()
 		}
 		a, b := Canon(x.X), Canon(x.Y)
+		// a + (-b) and (-b) + a are a - b: IEEE subtraction is the
+		// addition of the negation, signed zeros and NaNs alike
+		if x.Op == Add {
+			if n, ok := b.(*Unary); ok && n.Op == Neg {
+				return &Binary{Op: Sub, X: a, Y: n.X}
+			}
+			if n, ok := a.(*Unary); ok && n.Op == Neg {
+				return &Binary{Op: Sub, X: b, Y: n.X}
+			}
+		}
 		if commutative(x.Op) && ExprString(b) < ExprString(a) {
 			a, b = b, a
 		}

@@ -20,8 +20,16 @@ package lower
 // and the primitives can match. The second keeps the other side's
 // arithmetic (0 times an infinite U is NaN). A loop a primitive rule
 // already matches is left alone: the rules take a guarded gather as it is
-// (Prim.Bound). The body is copied with fresh variables, and only a body
-// without loops is split (the copies must not nest loops twice).
+// (Prim.Bound). The body is copied with fresh variables. A body with
+// loops (a row's) is split only on guards of its own statements, an if
+// or a select of a let, and only when it has plain loops alone
+// (cloneable): a loop over a union of two ranges, 0..max(A_len, b_len),
+// testing i < A_len for A's row and i < b_len for b's entry, becomes the
+// rows both have, without tests, then the rest (a merge lattice's
+// regions, TACO's co-iteration of two dense levels). Measured on least
+// squares' value as the JIT builds it: on two goroutines 0.79x the
+// tested loop's time, on one 0.98x (the register allocator kept the
+// tested loop's counters in memory; chunked A/B).
 func SplitGuards(p *Program) {
 	p.Body = rewriteLoops(p.Body, func(f *For) Stmt { return splitLoop(p, f, maxSplits) })
 }
@@ -46,23 +54,43 @@ func splitLoop(p *Program, f *For, budget int) Stmt {
 			nested = true
 		}
 	})
-	if nested {
+	if nested && !cloneable(f.Body) {
 		return f
 	}
 	inner, _ := loopEffects(f)
 	var bound Expr
-	WalkStmtExprs(f.Body, func(e Expr) {
-		sel, ok := e.(*Select)
-		if !ok || bound != nil {
-			return
-		}
-		for _, c := range conjuncts(sel.Cond, nil) {
-			if b, ok := c.(*Binary); ok && b.Op == Lt && isRefTo(b.X, f.V) && !readsAny(b.Y, inner) && !ReadsMemory(b.Y) {
+	guard := func(cond Expr) {
+		for _, c := range conjuncts(cond, nil) {
+			if b, ok := c.(*Binary); ok && bound == nil && b.Op == Lt && isRefTo(b.X, f.V) && !readsAny(b.Y, inner) && !ReadsMemory(b.Y) {
 				bound = b.Y
-				return
 			}
 		}
-	})
+	}
+	if nested {
+		// a row loop's body: guards of its own statements only (an if,
+		// a select of a let or an assignment), each splitting the rows
+		for _, st := range blockList(f.Body) {
+			switch x := st.(type) {
+			case *If:
+				guard(x.Cond)
+			case *Let, *Assign:
+				WalkStmtExprs(x, func(e Expr) {
+					if sel, ok := e.(*Select); ok {
+						guard(sel.Cond)
+					}
+				})
+			}
+		}
+		if bound == nil {
+			return f
+		}
+	} else {
+		WalkStmtExprs(f.Body, func(e Expr) {
+			if sel, ok := e.(*Select); ok {
+				guard(sel.Cond)
+			}
+		})
+	}
 	if bound == nil {
 		return unswitch(p, f, inner, budget)
 	}
@@ -190,11 +218,32 @@ func guardStmt(s Stmt, key map[string]bool, holds bool) Stmt {
 	case *Assign:
 		x.X = g(x.X)
 	case *If:
-		x.Cond = g(x.Cond)
+		// an if on the guard is the side that runs
+		var keep []Expr
+		found := 0
+		for _, c := range conjuncts(x.Cond, nil) {
+			if key[CanonString(c)] {
+				found++
+				if holds {
+					continue
+				}
+			}
+			keep = append(keep, g(c))
+		}
 		x.Then = guardStmt(x.Then, key, holds)
 		if x.Else != nil {
 			x.Else = guardStmt(x.Else, key, holds)
 		}
+		switch {
+		case !holds && found == len(key):
+			if x.Else == nil {
+				return &Block{}
+			}
+			return x.Else
+		case len(keep) == 0:
+			return x.Then
+		}
+		x.Cond = andOf(keep)
 	case *Insert:
 		x.Parent = g(x.Parent)
 		x.Key = g(x.Key)
@@ -250,4 +299,12 @@ func guardExpr(e Expr, key map[string]bool, holds bool) Expr {
 		return &ValAt{T: x.T, Pos: guardExpr(x.Pos, key, holds)}
 	}
 	return e
+}
+
+// blockList is s's statements: a block's list, or s alone.
+func blockList(s Stmt) []Stmt {
+	if b, ok := s.(*Block); ok {
+		return b.List
+	}
+	return []Stmt{s}
 }

@@ -56,34 +56,101 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	b_val = b_val[:b_len]
 	x_val = x_val[:x_len]
 	s := 0.0
-	x2 := A_len
+	x4 := A_len
 	if A_len < b_len {
-		x2 = b_len
+		x4 = b_len
 	}
-	n := x2
-	for i := 0; i < n; i++ {
-		x := 0.0
-		if i < A_len {
+	n := x4
+	x5 := n
+	if A_len < n {
+		x5 = A_len
+	}
+	x7 := 0
+	if 0 < x5 {
+		x6 := n
+		if A_len < n {
+			x6 = A_len
+		}
+		x7 = x6
+	}
+	split := x7
+	x8 := split
+	if b_len < split {
+		x8 = b_len
+	}
+	x10 := 0
+	if 0 < x8 {
+		x9 := split
+		if b_len < split {
+			x9 = b_len
+		}
+		x10 = x9
+	}
+	split1 := x10
+	if 0 < split1 {
+		A_posSeg := A_pos[1+0 : 1+split1 : len(A_pos)]
+		A_posNext := A_pos[0]
+		for k := range A_posSeg {
+			A_posCur := A_posNext
+			A_posNext = A_posSeg[k]
+			i := 0 + k
+			x := 0.0
 			s1 := 0.0
-			lo := A_pos[i]
-			hi := A_pos[i+1]
+			lo := A_posCur
+			hi := A_posNext
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
-				A_valSeg = A_valSeg[:len(A_idxSeg)]
-				for k := range A_idxSeg {
-					j := A_idxSeg[k]
-					s1 += A_valSeg[k] * x_val[j]
-				}
+				s1 = wl_ridge_evalLoop(A_valSeg, A_idxSeg, s1, x_val)
 			}
 			x += s1
+			e := x - b_val[i]
+			s += e * e
 		}
+	}
+	for i3 := split1; i3 < split; i3++ {
 		x3 := 0.0
-		if i < b_len {
-			x3 = b_val[i]
+		if 0 <= i3 {
+			s12 := 0.0
+			lo2 := A_pos[i3]
+			hi2 := A_pos[i3+1]
+			if lo2 < hi2 {
+				A_idxSeg1 := A_idx[lo2:hi2]
+				A_valSeg1 := A_val[lo2:hi2]
+				s12 = wl_ridge_evalLoop1(A_valSeg1, A_idxSeg1, s12, x_val)
+			}
+			x3 += s12
 		}
-		e := x - x3
-		s += e * e
+		e1 := x3 - 0.0
+		s += e1 * e1
+	}
+	x11 := n
+	if b_len < n {
+		x11 = b_len
+	}
+	x13 := split
+	if split < x11 {
+		x12 := n
+		if b_len < n {
+			x12 = b_len
+		}
+		x13 = x12
+	}
+	split2 := x13
+	x2 := 0.0
+	for i2 := split; i2 < split2; i2++ {
+		x14 := 0.0
+		if 0 <= i2 {
+			x14 = b_val[i2]
+		}
+		e2 := x2 - x14
+		s += e2 * e2
+	}
+	x21 := 0.0
+	e3 := x21 - 0.0
+	c := e3 * e3
+	for i21 := split2; i21 < n; i21++ {
+		s += c
 	}
 	s2 := 0.0
 	for i1 := 0; i1 < x_len; i1++ {
@@ -92,4 +159,28 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	}
 	out := 0.5 * (lambda*s2 + s)
 	return out, nil
+}
+
+// wl_ridge_evalLoop runs a row loop of wl_ridge_eval (outline.go).
+//
+//go:noinline
+func wl_ridge_evalLoop(A_valSeg []float64, A_idxSeg []int, s1 float64, x_val []float64) float64 {
+	A_valSeg = A_valSeg[:len(A_idxSeg)]
+	for k1 := range A_idxSeg {
+		j := A_idxSeg[k1]
+		s1 += A_valSeg[k1] * x_val[j]
+	}
+	return s1
+}
+
+// wl_ridge_evalLoop1 runs a row loop of wl_ridge_eval (outline.go).
+//
+//go:noinline
+func wl_ridge_evalLoop1(A_valSeg1 []float64, A_idxSeg1 []int, s12 float64, x_val []float64) float64 {
+	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
+	for k2 := range A_idxSeg1 {
+		j2 := A_idxSeg1[k2]
+		s12 += A_valSeg1[k2] * x_val[j2]
+	}
+	return s12
 }
