@@ -1,8 +1,9 @@
 package lower
 
 import (
-	"github.com/nablasd/nablasd/sdql"
 	"slices"
+
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // scalar lowers a scalar SDQL expression: statements it needs (loops of

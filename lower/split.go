@@ -219,17 +219,7 @@ func guardStmt(s Stmt, key map[string]bool, holds bool) Stmt {
 		x.X = g(x.X)
 	case *If:
 		// an if on the guard is the side that runs
-		var keep []Expr
-		found := 0
-		for _, c := range conjuncts(x.Cond, nil) {
-			if key[CanonString(c)] {
-				found++
-				if holds {
-					continue
-				}
-			}
-			keep = append(keep, g(c))
-		}
+		keep, found := guardConds(x.Cond, key, holds)
 		x.Then = guardStmt(x.Then, key, holds)
 		if x.Else != nil {
 			x.Else = guardStmt(x.Else, key, holds)
@@ -261,20 +251,26 @@ func guardStmt(s Stmt, key map[string]bool, holds bool) Stmt {
 	return s
 }
 
+// guardConds splits a condition's conjuncts knowing that those of key
+// hold, or do not: found counts the key's among them, and keep is the
+// others (and, where they do not hold, the key's too), rewritten.
+func guardConds(cond Expr, key map[string]bool, holds bool) (keep []Expr, found int) {
+	for _, c := range conjuncts(cond, nil) {
+		if key[CanonString(c)] {
+			found++
+			if holds {
+				continue
+			}
+		}
+		keep = append(keep, guardExpr(c, key, holds))
+	}
+	return keep, found
+}
+
 func guardExpr(e Expr, key map[string]bool, holds bool) Expr {
 	switch x := e.(type) {
 	case *Select:
-		var keep []Expr
-		found := 0
-		for _, c := range conjuncts(x.Cond, nil) {
-			if key[CanonString(c)] {
-				found++
-				if holds {
-					continue
-				}
-			}
-			keep = append(keep, guardExpr(c, key, holds))
-		}
+		keep, found := guardConds(x.Cond, key, holds)
 		then, els := guardExpr(x.Then, key, holds), guardExpr(x.Else, key, holds)
 		switch {
 		case !holds && found == len(key):
