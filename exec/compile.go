@@ -108,24 +108,20 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 	case *lower.If:
 		cond := c.boolean(s.Cond)
 		then := c.stmt(s.Then)
-		if t := c.deferred.Else[s]; t != nil && s.Else == nil {
+		var els stmt
+		if s.Else != nil {
+			els = c.stmt(s.Else)
+		} else if t := c.deferred.Else[s]; t != nil {
 			id := t.ID
-			return func(fr *frame) {
-				if cond(fr) {
-					then(fr)
-				} else {
-					clear(fr.t[id].vals) // the Init's clear, where the loop does not run
-				}
-			}
+			els = func(fr *frame) { clear(fr.t[id].vals) } // the Init's clear, where the loop does not run
 		}
-		if s.Else == nil {
+		if els == nil {
 			return func(fr *frame) {
 				if cond(fr) {
 					then(fr)
 				}
 			}
 		}
-		els := c.stmt(s.Else)
 		return func(fr *frame) {
 			if cond(fr) {
 				then(fr)

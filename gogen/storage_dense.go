@@ -36,10 +36,12 @@ func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
 		g.line("}")
 	case lv == 0 && l.Size != nil:
 		// Sized: the lowering proved every key below the extent init
-		// gave the level (lower.Level.Size), so it never grows, and no
-		// call to grow0 sits on the loop's cold path.
+		// gave the level (lower.Level.Size), from the loops' ranges or
+		// from a validated input's coordinates, so it never grows, and
+		// no call to grow0 sits on the loop's cold path. A key past it
+		// is an input whose coordinates break its format.
 		g.line("if uint(%s) >= uint(%s) {", k, bound)
-		g.returnErr(g.errorf("internal error: key %d out of range 0..%d of a sized dense level", k, n+"-1"))
+		g.returnErr(g.errorf("key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", k, n+"-1"))
 		g.line("}")
 	case lv == 0:
 		g.line("if uint(%s) >= uint(%s) {", k, bound)

@@ -238,7 +238,7 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		l.iterate(s.Body, l.let(s, env), lin, f)
 		return
 	case *sdql.IfExpr:
-		cond := l.decide(l.scalar(s.Cond, env))
+		cond := l.condition(s.Cond, env)
 		then := l.nested(func() { l.iterate(s.Then, l.assume(env, cond), lin, f) })
 		var els Stmt
 		if s.Else != nil {

@@ -48,7 +48,7 @@ func (l *lowerer) into(e sdql.Expr, env *scope, dst target, scale Expr) {
 	case *sdql.UnaryExpr:
 		l.into(x.X, env, dst, neg(scale))
 	case *sdql.IfExpr:
-		cond := l.decide(l.scalar(x.Cond, env))
+		cond := l.condition(x.Cond, env)
 		then := l.nested(func() { l.into(x.Then, l.assume(env, cond), dst, scale) })
 		var els Stmt
 		if x.Else != nil {

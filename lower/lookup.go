@@ -122,7 +122,7 @@ func (l *lowerer) lookupView(e sdql.Expr, env *scope, key Expr) Expr {
 		}
 	case *sdql.IfExpr:
 		return l.guarded(func(set func(Expr)) {
-			cond := l.decide(l.scalar(x.Cond, env))
+			cond := l.condition(x.Cond, env)
 			then := l.nested(func() { set(l.lookupView(x.Then, l.assume(env, cond), key)) })
 			var els Stmt
 			if x.Else != nil {
@@ -289,7 +289,7 @@ func (l *lowerer) locateView(e sdql.Expr, env *scope, key Expr, f func(val bindi
 		l.locateView(x.Body, l.let(x, env), key, f)
 		return
 	case *sdql.IfExpr:
-		cond := l.decide(l.scalar(x.Cond, env))
+		cond := l.condition(x.Cond, env)
 		then := l.nested(func() { l.locateView(x.Then, l.assume(env, cond), key, f) })
 		var els Stmt
 		if x.Else != nil {

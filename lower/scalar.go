@@ -141,6 +141,9 @@ func (l *lowerer) binary(e *sdql.BinaryExpr, env *scope) Expr {
 	return &Binary{Op: op, X: x, Y: y}
 }
 
+// condition lowers an if's condition, decided where the facts decide it.
+func (l *lowerer) condition(e sdql.Expr, env *scope) Expr { return l.decide(l.scalar(e, env)) }
+
 // decide returns the constant true for a condition the facts decide:
 // each of its conjuncts is 0 <= v for a non-negative v, or v < n for a v
 // known below the parameter n (a loop's variable, a key of a level whose
@@ -192,7 +195,7 @@ func (l *lowerer) numeric(x, other Expr) Expr {
 // ifScalar lowers a scalar if: a Select when neither branch needs
 // statements, else a variable set in an If.
 func (l *lowerer) ifScalar(e *sdql.IfExpr, env *scope) Expr {
-	cond := l.decide(l.scalar(e.Cond, env))
+	cond := l.condition(e.Cond, env)
 	k := kindOfType(l.typeOf(e))
 	var t, f Expr
 	then := l.nested(func() { t = l.coerce(l.scalar(e.Then, l.assume(env, cond)), k) })

@@ -100,7 +100,7 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 				s = wl_least_squares_gradLoop(A_valSeg, A_idxSeg, s, x_val)
 			}
 			if uint(i) >= uint(len(dbar_vals)) {
-				return fmt.Errorf("wl_least_squares_grad: internal error: key %d out of range 0..%d of a sized dense level", i, dbar_n0-1)
+				return fmt.Errorf("wl_least_squares_grad: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", i, dbar_n0-1)
 			}
 			q := i
 			dbar_vals[q] += s
@@ -108,7 +108,7 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 	}
 	for i1 := 0; i1 < b_len; i1++ {
 		if uint(i1) >= uint(len(dbar_vals)) {
-			return fmt.Errorf("wl_least_squares_grad: internal error: key %d out of range 0..%d of a sized dense level", i1, dbar_n0-1)
+			return fmt.Errorf("wl_least_squares_grad: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", i1, dbar_n0-1)
 		}
 		q1 := i1
 		dbar_vals[q1] += -1.0 * b_val[i1]

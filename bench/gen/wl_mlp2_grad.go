@@ -213,7 +213,7 @@ func wl_mlp2_gradLoop2(A_valSeg2 []float64, A_idxSeg2 []int, hbar_vals []float64
 	for k4 := range A_idxSeg2 {
 		j2 := A_idxSeg2[k4]
 		if uint(j2) >= uint(len(hbar_vals)) {
-			return fmt.Errorf("wl_mlp2_grad: internal error: key %d out of range 0..%d of a sized dense level", j2, hbar_n0-1)
+			return fmt.Errorf("wl_mlp2_grad: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", j2, hbar_n0-1)
 		}
 		q2 := j2
 		hbar_vals[q2] += A_valSeg2[k4] * c
