@@ -526,8 +526,11 @@ func distinctConstKeys(d *sdql.DictExpr) bool {
 	return true
 }
 
-// emitIf emits an If, dropping empty branches.
+// emitIf emits an If, dropping empty branches; a condition the facts
+// decide (decide: a key of a level below an extent the shape check made
+// equal to the range it is tested against) is not tested.
 func (l *lowerer) emitIf(cond Expr, then *Block, els Stmt) {
+	cond = l.decide(cond)
 	if b, ok := els.(*Block); ok && len(b.List) == 0 {
 		els = nil
 	}

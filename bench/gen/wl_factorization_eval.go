@@ -54,19 +54,6 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 	}()
 	R_val = R_val[:len(R_idx)]
 	s := 0.0
-	x2 := U_cols
-	if W_cols < U_cols {
-		x2 = W_cols
-	}
-	x4 := 0
-	if 0 < x2 {
-		x3 := U_cols
-		if W_cols < U_cols {
-			x3 = W_cols
-		}
-		x4 = x3
-	}
-	c7 := x4
 	if 0 < R_len {
 		R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
 		R_posNext := R_pos[0]
@@ -77,42 +64,24 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 			s1 := 0.0
 			lo := R_posCur
 			hi := R_posNext
-			c4 := 0 <= i && i < U_rows
-			c6 := U_cols * i
-			if c4 && 0 < c7 && c7 < U_cols {
+			c2 := U_cols * i
+			if 0 < U_cols {
 				if lo < hi {
 					R_idxSeg := R_idx[lo:hi]
 					R_valSeg := R_val[lo:hi]
 					R_valSeg = R_valSeg[:len(R_idxSeg)]
-					U_valRow := U_val[c6+0 : c6+c7 : len(U_val)]
+					U_valRow := U_val[c2+0 : c2+U_cols : len(U_val)]
 					_ = U_valRow // an inner loop may be written another way (copyLoop)
-					U_valRow1 := U_val[c6+c7 : c6+U_cols : len(U_val)]
-					_ = U_valRow1 // an inner loop may be written another way (copyLoop)
 					for k1 := range R_idxSeg {
 						j := R_idxSeg[k1]
 						s2 := 0.0
-						if 0 <= j && j < W_rows {
-							c1 := W_cols * j
-							{ // 0 < c7: a fact (facts.go)
-								U_valSeg := U_valRow // sliced before the enclosing loop (rowseg.go)
-								W_valSeg := W_val[c1+0 : c1+c7 : len(W_val)]
-								W_valSeg = W_valSeg[:len(U_valSeg)]
-								for k2 := range U_valSeg {
-									s2 += U_valSeg[k2] * W_valSeg[k2]
-								}
-							}
-						} else {
-							{ // 0 < c7: a fact (facts.go)
-								U_valSeg1 := U_valRow // sliced before the enclosing loop (rowseg.go)
-								for k3 := range U_valSeg1 {
-									s2 += U_valSeg1[k3] * 0.0
-								}
-							}
-						}
-						{ // c7 < U_cols: a fact (facts.go)
-							U_valSeg2 := U_valRow1 // sliced before the enclosing loop (rowseg.go)
-							for k4 := range U_valSeg2 {
-								s2 += U_valSeg2[k4] * 0.0
+						c1 := W_cols * j
+						{ // 0 < U_cols: a fact (facts.go)
+							U_valSeg := U_valRow // sliced before the enclosing loop (rowseg.go)
+							W_valSeg := W_val[c1+0 : c1+U_cols : len(W_val)]
+							W_valSeg = W_valSeg[:len(U_valSeg)]
+							for k2 := range U_valSeg {
+								s2 += U_valSeg[k2] * W_valSeg[k2]
 							}
 						}
 						e := R_valSeg[k1] - s2
@@ -120,109 +89,12 @@ func wl_factorization_eval(R_idx []int, R_len int, R_pos []int, R_val []float64,
 					}
 				}
 			} else {
-				if !c4 && 0 < c7 && c7 < U_cols {
-					if lo < hi {
-						R_valSeg1 := R_val[lo:hi]
-						for k5 := range R_valSeg1 {
-							s27 := 0.0
-							e7 := R_valSeg1[k5] - s27
-							s1 += e7 * e7
-						}
-					}
-				} else {
-					if c4 && !(0 < c7) && c7 < U_cols {
-						if lo < hi {
-							R_valSeg2 := R_val[lo:hi]
-							U_valRow2 := U_val[c6+c7 : c6+U_cols : len(U_val)]
-							_ = U_valRow2 // an inner loop may be written another way (copyLoop)
-							for k6 := range R_valSeg2 {
-								s26 := 0.0
-								{ // c7 < U_cols: a fact (facts.go)
-									U_valSeg3 := U_valRow2 // sliced before the enclosing loop (rowseg.go)
-									for k7 := range U_valSeg3 {
-										s26 += U_valSeg3[k7] * 0.0
-									}
-								}
-								e6 := R_valSeg2[k6] - s26
-								s1 += e6 * e6
-							}
-						}
-					} else {
-						if !c4 && !(0 < c7) && c7 < U_cols {
-							if lo < hi {
-								R_valSeg3 := R_val[lo:hi]
-								for k8 := range R_valSeg3 {
-									s25 := 0.0
-									e5 := R_valSeg3[k8] - s25
-									s1 += e5 * e5
-								}
-							}
-						} else {
-							if c4 && 0 < c7 && !(c7 < U_cols) {
-								if lo < hi {
-									R_idxSeg1 := R_idx[lo:hi]
-									R_valSeg4 := R_val[lo:hi]
-									R_valSeg4 = R_valSeg4[:len(R_idxSeg1)]
-									U_valRow3 := U_val[c6+0 : c6+c7 : len(U_val)]
-									_ = U_valRow3 // an inner loop may be written another way (copyLoop)
-									for k9 := range R_idxSeg1 {
-										j4 := R_idxSeg1[k9]
-										s24 := 0.0
-										if 0 <= j4 && j4 < W_rows {
-											c14 := W_cols * j4
-											{ // 0 < c7: a fact (facts.go)
-												U_valSeg4 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
-												W_valSeg1 := W_val[c14+0 : c14+c7 : len(W_val)]
-												W_valSeg1 = W_valSeg1[:len(U_valSeg4)]
-												for k10 := range U_valSeg4 {
-													s24 += U_valSeg4[k10] * W_valSeg1[k10]
-												}
-											}
-										} else {
-											{ // 0 < c7: a fact (facts.go)
-												U_valSeg5 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
-												for k11 := range U_valSeg5 {
-													s24 += U_valSeg5[k11] * 0.0
-												}
-											}
-										}
-										e4 := R_valSeg4[k9] - s24
-										s1 += e4 * e4
-									}
-								}
-							} else {
-								if !c4 && 0 < c7 && !(c7 < U_cols) {
-									if lo < hi {
-										R_valSeg5 := R_val[lo:hi]
-										for k12 := range R_valSeg5 {
-											s23 := 0.0
-											e3 := R_valSeg5[k12] - s23
-											s1 += e3 * e3
-										}
-									}
-								} else {
-									if c4 && !(0 < c7) && !(c7 < U_cols) {
-										if lo < hi {
-											R_valSeg6 := R_val[lo:hi]
-											for k13 := range R_valSeg6 {
-												s22 := 0.0
-												e2 := R_valSeg6[k13] - s22
-												s1 += e2 * e2
-											}
-										}
-									} else {
-										if lo < hi {
-											R_valSeg7 := R_val[lo:hi]
-											for k14 := range R_valSeg7 {
-												s21 := 0.0
-												e1 := R_valSeg7[k14] - s21
-												s1 += e1 * e1
-											}
-										}
-									}
-								}
-							}
-						}
+				if lo < hi {
+					R_valSeg1 := R_val[lo:hi]
+					for k3 := range R_valSeg1 {
+						s21 := 0.0
+						e1 := R_valSeg1[k3] - s21
+						s1 += e1 * e1
 					}
 				}
 			}

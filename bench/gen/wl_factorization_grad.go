@@ -74,19 +74,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	out_n1 = dst.N1
-	x4 := U_cols
-	if W_cols < U_cols {
-		x4 = W_cols
-	}
-	x6 := 0
-	if 0 < x4 {
-		x5 := U_cols
-		if W_cols < U_cols {
-			x5 = W_cols
-		}
-		x6 = x5
-	}
-	c9 := x6
 	if 0 < R_len {
 		R_posSeg := R_pos[1+0 : 1+R_len : len(R_pos)]
 		R_posNext := R_pos[0]
@@ -96,42 +83,24 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 			i := 0 + k
 			lo := R_posCur
 			hi := R_posNext
-			c6 := 0 <= i && i < U_rows
-			c8 := U_cols * i
-			if c6 && 0 < c9 && c9 < U_cols {
+			c4 := U_cols * i
+			if 0 < U_cols {
 				if lo < hi {
 					R_idxSeg := R_idx[lo:hi]
 					R_valSeg := R_val[lo:hi]
 					R_valSeg = R_valSeg[:len(R_idxSeg)]
-					U_valRow := U_val[c8+0 : c8+c9 : len(U_val)]
+					U_valRow := U_val[c4+0 : c4+U_cols : len(U_val)]
 					_ = U_valRow // an inner loop may be written another way (copyLoop)
-					U_valRow1 := U_val[c8+c9 : c8+U_cols : len(U_val)]
-					_ = U_valRow1 // an inner loop may be written another way (copyLoop)
 					for k1 := range R_idxSeg {
 						j := R_idxSeg[k1]
 						s := 0.0
-						if 0 <= j && j < W_rows {
-							c2 := W_cols * j
-							{ // 0 < c9: a fact (facts.go)
-								U_valSeg := U_valRow // sliced before the enclosing loop (rowseg.go)
-								W_valSeg := W_val[c2+0 : c2+c9 : len(W_val)]
-								W_valSeg = W_valSeg[:len(U_valSeg)]
-								for k2 := range U_valSeg {
-									s += U_valSeg[k2] * W_valSeg[k2]
-								}
-							}
-						} else {
-							{ // 0 < c9: a fact (facts.go)
-								U_valSeg1 := U_valRow // sliced before the enclosing loop (rowseg.go)
-								for k3 := range U_valSeg1 {
-									s += U_valSeg1[k3] * 0.0
-								}
-							}
-						}
-						{ // c9 < U_cols: a fact (facts.go)
-							U_valSeg2 := U_valRow1 // sliced before the enclosing loop (rowseg.go)
-							for k4 := range U_valSeg2 {
-								s += U_valSeg2[k4] * 0.0
+						c2 := W_cols * j
+						{ // 0 < U_cols: a fact (facts.go)
+							U_valSeg := U_valRow // sliced before the enclosing loop (rowseg.go)
+							W_valSeg := W_val[c2+0 : c2+U_cols : len(W_val)]
+							W_valSeg = W_valSeg[:len(U_valSeg)]
+							for k2 := range U_valSeg {
+								s += U_valSeg[k2] * W_valSeg[k2]
 							}
 						}
 						e := R_valSeg[k1] - s
@@ -140,191 +109,26 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 							return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 						}
 						q := i
-						if 0 <= j && j < W_rows {
-							c5 := W_cols * j
-							{ // 0 < c9: a fact (facts.go)
-								W_valSeg1 := W_val[c5+0 : c5+c9 : len(W_val)]
-								if c9 > out_n1 {
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
-								}
-								base := q * out_n1
-								outRow := out_vals[base+0 : base+c9]
-								outRow = outRow[:len(W_valSeg1)]
-								for k5 := range W_valSeg1 {
-									v := c * W_valSeg1[k5]
-									outRow[k5] += v
-								}
+						c3 := W_cols * j
+						{ // 0 < U_cols: a fact (facts.go)
+							W_valSeg1 := W_val[c3+0 : c3+U_cols : len(W_val)]
+							if U_cols > out_n1 {
+								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
 							}
-						} else {
-							v2 := c * 0.0
-							{ // 0 < c9: a fact (facts.go)
-								if c9 > out_n1 {
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
-								}
-								base1 := q * out_n1
-								outRow1 := out_vals[base1+0 : base1+c9]
-								for k6 := range outRow1 {
-									outRow1[k6] += v2
-								}
-							}
-						}
-						v1 := c * 0.0
-						{ // c9 < U_cols: a fact (facts.go)
-							if c9 < 0 || U_cols > out_n1 {
-								k8 := c9
-								if k8 >= 0 {
-									k8 = max(k8, out_n1)
-								}
-								return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k8, out_n1-1)
-							}
-							base2 := q * out_n1
-							outRow2 := out_vals[base2+c9 : base2+U_cols]
-							for k7 := range outRow2 {
-								outRow2[k7] += v1
+							base := q * out_n1
+							outRow := out_vals[base+0 : base+U_cols]
+							outRow = outRow[:len(W_valSeg1)]
+							for k3 := range W_valSeg1 {
+								v := W_valSeg1[k3] * c
+								outRow[k3] += v
 							}
 						}
 					}
 				}
 			} else {
-				if !c6 && 0 < c9 && c9 < U_cols {
-					for p7 := lo; p7 < hi; p7++ {
-						if uint(i) >= uint(out_n0) {
-							return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-						}
-					}
-				} else {
-					if c6 && !(0 < c9) && c9 < U_cols {
-						if lo < hi {
-							R_valSeg1 := R_val[lo:hi]
-							U_valRow2 := U_val[c8+c9 : c8+U_cols : len(U_val)]
-							_ = U_valRow2 // an inner loop may be written another way (copyLoop)
-							for k9 := range R_valSeg1 {
-								s6 := 0.0
-								{ // c9 < U_cols: a fact (facts.go)
-									U_valSeg3 := U_valRow2 // sliced before the enclosing loop (rowseg.go)
-									for k10 := range U_valSeg3 {
-										s6 += U_valSeg3[k10] * 0.0
-									}
-								}
-								e6 := R_valSeg1[k9] - s6
-								c15 := -(e6 + e6)
-								if uint(i) >= uint(out_n0) {
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-								}
-								q7 := i
-								v16 := c15 * 0.0
-								{ // c9 < U_cols: a fact (facts.go)
-									if c9 < 0 || U_cols > out_n1 {
-										k12 := c9
-										if k12 >= 0 {
-											k12 = max(k12, out_n1)
-										}
-										return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", k12, out_n1-1)
-									}
-									base3 := q7 * out_n1
-									outRow3 := out_vals[base3+c9 : base3+U_cols]
-									for k11 := range outRow3 {
-										outRow3[k11] += v16
-									}
-								}
-							}
-						}
-					} else {
-						if !c6 && !(0 < c9) && c9 < U_cols {
-							for p5 := lo; p5 < hi; p5++ {
-								if uint(i) >= uint(out_n0) {
-									return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-								}
-							}
-						} else {
-							if c6 && 0 < c9 && !(c9 < U_cols) {
-								if lo < hi {
-									R_idxSeg1 := R_idx[lo:hi]
-									R_valSeg2 := R_val[lo:hi]
-									R_valSeg2 = R_valSeg2[:len(R_idxSeg1)]
-									U_valRow3 := U_val[c8+0 : c8+c9 : len(U_val)]
-									_ = U_valRow3 // an inner loop may be written another way (copyLoop)
-									for k13 := range R_idxSeg1 {
-										j4 := R_idxSeg1[k13]
-										s4 := 0.0
-										if 0 <= j4 && j4 < W_rows {
-											c24 := W_cols * j4
-											{ // 0 < c9: a fact (facts.go)
-												U_valSeg4 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
-												W_valSeg2 := W_val[c24+0 : c24+c9 : len(W_val)]
-												W_valSeg2 = W_valSeg2[:len(U_valSeg4)]
-												for k14 := range U_valSeg4 {
-													s4 += U_valSeg4[k14] * W_valSeg2[k14]
-												}
-											}
-										} else {
-											{ // 0 < c9: a fact (facts.go)
-												U_valSeg5 := U_valRow3 // sliced before the enclosing loop (rowseg.go)
-												for k15 := range U_valSeg5 {
-													s4 += U_valSeg5[k15] * 0.0
-												}
-											}
-										}
-										e4 := R_valSeg2[k13] - s4
-										c13 := -(e4 + e4)
-										if uint(i) >= uint(out_n0) {
-											return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-										}
-										q5 := i
-										if 0 <= j4 && j4 < W_rows {
-											c54 := W_cols * j4
-											{ // 0 < c9: a fact (facts.go)
-												W_valSeg3 := W_val[c54+0 : c54+c9 : len(W_val)]
-												if c9 > out_n1 {
-													return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
-												}
-												base4 := q5 * out_n1
-												outRow4 := out_vals[base4+0 : base4+c9]
-												outRow4 = outRow4[:len(W_valSeg3)]
-												for k16 := range W_valSeg3 {
-													v6 := c13 * W_valSeg3[k16]
-													outRow4[k16] += v6
-												}
-											}
-										} else {
-											v24 := c13 * 0.0
-											{ // 0 < c9: a fact (facts.go)
-												if c9 > out_n1 {
-													return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", out_n1, out_n1-1)
-												}
-												base5 := q5 * out_n1
-												outRow5 := out_vals[base5+0 : base5+c9]
-												for k17 := range outRow5 {
-													outRow5[k17] += v24
-												}
-											}
-										}
-									}
-								}
-							} else {
-								if !c6 && 0 < c9 && !(c9 < U_cols) {
-									for p3 := lo; p3 < hi; p3++ {
-										if uint(i) >= uint(out_n0) {
-											return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-										}
-									}
-								} else {
-									if c6 && !(0 < c9) && !(c9 < U_cols) {
-										for p2 := lo; p2 < hi; p2++ {
-											if uint(i) >= uint(out_n0) {
-												return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-											}
-										}
-									} else {
-										for p1 := lo; p1 < hi; p1++ {
-											if uint(i) >= uint(out_n0) {
-												return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-											}
-										}
-									}
-								}
-							}
-						}
+				for p1 := lo; p1 < hi; p1++ {
+					if uint(i) >= uint(out_n0) {
+						return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 					}
 				}
 			}
