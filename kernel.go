@@ -568,7 +568,8 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 		case in.tensor != nil && q.opts.Opt == "none":
 			out[n] = formats.ToValue(in.tensor)
 		case in.tensor != nil:
-			b, err := formats.Bind(in.tensor, n)
+			// validated by convertInput, unless Options.NoValidate trusts it
+			b, err := formats.BindTrusted(in.tensor, n)
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("input %s: %v", n, err)
 			}

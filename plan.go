@@ -243,7 +243,8 @@ func (q *Query) fuseConfig() (*fuse.Config, map[string]sdql.Value, error) {
 		if in.dense() {
 			cfg.Dense[n] = true
 		}
-		b, err := formats.Bind(in.tensor, n)
+		// validated by convertInput, unless Options.NoValidate trusts it
+		b, err := formats.BindTrusted(in.tensor, n)
 		if err != nil {
 			return nil, nil, fmt.Errorf("input %s: %v", n, err)
 		}

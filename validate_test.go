@@ -48,4 +48,20 @@ func TestValidateOnBinding(t *testing.T) {
 	if err := k.Run(dst, nablasd.Inputs{"A": unsorted}); err == nil || !strings.Contains(err.Error(), "input A") {
 		t.Fatalf("Run rebinding an invalid tensor: %v, want an error naming input A", err)
 	}
+	// NoValidate trusts the tensors Run is given too: no pass over their
+	// coordinates (formats.BindTrusted), so the unsorted one runs
+	q, err = nablasd.Prepare(src, nablasd.Inputs{"A": good, "x": x}, &nablasd.Options{NoValidate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, err = q.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	dst = k.NewResult()
+	if err := k.Run(dst, nablasd.Inputs{"A": unsorted}); err != nil {
+		t.Fatalf("Run with NoValidate rebinding an unsorted tensor: %v", err)
+	}
+	if got := dst.Scalar(); got != 100+2+30 {
+		t.Fatalf("got %v, want 132 (the unsorted row read as stored)", got)
+	}
 }

@@ -80,6 +80,25 @@ func Bind(t *Tensor, name string) (map[string]sdql.Value, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	return BindTrusted(t, name)
+}
+
+// BindTrusted is Bind for a tensor the caller has validated, or trusts
+// (the root package's Options.NoValidate): it checks only that t has the
+// slices its format reads (one Pos and one Idx slice per level), not
+// their contents, which Validate reads in full (a pass over every
+// stored coordinate).
+func BindTrusted(t *Tensor, name string) (map[string]sdql.Value, error) {
+	if t == nil {
+		return nil, fmt.Errorf("formats: nil tensor")
+	}
+	lay, err := t.Layout()
+	if err != nil {
+		return nil, err
+	}
+	if n := lay.Order(); len(t.Pos) != n || len(t.Idx) != n {
+		return nil, fmt.Errorf("formats: %s: %d pos and %d idx slices, want %d each (one per level)", lay.name, len(t.Pos), len(t.Idx), n)
+	}
 	g, err := newDefGen(t.Format, name, len(t.Shape))
 	if err != nil {
 		return nil, err
