@@ -745,6 +745,7 @@ func (rg *region) search(s *lower.Search, l int) vstmt {
 	ub := rg.newU()
 	kb := rg.newI()
 	a := s.A.ID
+	gallop := s.Gallop
 	lob, hib := rg.loBuf(l), rg.hiBuf(l)
 	return func(fr *frame, cx *vctx) {
 		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
@@ -753,17 +754,20 @@ func (rg *region) search(s *lower.Search, l int) vstmt {
 		ups, poss := rb.u[ub], rb.i[pslot]
 		arr := fr.ia[a]
 		m := 0
+		// with gallop, the lanes of one segment come in ascending keys:
+		// each starts where the one before it stopped (a finger across
+		// the batch, which the finger variable, read per batch, is not)
+		plo, phi, pkey, ppos := -1, -1, 0, 0
 		for k := 0; k < cx.n; k++ {
 			lo, hi, key := los[k], his[k], keys[k]
-			for lo < hi {
-				mid := int(uint(lo+hi) >> 1)
-				if arr[mid] < key {
-					lo = mid + 1
-				} else {
-					hi = mid
-				}
+			from := lo
+			if gallop && lo == plo && hi == phi && key > pkey {
+				from = ppos
 			}
-			if lo < his[k] && arr[lo] == key {
+			plo, phi, pkey = lo, hi, key
+			lo = lowerBound(arr, from, hi, key, gallop)
+			ppos = lo
+			if lo < hi && arr[lo] == key {
 				ups[m], poss[m] = int32(k), lo
 				m++
 			}

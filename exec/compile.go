@@ -155,18 +155,12 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 		lo, hi, key := c.int(s.Lo), c.int(s.Hi), c.int(s.Key)
 		pos := s.Pos.ID
 		body := c.stmt(s.Body)
+		gallop := s.Gallop
 		return func(fr *frame) {
 			arr := fr.ia[a]
-			l, h, k := lo(fr), hi(fr), key(fr)
-			for l < h { // the first index with arr[i] >= k
-				m := int(uint(l+h) >> 1)
-				if arr[m] < k {
-					l = m + 1
-				} else {
-					h = m
-				}
-			}
-			if l < hi(fr) && arr[l] == k {
+			h, k := hi(fr), key(fr)
+			l := lowerBound(arr, lo(fr), h, k, gallop)
+			if l < h && arr[l] == k {
 				fr.i[pos] = l
 				body(fr)
 			}

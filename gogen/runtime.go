@@ -356,6 +356,36 @@ func PFXTransposeMemo(m *PFXTransposed, pos, idx []int, lo, hi int, tpos, par, a
 	return tpos, par, at, n
 }
 `,
+	"gallop": `// PFXGallop finds key in the ascending a[lo:hi] where it is likely at
+// lo or near it (a finger past the last key found): lo is tested inline,
+// the rest galloped (PFXGallopFar).
+func PFXGallop(a []int, lo, hi, key int) (int, bool) {
+	if lo < hi && a[lo] >= key {
+		return lo, a[lo] == key
+	}
+	return PFXGallopFar(a, lo, hi, key)
+}
+
+// PFXGallopFar finds key in the ascending a[lo:hi], a[lo] < key: it
+// probes at steps doubling from lo, then bisects the last step.
+func PFXGallopFar(a []int, lo, hi, key int) (int, bool) {
+	end := lo + 1
+	for step := 1; end < hi && a[end] < key; step <<= 1 {
+		lo = end + 1
+		end = lo + step
+	}
+	end = min(end, hi)
+	for lo < end {
+		m := int(uint(lo+end) >> 1)
+		if a[m] < key {
+			lo = m + 1
+		} else {
+			end = m
+		}
+	}
+	return lo, lo < hi && a[lo] == key
+}
+`,
 	"search": `// PFXSearch finds key in the ascending a[lo:hi] (binary search).
 func PFXSearch(a []int, lo, hi, key int) (int, bool) {
 	h := hi

@@ -252,10 +252,14 @@ func isSimple(s string) bool {
 }
 
 func (g *gen) search(s *lower.Search) {
-	g.helpers["search"] = true
+	fn := "Search"
+	if s.Gallop {
+		fn = "Gallop"
+	}
+	g.helpers[strings.ToLower(fn)] = true
 	lo, hi, key := g.exprAs(s.Lo, lower.Int), g.exprAs(s.Hi, lower.Int), g.exprAs(s.Key, lower.Int)
 	c := g.posName(s.Pos)
-	g.line("if %s, ok := %sSearch(%s, %s, %s, %s); ok {", c, g.pfx, g.arrays[s.A], lo, hi, key)
+	g.line("if %s, ok := %s%s(%s, %s, %s, %s); ok {", c, g.pfx, fn, g.arrays[s.A], lo, hi, key)
 	g.body(s.Body, func() { g.bind(s.Pos, c) })
 	g.line("}")
 }

@@ -30,7 +30,8 @@
 //
 // Statements are For (a range loop, with an optional parallel mark saying
 // how workers' results merge), ForLevel (the children of a tensor's
-// position), Search (binary search in a sorted segment of an array),
+// position), Search (binary search in a sorted segment of an array, or
+// a gallop from a finger past the last key found: FingerSearches),
 // Insert and Locate (a tensor's child position by key, created or found),
 // Store (a leaf value, added or set), scalar Let/Set/Add, If, Clear and
 // Fail. Expressions are constants, variables, loads, arithmetic, calls of

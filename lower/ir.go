@@ -377,13 +377,16 @@ type (
 
 	// Search finds Key in the sorted A[Lo:Hi] (a compressed level's
 	// coordinates) and, when it is there, binds its index to Pos and runs
-	// Body.
+	// Body. Gallop says Key is likely near Lo (Lo is a finger, set past
+	// the last key found: FingerSearches): the back ends then probe from
+	// Lo at growing steps before they bisect.
 	Search struct {
 		Pos    *Var
 		A      *Array
 		Lo, Hi Expr
 		Key    Expr
 		Body   Stmt
+		Gallop bool
 	}
 
 	// Insert binds Pos to the child of position Parent at key Key in level

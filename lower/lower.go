@@ -145,6 +145,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	VersionLoops(l.prog)
 	eliminateDead(l.prog) // what a copy's known conditions left unread
 	MarkPrimitives(l.prog)
+	FingerSearches(l.prog)
 	l.collectOrdered()
 	return l.prog, nil
 }

@@ -139,7 +139,11 @@ func (pr *printer) stmt(s Stmt) {
 		pr.body(s.Body)
 		pr.line("}")
 	case *Search:
-		pr.line("if %s := search(%s[%s:%s], %s); found {", s.Pos.Name, s.A.Name, ExprString(s.Lo), ExprString(s.Hi), ExprString(s.Key))
+		op := "search"
+		if s.Gallop {
+			op = "gallop"
+		}
+		pr.line("if %s := %s(%s[%s:%s], %s); found {", s.Pos.Name, op, s.A.Name, ExprString(s.Lo), ExprString(s.Hi), ExprString(s.Key))
 		pr.body(s.Body)
 		pr.line("}")
 	case *Insert:
