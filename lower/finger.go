@@ -54,13 +54,14 @@ func FingerSearches(p *Program) {
 			case *Search:
 				if !s.Gallop && invariantIn(s.Lo, inner, lets, defs) && invariantIn(s.Hi, inner, lets, defs) && ascendsIn(s.Key, f, lets, defs) {
 					fv := p.NewVar("f", Int)
-					if invariantIn(s.Lo, inner, nil, nil) {
+					if simpleInvariant(s.Lo, inner) {
 						fingers = append(fingers, &Let{V: fv, X: s.Lo})
 						s.Lo = &Ref{V: fv}
 					} else {
-						// lo is set in the loop (under a test, where it
-						// may not be read before): the finger starts at
-						// 0, and the search at the later of the two
+						// lo is set in the loop, or reads an array (under
+						// a test, it may not be read before the loop):
+						// the finger starts at 0, and the search at the
+						// later of the two
 						fingers = append(fingers, &Let{V: fv, X: intConst(0)})
 						s.Lo = &Select{Cond: &Binary{Op: Lt, X: &Ref{V: fv}, Y: s.Lo}, Then: s.Lo, Else: &Ref{V: fv}}
 					}
@@ -103,6 +104,18 @@ func invariantIn(e Expr, inner map[*Var]int, lets map[*Var]Expr, defs map[*Var]i
 		}
 	})
 	return ok
+}
+
+// simpleInvariant reports whether e is a constant or a variable the loop
+// does not set: a value that may be read before the loop.
+func simpleInvariant(e Expr, inner map[*Var]int) bool {
+	switch e := e.(type) {
+	case *Const:
+		return true
+	case *Ref:
+		return inner[e.V] == 0
+	}
+	return false
 }
 
 // ascendsIn reports whether the key e strictly ascends over the
