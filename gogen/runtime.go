@@ -367,23 +367,16 @@ func PFXGallop(a []int, lo, hi, key int) (int, bool) {
 }
 
 // PFXGallopFar finds key in the ascending a[lo:hi], a[lo] < key: it
-// probes at steps doubling from lo, then bisects the last step.
+// probes at steps doubling from lo, then bisects the last step
+// (PFXSearch, whose position is key's place when key is not below end).
 func PFXGallopFar(a []int, lo, hi, key int) (int, bool) {
 	end := lo + 1
 	for step := 1; end < hi && a[end] < key; step <<= 1 {
 		lo = end + 1
 		end = lo + step
 	}
-	end = min(end, hi)
-	for lo < end {
-		m := int(uint(lo+end) >> 1)
-		if a[m] < key {
-			lo = m + 1
-		} else {
-			end = m
-		}
-	}
-	return lo, lo < hi && a[lo] == key
+	p, _ := PFXSearch(a, lo, min(end, hi), key)
+	return p, p < hi && a[p] == key
 }
 `,
 	"search": `// PFXSearch finds key in the ascending a[lo:hi] (binary search).

@@ -256,6 +256,7 @@ func (g *gen) search(s *lower.Search) {
 	if s.Gallop {
 		fn = "Gallop"
 	}
+	g.helpers["search"] = true // the gallop bisects its last step with it
 	g.helpers[strings.ToLower(fn)] = true
 	lo, hi, key := g.exprAs(s.Lo, lower.Int), g.exprAs(s.Hi, lower.Int), g.exprAs(s.Key, lower.Int)
 	c := g.posName(s.Pos)

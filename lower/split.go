@@ -66,6 +66,13 @@ func splitLoop(p *Program, f *For, budget int) Stmt {
 			}
 		}
 	}
+	selects := func(s Stmt) {
+		WalkStmtExprs(s, func(e Expr) {
+			if sel, ok := e.(*Select); ok {
+				guard(sel.Cond)
+			}
+		})
+	}
 	if nested {
 		// a row loop's body: guards of its own statements only (an if,
 		// a select of a let or an assignment), each splitting the rows
@@ -74,22 +81,14 @@ func splitLoop(p *Program, f *For, budget int) Stmt {
 			case *If:
 				guard(x.Cond)
 			case *Let, *Assign:
-				WalkStmtExprs(x, func(e Expr) {
-					if sel, ok := e.(*Select); ok {
-						guard(sel.Cond)
-					}
-				})
+				selects(x)
 			}
 		}
 		if bound == nil {
 			return f
 		}
 	} else {
-		WalkStmtExprs(f.Body, func(e Expr) {
-			if sel, ok := e.(*Select); ok {
-				guard(sel.Cond)
-			}
-		})
+		selects(f.Body)
 	}
 	if bound == nil {
 		return unswitch(p, f, inner, budget)
