@@ -30,6 +30,9 @@ func (c *commonArgs) options(name string) (*nablasd.Options, error) {
 		return nil, usagef("--memory-limit: %v", err)
 	}
 	o.MemoryLimit = limit
+	if o.DisablePasses, err = passNames(c.disable, "--disable"); err != nil {
+		return nil, err
+	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 	}

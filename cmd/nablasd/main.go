@@ -49,7 +49,7 @@ func init() {
 		"grad": {"(-f FILE | -e TEXT) --wrt NAME[,NAME...] [--mode MODE] [--value] [--in NAME=VALUE]... [--out FILE]", "evaluate gradients (or --vjp, --jvp, --hvp products)",
 			cmdGrad, func() *flagSet { return gradFlags(new(evalArgs)) }, gradHelp},
 		"plan": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] [--in NAME=VALUE]...", "print every stage of the pipeline",
-			cmdPlan, func() *flagSet { return planFlags(new(commonArgs)) }, planHelp},
+			cmdPlan, func() *flagSet { return planFlags(new(planArgs)) }, planHelp},
 		"gen": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] --in NAME=VALUE... [--out FILE]", "write the kernel as Go source",
 			cmdGen, func() *flagSet { return genFlags(new(genArgs)) }, genHelp},
 		"demo": {"", "run the paper's BATAx kernel and its gradient on built-in data",
