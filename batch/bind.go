@@ -93,4 +93,3 @@ func TableValue(tt *datasets.TableTensor) any {
 	}
 	return tt.Tensor
 }
-
