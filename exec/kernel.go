@@ -26,8 +26,8 @@ type Options struct {
 	// Dict selects the hash index of hashed levels (exec/index.go):
 	// "intmap" (the default, open addressing on int keys), "map" (Go's
 	// built-in map, a Swiss table since Go 1.24) or "swiss"
-	// (github.com/dolthub/swiss, archived upstream; kept for the README's
-	// measurement).
+	// (github.com/dolthub/swiss, archived upstream; kept to compare the
+	// three by measurement).
 	Dict string
 	// NoDense hashes every level of every dictionary the kernel builds
 	// (the paper's dictionary variant); by default lowering chooses dense
