@@ -148,7 +148,7 @@ func (q *Query) resultSizes(p *Plan, shape []int) []string {
 	}
 	sizes := make([]string, len(shape))
 	for _, l := range ls {
-		if l.Mode < len(sizes) && l.Kind == "dense" {
+		if l.Mode < len(sizes) && l.CoordIter {
 			sizes[l.Mode] = l.Extent
 		}
 	}

@@ -350,7 +350,7 @@ func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
 		}
 		// a compressed level under a dense top level has one pos entry a
 		// row and one more
-		if len(ls) > 1 && ls[0].Kind == "dense" && ls[1].Kind == "compressed" {
+		if len(ls) > 1 && ls[0].CoordIter && ls[1].Pos != "" {
 			if n, pos := vars[ls[0].Extent], arrays[ls[1].Pos]; n != nil && pos != nil {
 				top, lvl := ls[0], ls[1]
 				out = append(out, func(fr *frame) error {
@@ -362,7 +362,7 @@ func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
 			}
 		}
 		for _, l := range ls {
-			if l.Kind != "compressed" || l.Pos == "" {
+			if l.Pos == "" {
 				continue
 			}
 			pos, idx := arrays[l.Pos], arrays[l.Idx]
