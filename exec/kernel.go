@@ -66,7 +66,7 @@ type Options struct {
 	// is allocated. 0: no limit.
 	MemoryLimit int64
 	// DisablePasses and TracePasses are lowering's Options.Disable and
-	// Options.Trace (tests and debugging).
+	// Options.Trace (tests and debugging), for Compile.
 	DisablePasses []string
 	TracePasses   func(pass string, p *lower.Program)
 }
@@ -97,23 +97,23 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 	if err := checkOptions(opts); err != nil {
 		return nil, err
 	}
-	p, err := Lower(prog, info, opts)
+	p, err := lower.Lower(prog, info, lowerOptions(opts))
 	if err != nil {
 		return nil, err
 	}
 	return compileIR(prog, info, p, opts)
 }
 
-// Lower lowers a checked program to the loop IR as Compile does with
-// these options (what `nablasd plan` prints as the loops stage).
-func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
-	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
+// lowerOptions are lowering's options for a kernel compiled with opts.
+func lowerOptions(opts Options) lower.Options {
+	return lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
 		CompletedOn: opts.CompletedOn, EqualModes: opts.EqualModes, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm",
-		Disable: opts.DisablePasses, Trace: opts.TracePasses})
+		Disable: opts.DisablePasses, Trace: opts.TracePasses}
 }
 
-// CompileLowered compiles a program already lowered with Lower and the
-// same options (the program is checked again; p must be its lowering).
+// CompileLowered compiles a program already lowered (lower.Lower) with the
+// options these give (the program is checked again; p must be its
+// lowering): how the root package compiles the loops its plan holds.
 func CompileLowered(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) (*Kernel, error) {
 	if err := checkOptions(opts); err != nil {
 		return nil, err
