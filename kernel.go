@@ -558,6 +558,9 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 		if err := q.shapes.check(q.name, dims); err != nil {
 			return nil, nil, nil, err
 		}
+		if err := q.checkProducts(k.plan.req, dims); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	out := make(map[string]sdql.Value, len(k.plan.Bindings))
 	for n, v := range k.plan.Bindings {

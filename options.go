@@ -72,7 +72,10 @@ type Options struct {
 	// NoShapeCheck turns off the shape check: a lookup x(j) with j over
 	// another input's dimension (A's columns) is then not compared with
 	// x's extent, and keys x does not store read as zero, the language's
-	// partial-dictionary semantics.
+	// partial-dictionary semantics. The check of the products' shapes
+	// (Derivative: a tangent has its input's shape, a cotangent the
+	// result's) is off too: keys a product lacks read as zero, and those
+	// its input or the result does not store are ignored.
 	NoShapeCheck bool
 	// MemoryLimit is the memory budget in bytes: a program certain to
 	// build a larger result (a dense range of 10^12 entries) is an error
