@@ -69,6 +69,10 @@ type Checked struct {
 	// Kinks counts the HVPs left unchecked at a kink of the gradient
 	// (finite differences with steps h and h/2 disagree).
 	Kinks int
+	// Singular counts the cases left unchecked where the program or a
+	// derivative is not finite (log, sqrt or pow at a stored zero): the
+	// derivative is not defined there.
+	Singular int
 }
 
 // types returns the case's input types, from the values where not given.
@@ -184,6 +188,12 @@ func (c *Case) Check() (Checked, error) {
 // Identities checks the identities on computed products.
 func (c *Case) Identities(p *Programs, v *Values) (Checked, error) {
 	var n Checked
+	for _, x := range []sdql.Value{v.Y, v.JVP, v.VJP, v.GradForward, v.GradReverse, v.HVPReverse, v.HVPForward} {
+		if !finite(x) {
+			n.Singular++
+			return n, nil
+		}
+	}
 	lhs, ls := Inner(v.Cotangent, v.JVP)
 	rhs, rs := Inner(v.VJP, c.Tangent)
 	if !close(lhs, rhs, ls+rs) {
@@ -451,6 +461,13 @@ func draw(r *rand.Rand) float64 {
 		v = -v
 	}
 	return v
+}
+
+// finite reports whether every leaf of v is a finite number.
+func finite(v sdql.Value) bool {
+	ok := true
+	walkLeaves(v, nil, func(_ []int, f float64) { ok = ok && !math.IsNaN(f) && !math.IsInf(f, 0) })
+	return ok
 }
 
 // walkLeaves calls f on every real leaf of v with its keys.

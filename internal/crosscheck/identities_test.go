@@ -105,6 +105,7 @@ func checkIdentities(seed uint64, i int, variants bool) identityReport {
 		rep.checked.Grad += n.Grad
 		rep.checked.HVP += n.HVP
 		rep.checked.Kinks += n.Kinks
+		rep.checked.Singular += n.Singular
 		if err != nil {
 			rep.failures = append(rep.failures, fmt.Sprintf("%s\n  %v", where(), err))
 			continue
@@ -248,6 +249,7 @@ func identities(seed uint64, n int, variants func(i int) bool, maxFailures int) 
 		all.checked.Grad += r.checked.Grad
 		all.checked.HVP += r.checked.HVP
 		all.checked.Kinks += r.checked.Kinks
+		all.checked.Singular += r.checked.Singular
 	}
 	return all
 }
