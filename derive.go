@@ -224,7 +224,7 @@ func (q *Query) with(r *request) *Query {
 	if len(r.extra) == 0 {
 		return q
 	}
-	c := &Query{name: q.name, prog: q.prog, opts: q.opts, inputs: map[string]*input{}, types: map[string]sdql.Type{},
+	c := &Query{name: q.name, prog: q.prog, opts: q.opts, ceiling: q.ceiling, inputs: map[string]*input{}, types: map[string]sdql.Type{},
 		info: q.info, planOnly: q.planOnly, warnings: q.warnings, shapes: q.shapes,
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	for n, in := range q.inputs {

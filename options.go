@@ -82,7 +82,11 @@ type Options struct {
 	// before anything runs, and a dense level or a dictionary that would
 	// take the heap past it stops the run with an error before the memory
 	// is taken. 0 means DefaultMemoryLimit() (80% of AvailableMemory); a
-	// negative value means no budget. The Go runtime's soft limit
+	// negative value means no budget, where the memory available
+	// (AvailableMemory: the machine's, the cgroup's, half the
+	// address-space limit) still bounds a result the same way, so that one
+	// larger than the machine is an error rather than the Go runtime's
+	// fatal "out of memory". The Go runtime's soft limit
 	// (debug.SetMemoryLimit) is the caller's to set; the command line sets
 	// it to the budget.
 	MemoryLimit int64

@@ -28,6 +28,9 @@ type Query struct {
 	planOnly bool
 	warnings []string
 	shapes   *shapeInfo
+	// ceiling bounds a result: the budget, or the memory available
+	// (memoryCeiling)
+	ceiling int64
 
 	mu      sync.Mutex
 	plans   map[string]*Plan   // by wrt ("" for the value)
@@ -53,7 +56,7 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{},
+	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{}, ceiling: memoryCeiling(o.MemoryLimit),
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	if ws, err := sdql.Lint(o.File, src); err == nil {
 		for _, w := range ws {

@@ -156,7 +156,7 @@ func (c *commonArgs) register(fs *flagSet, withWrt bool) {
 	}
 	fs.String(&c.opt, "opt", "full", "optimizations, a `LEVEL`: full, rules (no equality saturation) or none (the logical program)")
 	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns), nor products against theirs (--jvp, --hvp, --vjp): keys x lacks read as zero")
-	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none; also the Go runtime's soft limit")
+	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none (also 0, 0B: no budget, but a result larger than the memory available is still refused); also the Go runtime's soft limit")
 }
 
 // source returns the program's name (for error messages) and text.
