@@ -39,6 +39,8 @@ type tableFile struct {
 	pq     *file.Reader
 	pqProp *parquet.ReaderProperties
 	pqa    *pqarrow.FileReader
+	// checks are the Parquet file's checksums (parquet_verify.go)
+	checks parquetChecks
 	// the Arrow IPC stream (for an IPC file: the one inside it) is bytes
 	// ipcStart to ipcEnd of the file
 	ipcStart, ipcEnd int64
@@ -118,6 +120,11 @@ func (t *tableFile) openParquet() error {
 	props.BufferedStreamEnabled = true // read pages as needed, not whole column chunks
 	props.BufferSize = 64 << 10
 	t.pqProp = props
+	// the footer's checksums first: arrow-go decodes only a footer that
+	// matches them
+	if err := t.readChecksums(); err != nil {
+		return err
+	}
 	r, err := file.NewParquetReader(t.f, file.WithReadProps(props))
 	if err != nil {
 		return t.corrupt(err)
@@ -137,7 +144,9 @@ func (t *tableFile) openParquet() error {
 	t.meta = map[string]string{}
 	kv := r.MetaData().KeyValueMetadata()
 	for i, k := range kv.Keys() {
-		t.meta[k] = kv.Values()[i]
+		if k != checksumsKey { // the file's, not the table's
+			t.meta[k] = kv.Values()[i]
+		}
 	}
 	t.rows = r.NumRows()
 	if t.rows < 0 {
@@ -279,11 +288,22 @@ type parquetBatches struct {
 	groups []int   // row groups still to read
 	start  []int64 // file row of each row group's first row
 	rr     pqarrow.RecordReader
+	group  int // the row group rr reads
 	row    int64
 }
 
 func (p *parquetBatches) next() (b batch, err error) {
+	group := -1 // the row group being read
+	defer func() {
+		// a page that does not decode names its column chunk
+		if err != nil && !errors.Is(err, io.EOF) && group >= 0 {
+			err = p.t.chunkError(group, p.leaves, err)
+		}
+	}()
 	defer recovered(p.t.name, p.t.kind, &err)
+	if p.rr != nil {
+		group = p.group
+	}
 	for {
 		if p.rr != nil {
 			rec, err := p.rr.Read()
@@ -307,11 +327,16 @@ func (p *parquetBatches) next() (b batch, err error) {
 		if p.t.pq.MetaData().RowGroup(g).NumRows() == 0 {
 			continue
 		}
+		// every page is verified before arrow-go decodes it
+		if err := p.t.verifyChunks(g, p.leaves); err != nil {
+			return batch{}, err
+		}
+		group = g
 		rr, err := p.t.pqa.GetRecordReader(context.Background(), p.leaves, []int{g})
 		if err != nil {
 			return batch{}, p.t.corrupt(err)
 		}
-		p.rr, p.row = rr, p.start[g]
+		p.rr, p.row, p.group = rr, p.start[g], g
 	}
 }
 

@@ -30,6 +30,7 @@ type TableWriter struct {
 	bw        *bufio.Writer
 	schema    *arrow.Schema
 	pq        *pqarrow.FileWriter
+	sums      *parquetChecksums
 	ipcf      *ipc.FileWriter
 	ipcs      *ipc.Writer
 	rows      int64
@@ -68,13 +69,20 @@ func createTable(path string, schema *arrow.Schema, rowGroup int64, buffered boo
 			parquet.WithCompression(compress.Codecs.Snappy),
 			parquet.WithDictionaryDefault(false),
 			parquet.WithMaxRowGroupLength(rowGroup),
-			parquet.WithCreatedBy("nablasd"),
+			parquet.WithCreatedBy(writtenBy),
+			// parquetChecksums moves the offsets of the pages and the
+			// footer only: no page index or bloom filter
+			parquet.WithPageIndexEnabled(false),
+			parquet.WithBloomFilterEnabled(false),
 		}
 		if len(schema.Fields()) > 0 && schema.Field(0).Name != "val" && !isIndexName(schema.Field(0).Name) {
 			// a key column: few distinct values, dictionary encoded
 			opts = append(opts, parquet.WithDictionaryFor(schema.Field(0).Name, true))
 		}
-		w.pq, err = pqarrow.NewFileWriter(schema, w.bw, parquet.NewWriterProperties(opts...),
+		// every page with its checksum, and the footer with those of
+		// every column chunk and its own (parquet_checksum.go)
+		w.sums = newParquetChecksums(w.bw)
+		w.pq, err = pqarrow.NewFileWriter(schema, w.sums, parquet.NewWriterProperties(opts...),
 			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	case ArrowFile:
 		w.ipcf, err = ipc.NewFileWriter(w.bw, ipc.WithSchema(schema), ipc.WithAllocator(goAlloc))
