@@ -24,8 +24,11 @@ import (
 //     is not covered by its page's crc), and of the footer itself, so
 //     that nablasd notices a corrupted header, statistic, schema or
 //     offset too, not only corrupted values;
-//   - created_by is writtenBy, which says that the footer must hold
-//     checksumsKey: a file that says so and lacks it is corrupt.
+//   - created_by is writtenBy and the schema's root is named rootName:
+//     either says that the footer must hold checksumsKey, so that a file
+//     that says so and lacks it is corrupt (two marks in two places: one
+//     damaged field header of the footer can hide the entry and the field
+//     after it from a decoder, not both marks).
 //
 // The page headers grow by the crc field, so every offset of the footer
 // (a column chunk's pages, a row group's start) and the chunks' sizes are
@@ -38,6 +41,9 @@ const (
 	// writtenBy is the created_by of the Parquet files nablasd writes
 	// with checksums (those before wrote "nablasd" and none).
 	writtenBy = "nablasd version 2"
+	// rootName names the schema's root in the Parquet files nablasd
+	// writes with checksums (readers ignore it; arrow-go writes "schema").
+	rootName = "nablasd"
 )
 
 // checksumsValue formats the checksums entry: "crc32 footer=XXXXXXXX

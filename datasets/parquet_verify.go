@@ -62,9 +62,14 @@ func (t *tableFile) readChecksums() error {
 	if _, err := t.f.ReadAt(footer, t.size-8-n); err != nil {
 		return t.corrupt(err)
 	}
-	meta, _, err := decodeStruct(footer)
+	meta, used, err := decodeStruct(footer)
+	if err == nil && used != len(footer) {
+		err = fmt.Errorf("%w: %d bytes past its end", errThrift, len(footer)-used)
+	}
 	if err != nil {
-		return nil // arrow-go says what is wrong
+		// not Thrift as a footer is: corrupt, even where arrow-go's decoder
+		// would skip what it cannot read
+		return tableErrorf(t.name, "", -1, "corrupt Parquet footer: %v", err)
 	}
 	var value *tValue
 	if kvs := meta.field(5); kvs != nil && kvs.typ == tList {
@@ -80,7 +85,7 @@ func (t *tableFile) readChecksums() error {
 		}
 	}
 	if value == nil || value.typ != tBinary {
-		if by := meta.field(6); by != nil && by.typ == tBinary && string(by.b) == writtenBy {
+		if marked(meta) {
 			return tableErrorf(t.name, "", -1, "corrupt Parquet file: written by %s, its footer lacks its checksums", writtenBy)
 		}
 		return nil // a file without nablasd's checksums
@@ -115,6 +120,20 @@ func (t *tableFile) readChecksums() error {
 		return tableErrorf(t.name, "", -1, "corrupt Parquet footer: its checksums do not match its column chunks")
 	}
 	return nil
+}
+
+// marked reports whether a footer says nablasd wrote it with checksums:
+// its created_by, or its schema's root's name.
+func marked(meta *tStruct) bool {
+	if by := meta.field(6); by != nil && by.typ == tBinary && string(by.b) == writtenBy {
+		return true
+	}
+	if schema := meta.field(2); schema != nil && schema.typ == tList && len(schema.items) > 0 && schema.items[0].st != nil {
+		if name := schema.items[0].st.field(4); name != nil && name.typ == tBinary && string(name.b) == rootName {
+			return true
+		}
+	}
+	return false
 }
 
 // verifyChunks verifies the column chunks of row group rg of the leaf

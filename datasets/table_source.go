@@ -44,6 +44,9 @@ type tableFile struct {
 	// the Arrow IPC stream (for an IPC file: the one inside it) is bytes
 	// ipcStart to ipcEnd of the file
 	ipcStart, ipcEnd int64
+	// ipcSums: the schema says every record batch has its checksums
+	// (ipc_checksum.go)
+	ipcSums bool
 }
 
 // batch is one record batch of a table with the columns asked for, and the
@@ -158,7 +161,17 @@ func (t *tableFile) openParquet() error {
 // newStreamReader reads an Arrow IPC stream of size bytes from r, each
 // message's metadata verified before arrow-go decodes it (verifyMessage).
 func newStreamReader(r io.Reader, size int64) (*ipc.Reader, error) {
-	return ipc.NewReaderFromMessageReader(newVerifiedMessages(r, size), ipc.WithAllocator(goAlloc))
+	rd, _, err := newVerifiedStream(r, size)
+	return rd, err
+}
+
+// newVerifiedStream is newStreamReader that also returns its messages'
+// reader, which says whether the stream ended with its end-of-stream
+// marker.
+func newVerifiedStream(r io.Reader, size int64) (*ipc.Reader, *verifiedMessages, error) {
+	m := newVerifiedMessages(r, size)
+	rd, err := ipc.NewReaderFromMessageReader(m, ipc.WithAllocator(goAlloc))
+	return rd, m, err
 }
 
 // ipcFileMagic starts and ends an Arrow IPC file.
@@ -190,20 +203,28 @@ func (t *tableFile) openArrow() error {
 			return tableErrorf(t.name, "", -1, "corrupt Arrow IPC file: a footer of %d bytes", footer)
 		}
 	}
-	r, err := t.ipcReader()
+	r, _, err := t.ipcReader()
 	if err != nil {
 		return t.corrupt(err)
 	}
 	defer r.Release()
 	t.schema = r.Schema()
 	t.meta = schemaMeta(t.schema)
+	if v, ok := t.meta[checksumsKey]; ok {
+		// the file's, not the table's (ipc_checksum.go)
+		delete(t.meta, checksumsKey)
+		if v != ipcChecksums {
+			return tableErrorf(t.name, "", -1, "corrupt %s: unknown checksums %q", t.kind, v)
+		}
+		t.ipcSums = true
+	}
 	return nil
 }
 
 // ipcReader starts reading the IPC stream from its beginning.
-func (t *tableFile) ipcReader() (*ipc.Reader, error) {
+func (t *tableFile) ipcReader() (*ipc.Reader, *verifiedMessages, error) {
 	sec := io.NewSectionReader(t.f, t.ipcStart, t.ipcEnd-t.ipcStart)
-	return newStreamReader(bufio.NewReaderSize(sec, 1<<16), t.ipcEnd-t.ipcStart)
+	return newVerifiedStream(bufio.NewReaderSize(sec, 1<<16), t.ipcEnd-t.ipcStart)
 }
 
 func schemaMeta(s *arrow.Schema) map[string]string {
@@ -263,11 +284,15 @@ func (t *tableFile) batches(cols []int, rowGroups []int) (br batchReader, err er
 		}
 		return &parquetBatches{t: t, leaves: leaves, groups: rowGroups, start: start}, nil
 	default:
-		r, err := t.ipcReader()
+		r, m, err := t.ipcReader()
 		if err != nil {
 			return nil, t.corrupt(err)
 		}
-		return &ipcStreamBatches{t: t, r: r, cols: cols}, nil
+		b := &ipcStreamBatches{t: t, r: r, m: m, cols: cols}
+		if t.ipcSums {
+			b.sums = &ipcVerifier{name: t.name, schema: schemaSum(r.Schema())}
+		}
+		return b, nil
 	}
 }
 
@@ -350,14 +375,36 @@ func (p *parquetBatches) close() {
 type ipcStreamBatches struct {
 	t    *tableFile
 	r    *ipc.Reader
+	m    *verifiedMessages
 	cols []int
 	row  int64
+	// batches counts the record batches read
+	batches int64
+	// sums verifies the batches of a table written with checksums
+	sums *ipcVerifier
 }
 
 func (p *ipcStreamBatches) next() (b batch, err error) {
 	defer recovered(p.t.name, p.t.kind, &err)
 	for p.r.Next() {
 		rec := p.r.RecordBatch()
+		n := p.batches
+		p.batches++
+		if err := validateBatch(p.t.name, p.m, rec, n); err != nil {
+			return batch{}, err
+		}
+		if _, ours := batchChecksums(rec); ours && p.sums == nil {
+			// the schema's mark is lost, a batch's is not
+			if n > 0 {
+				return batch{}, tableErrorf(p.t.name, "", -1, "record batch %d: corrupt %s: checksums the batches before lack", n, p.t.kind)
+			}
+			p.sums = &ipcVerifier{name: p.t.name, schema: schemaSum(p.r.Schema())}
+		}
+		if p.sums != nil {
+			if err := p.sums.verify(rec, p.cols); err != nil {
+				return batch{}, err
+			}
+		}
 		if rec.NumRows() == 0 {
 			continue
 		}
@@ -367,6 +414,11 @@ func (p *ipcStreamBatches) next() (b batch, err error) {
 	}
 	if err := p.r.Err(); err != nil {
 		return batch{}, p.t.corrupt(err)
+	}
+	if p.sums != nil && !p.sums.ended {
+		// a table nablasd wrote ends with its last batch: without it,
+		// batches are missing
+		return batch{}, tableErrorf(p.t.name, "", -1, "truncated %s: it ends after %d record batches, before its last", p.t.kind, p.sums.batch)
 	}
 	return batch{}, io.EOF
 }

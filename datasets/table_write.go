@@ -33,6 +33,8 @@ type TableWriter struct {
 	sums      *parquetChecksums
 	ipcf      *ipc.FileWriter
 	ipcs      *ipc.Writer
+	ipcSchema *arrow.Schema // the schema with the checksums' marker
+	batches   int64         // record batches written (IPC)
 	rows      int64
 	done      bool
 	buffered  bool
@@ -70,6 +72,7 @@ func createTable(path string, schema *arrow.Schema, rowGroup int64, buffered boo
 			parquet.WithDictionaryDefault(false),
 			parquet.WithMaxRowGroupLength(rowGroup),
 			parquet.WithCreatedBy(writtenBy),
+			parquet.WithRootName(rootName),
 			// parquetChecksums moves the offsets of the pages and the
 			// footer only: no page index or bloom filter
 			parquet.WithPageIndexEnabled(false),
@@ -85,9 +88,12 @@ func createTable(path string, schema *arrow.Schema, rowGroup int64, buffered boo
 		w.pq, err = pqarrow.NewFileWriter(schema, w.sums, parquet.NewWriterProperties(opts...),
 			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	case ArrowFile:
-		w.ipcf, err = ipc.NewFileWriter(w.bw, ipc.WithSchema(schema), ipc.WithAllocator(goAlloc))
+		// every record batch with its checksums (ipc_checksum.go)
+		w.ipcSchema = ipcSchema(schema)
+		w.ipcf, err = ipc.NewFileWriter(w.bw, ipc.WithSchema(w.ipcSchema), ipc.WithAllocator(goAlloc))
 	case ArrowStream:
-		w.ipcs = ipc.NewWriter(w.bw, ipc.WithSchema(schema), ipc.WithAllocator(goAlloc))
+		w.ipcSchema = ipcSchema(schema)
+		w.ipcs = ipc.NewWriter(w.bw, ipc.WithSchema(w.ipcSchema), ipc.WithAllocator(goAlloc))
 	}
 	if err != nil {
 		w.Abort()
@@ -111,9 +117,15 @@ func (w *TableWriter) Write(rec arrow.RecordBatch) error {
 	case w.pq != nil:
 		err = w.pq.Write(rec)
 	case w.ipcf != nil:
-		err = w.ipcf.Write(rec)
+		sum := withChecksums(rec, w.ipcSchema, w.batches)
+		err = w.ipcf.Write(sum)
+		sum.Release()
+		w.batches++
 	default:
-		err = w.ipcs.Write(rec)
+		sum := withChecksums(rec, w.ipcSchema, w.batches)
+		err = w.ipcs.Write(sum)
+		sum.Release()
+		w.batches++
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", w.path, err)
@@ -132,9 +144,18 @@ func (w *TableWriter) Close() error {
 	case w.pq != nil:
 		err = w.pq.Close()
 	case w.ipcf != nil:
-		err = w.ipcf.Close()
+		// the last batch, which says how many came before it
+		last := lastBatch(w.ipcSchema, w.batches)
+		if err = w.ipcf.Write(last); err == nil {
+			err = w.ipcf.Close()
+		}
+		last.Release()
 	default:
-		err = w.ipcs.Close()
+		last := lastBatch(w.ipcSchema, w.batches)
+		if err = w.ipcs.Write(last); err == nil {
+			err = w.ipcs.Close()
+		}
+		last.Release()
 	}
 	if err == nil {
 		err = w.bw.Flush()
