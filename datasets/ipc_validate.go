@@ -8,15 +8,82 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// validateBatch checks the structure of record batch n of an Arrow IPC
-// stream as its message (m's last, verified by verifyMessage) describes
-// it, beyond what arrow-go checks as it decodes: every buffer lies inside
-// the message's body, buffers do not overlap, the record batch's length is
-// every column's, null counts are within the lengths and agree with the
-// validity bitmaps (arrow-go drops a bitmap whose null count says 0, which
-// would turn a corrupted null count into values), and the value buffers
-// of fixed-width and binary columns hold the rows they must. Columns of
-// nested types get the buffers' and lengths' checks only.
+// validateMessage checks a record batch message (its flatbuffer verified
+// by verifyMessage) against its body before arrow-go decodes it: every
+// buffer lies inside the body and buffers do not overlap, and every field
+// node has as many nulls as rows at most. Other messages pass.
+func validateMessage(meta, body []byte) error {
+	b, ok := batchHeader(meta)
+	if !ok {
+		return nil
+	}
+	end := int64(0)
+	for i, buf := range b.bufs {
+		o, l := int64(binary.LittleEndian.Uint64(buf)), int64(binary.LittleEndian.Uint64(buf[8:]))
+		if o < 0 || l < 0 || o > int64(len(body)) || l > int64(len(body))-o {
+			return fmt.Errorf("%w: buffer %d (%d bytes at %d) lies outside the body of %d bytes", errFlatbuffer, i, l, o, len(body))
+		}
+		if l > 0 {
+			if o < end {
+				return fmt.Errorf("%w: buffer %d (%d bytes at %d) overlaps the one before", errFlatbuffer, i, l, o)
+			}
+			end = o + l
+		}
+	}
+	if b.length < 0 {
+		return fmt.Errorf("%w: a record batch of %d rows", errFlatbuffer, b.length)
+	}
+	for i, nd := range b.nodes {
+		nl, nn := int64(binary.LittleEndian.Uint64(nd)), int64(binary.LittleEndian.Uint64(nd[8:]))
+		if nl < 0 || nn < 0 || nn > nl {
+			return fmt.Errorf("%w: field node %d: %d nulls in %d rows", errFlatbuffer, i, nn, nl)
+		}
+	}
+	return nil
+}
+
+// batchMessage is a record batch message's header.
+type batchMessage struct {
+	length      int64
+	nodes, bufs [][]byte // FieldNode and Buffer structs, 16 bytes each
+	compressed  bool
+}
+
+// batchHeader reads the header of a record batch message (verified by
+// verifyMessage); ok is false for another message.
+func batchHeader(meta []byte) (batchMessage, bool) {
+	var b batchMessage
+	v := &fbVerifier{buf: meta}
+	root, err := v.uoffset(0)
+	if err != nil {
+		return b, false
+	}
+	if off, ok := v.field(root, 1); !ok || v.buf[root+off] != 3 {
+		return b, false
+	}
+	off, ok := v.field(root, 2)
+	if !ok {
+		return b, false
+	}
+	hdr, err := v.uoffset(root + off)
+	if err != nil {
+		return b, false
+	}
+	if o, ok := v.field(hdr, 0); ok {
+		b.length = int64(binary.LittleEndian.Uint64(v.buf[hdr+o:]))
+	}
+	b.nodes, b.bufs = fbStructs(v, hdr, 1, 16), fbStructs(v, hdr, 2, 16)
+	_, b.compressed = v.field(hdr, 3)
+	return b, true
+}
+
+// validateBatch checks record batch n of an Arrow IPC stream, as arrow-go
+// decoded it, against its message (m's last, checked by validateMessage):
+// the record batch's length is every column's, the null counts agree with
+// the validity bitmaps (arrow-go drops a bitmap whose null count says 0,
+// which would turn a corrupted null count into values), and the value
+// buffers of fixed-width and binary columns hold the rows they must.
+// Columns of nested types, and compressed buffers, are left to arrow-go.
 func validateBatch(name string, m *verifiedMessages, rec arrow.RecordBatch, n int64) error {
 	fail := func(format string, args ...any) error {
 		return tableErrorf(name, "", -1, "record batch %d: corrupt Arrow IPC data: %s", n, fmt.Sprintf(format, args...))
@@ -24,51 +91,13 @@ func validateBatch(name string, m *verifiedMessages, rec arrow.RecordBatch, n in
 	if m == nil || m.meta == nil {
 		return nil
 	}
-	v := &fbVerifier{buf: m.meta}
-	root, err := v.uoffset(0)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if off, ok := v.field(root, 1); !ok || v.buf[root+off] != 3 {
-		return nil // not a record batch (arrow-go refused it already)
-	}
-	off, ok := v.field(root, 2)
+	b, ok := batchHeader(m.meta)
 	if !ok {
-		return fail("a record batch without its header")
+		return nil
 	}
-	hdr, err := v.uoffset(root + off)
-	if err != nil {
-		return fail("%v", err)
-	}
-	length := int64(0)
-	if o, ok := v.field(hdr, 0); ok {
-		length = int64(binary.LittleEndian.Uint64(v.buf[hdr+o:]))
-	}
-	if length < 0 || length != rec.NumRows() {
+	length, nodes, bufs := b.length, b.nodes, b.bufs
+	if length != rec.NumRows() {
 		return fail("a length of %d rows", length)
-	}
-	nodes := fbStructs(v, hdr, 1, 16)
-	bufs := fbStructs(v, hdr, 2, 16)
-	_, compressed := v.field(hdr, 3)
-	body := int64(len(m.body))
-	end := int64(0)
-	for i, b := range bufs {
-		o, l := int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
-		if o < 0 || l < 0 || o > body || l > body-o {
-			return fail("buffer %d (%d bytes at %d) lies outside the body of %d bytes", i, l, o, body)
-		}
-		if l > 0 {
-			if o < end {
-				return fail("buffer %d (%d bytes at %d) overlaps the one before", i, l, o)
-			}
-			end = o + l
-		}
-	}
-	for i, nd := range nodes {
-		nl, nn := int64(binary.LittleEndian.Uint64(nd)), int64(binary.LittleEndian.Uint64(nd[8:]))
-		if nl < 0 || nn < 0 || nn > nl {
-			return fail("field node %d: %d nulls in %d rows", i, nn, nl)
-		}
 	}
 	fields := rec.Schema().Fields()
 	flat := len(nodes) == len(fields)
@@ -77,7 +106,7 @@ func validateBatch(name string, m *verifiedMessages, rec arrow.RecordBatch, n in
 			flat = false
 		}
 	}
-	if !flat || compressed {
+	if !flat || b.compressed {
 		return nil
 	}
 	bi := 0
@@ -108,12 +137,12 @@ func validateBatch(name string, m *verifiedMessages, rec arrow.RecordBatch, n in
 			}
 			l := int64(binary.LittleEndian.Uint64(bufs[bi][8:]))
 			need := rows * int64(w)
-			if w < 0 { // bits
+			switch {
+			case w < 0: // bits
 				need = (rows + 7) / 8
-			}
-			if k == 0 && layout.offsets && rows == 0 {
+			case k == 0 && layout.offsets && rows == 0:
 				need = 0 // an empty binary column may leave its offsets out
-			} else if layout.offsets && k == 0 {
+			case k == 0 && layout.offsets:
 				need = (rows + 1) * int64(w)
 			}
 			if l < need {

@@ -334,6 +334,9 @@ func (m *verifiedMessages) Message() (*ipc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := validateMessage(meta, body); err != nil {
+		return nil, err
+	}
 	m.msg = ipc.NewMessage(memory.NewBufferBytes(meta), memory.NewBufferBytes(body))
 	m.meta, m.body = meta, body
 	return m.msg, nil
