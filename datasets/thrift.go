@@ -157,10 +157,10 @@ func (d *tDecoder) zigzag() (int64, error) {
 // taking at least min bytes.
 func (d *tDecoder) size(n uint64, min int) (int, error) {
 	if n > uint64(len(d.buf)-d.pos)/uint64(min) {
-		if d.pos == len(d.buf) || n > 1<<31 {
+		if n > 1<<31 {
 			return 0, fmt.Errorf("%w: a length of %d", errThrift, n)
 		}
-		return 0, errShort
+		return 0, errShort // the rest may be still to come
 	}
 	return int(n), nil
 }
