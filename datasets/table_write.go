@@ -23,7 +23,10 @@ import (
 // temporary file beside the destination, which Close renames over it
 // (after flushing it to disk) and Abort removes, so a failed job leaves
 // nothing half-written. The file gets the permissions 0666 less the
-// umask (0644 under the usual 022), as os.Create would give.
+// umask (0644 under the usual 022), as os.Create would give. It carries
+// checksums that the reader verifies: page, column chunk and footer
+// checksums in Parquet (parquet_checksum.go), each record batch's in
+// Arrow IPC, which then ends with an empty record batch (ipc_checksum.go).
 type TableWriter struct {
 	path, tmp string
 	f         *os.File
