@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 	"gonum.org/v1/gonum/mat"
@@ -289,5 +290,49 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := nablasd.Load("synthetic:rows=3,colz=2", nil); err == nil || !strings.Contains(err.Error(), "colz") {
 		t.Errorf("bad synthetic: %v", err)
+	}
+}
+
+// TestLoadTables: Load reads the table specs the CLI's --in does
+// (Parquet and Arrow, with a format and column options), and LoadValue a
+// number and a table of one number.
+func TestLoadTables(t *testing.T) {
+	dir := t.TempDir()
+	m, err := formats.FromCoords([]int{3, 4}, [][]int{{0, 2, 2}, {1, 0, 3}}, []float64{1.5, -2, 4}, formats.COO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".parquet", ".arrow", ".arrows"} {
+		p := filepath.Join(dir, "m"+ext)
+		if err := datasets.WriteTensorTable(p, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := nablasd.Load(p+":csc", nil)
+		if err != nil {
+			t.Fatalf("Load %s:csc: %v", ext, err)
+		}
+		if got.Format != formats.CSC || !sdql.Equal(formats.ToValue(got), formats.ToValue(m)) {
+			t.Errorf("Load %s:csc: %v, want %v in CSC", ext, formats.ToValue(got), formats.ToValue(m))
+		}
+		// a shape option must agree with the one the table records
+		if _, err = nablasd.Load(p+"?shape=5x6", nil); err == nil || !strings.Contains(err.Error(), "disagrees") {
+			t.Errorf("Load %s?shape=5x6: %v, want the disagreement", ext, err)
+		}
+	}
+	if _, err := nablasd.Load(filepath.Join(dir, "m.parquet")+":cssr", nil); err == nil || !strings.Contains(err.Error(), "cssr") {
+		t.Errorf("a misspelt format: %v", err)
+	}
+	s := filepath.Join(dir, "s.parquet")
+	if err := datasets.WriteTable(s, &datasets.TableTensor{Scalar: 2.5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := nablasd.LoadValue(s, nil); err != nil || v != 2.5 {
+		t.Errorf("LoadValue of a number's table: %v, %v", v, err)
+	}
+	if _, err := nablasd.Load(s, nil); err == nil || !strings.Contains(err.Error(), "holds a number") {
+		t.Errorf("Load of a number's table: %v", err)
+	}
+	if v, err := nablasd.LoadValue("0.7", nil); err != nil || v != 0.7 {
+		t.Errorf("LoadValue 0.7: %v, %v", v, err)
 	}
 }
