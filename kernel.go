@@ -69,7 +69,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	if q.planOnly {
 		for _, v := range sdql.FreeVars(q.prog) {
 			if _, ok := q.inputs[v]; !ok {
-				return nil, undefined(q.name, q.prog, v, q.InputNames())
+				return nil, undefined(q.name, q.prog, v, q.boundNames())
 			}
 		}
 	}

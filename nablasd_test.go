@@ -159,12 +159,15 @@ func TestWarningsAndErrors(t *testing.T) {
 		t.Errorf("(1 - 1) + (2 - 1) = 1, got %v", r)
 	}
 	for src, want := range map[string]string{
-		"sum(<i, a> in v) a * y":    "p.sdql:1:22: undefined: y (no input binds it)",
-		"sum(<i, a> in v) logg(a)":  "p.sdql:1:18: unknown function logg (did you mean log?)",
-		"sum(<i, a> in v) tanhh(i)": "p.sdql:1:18: unknown function tanhh (did you mean tanh?)",
-		"sum(<i, a> in v) a +":      "p.sdql:1:21: expected an expression, found end of input",
-		"sum(<i, a> in v) pow(a)":   "p.sdql:1:23: expected ',' and a second argument: pow takes two, pow(x, y); found ')'",
-		"sum(<i, a> in v) v(i)(0)":  "p.sdql:1:18: cannot look up a key in real (want a dictionary)",
+		"sum(<i, a> in v) a * y":     "p.sdql:1:22: undefined: y (no input binds it)",
+		"sum(<i, a> in v) logg(a)":   "p.sdql:1:18: unknown function logg (did you mean log?)",
+		"sum(<i, a> in v) tanhh(i)":  "p.sdql:1:18: unknown function tanhh (did you mean tanh?)",
+		"sum(<i, a> in v) a +":       "p.sdql:1:21: expected an expression, found end of input",
+		"sum(<i, a> in v) pow(a)":    "p.sdql:1:23: expected ',' and a second argument: pow takes two, pow(x, y); found ')'",
+		"sum(<i, a> in v) v(i)(0)":   "p.sdql:1:15: v is a vector ({int -> real}) here; the program uses it as a matrix ({int -> {int -> real}}), first at 1:15 (the type error: 1:18: cannot look up a key in real (want a dictionary))",
+		"sum(<i, a> in v) a - w(i)":  "p.sdql:1:22: undefined: w (no input binds it)",
+		"sum(<i, a> in v) a * vv(i)": "p.sdql:1:22: undefined: vv (did you mean the input v?)",
+		"sum(<i, a> in v) aa":        "p.sdql:1:18: undefined: aa (did you mean a?)",
 	} {
 		_, err := nablasd.Prepare(src, nablasd.Inputs{"v": []float64{1, 2}}, &nablasd.Options{File: "p.sdql"})
 		if err == nil || err.Error() != want {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/nablasd/nablasd/sdql"
@@ -205,12 +206,26 @@ func undefined(file string, prog sdql.Expr, name string, inputs []string) error 
 		// every other one-letter name is one edit away: no suggestion
 		return e
 	}
-	if s := sdql.Suggest(name, use.InScope); s != "" {
+	if s := suggestName(name, use.InScope); s != "" {
 		e.Suggestion, e.InScope = s, true
 	} else {
-		e.Suggestion = sdql.Suggest(name, inputs)
+		e.Suggestion = suggestName(name, inputs)
 	}
 	return e
+}
+
+// suggestName is sdql.Suggest without the names that differ from name
+// only in their digits (x1 for x2: numbered names are meant apart).
+func suggestName(name string, candidates []string) string {
+	stem := strings.TrimRight(name, "0123456789")
+	var keep []string
+	for _, c := range candidates {
+		if c != name && strings.TrimRight(c, "0123456789") == stem && stem != name {
+			continue
+		}
+		keep = append(keep, c)
+	}
+	return sdql.Suggest(name, keep)
 }
 
 // explainTypeError rewrites a type error that comes from an input bound
@@ -252,7 +267,9 @@ func explainTypeError(file string, prog sdql.Expr, given map[string]sdql.Type, e
 			continue
 		}
 		want, ok := info.Free[n]
-		if !ok || sdql.TypesEqual(want, given[n]) {
+		if !ok || sdql.TypesEqual(want, given[n]) || len(info.Free) > len(given) {
+			// unchanged, or the check passed only by inferring a name
+			// nothing binds (a misspelt function): not this input
 			continue
 		}
 		use, _ := sdql.FirstFreeUse(prog, n)
@@ -295,6 +312,16 @@ func describeType(t sdql.Type) string {
 	default:
 		return fmt.Sprintf("an order-%d tensor", sdql.Order(t))
 	}
+}
+
+// boundNames are the names of the inputs Prepare was given, sorted.
+func (q *Query) boundNames() []string {
+	names := make([]string, 0, len(q.inputs))
+	for n := range q.inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Warnings returns the query's warnings, one a string, with their places:

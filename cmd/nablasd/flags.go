@@ -225,6 +225,7 @@ type planArgs struct {
 	commonArgs
 	passes bool   // --passes: the lowering passes and what each changed
 	after  string // --after PASS: the loop IR after one pass
+	rules  bool   // --rules: the rules each saturation applied
 }
 
 func planFlags(a *planArgs) *flagSet {
@@ -232,6 +233,7 @@ func planFlags(a *planArgs) *flagSet {
 	a.commonArgs.register(fs, true)
 	fs.Bool(&a.passes, "passes", false, "list the lowering passes in order, with what each changed in the loops")
 	fs.String(&a.after, "after", "", "print the loops after lowering pass `PASS` (build: as lowering built them, before the passes)")
+	fs.Bool(&a.rules, "rules", false, "also list the rewrite rules each equality saturation applied, with how many times")
 	return fs
 }
 
@@ -276,8 +278,10 @@ const planHelp = `Each stage prints after a line "-- stage: NAME": logical, in r
 linearized, unzipped and transposed, differentiated (with --wrt), sparsity,
 saturated (or simplified with --opt rules), composed (with the inputs'
 storage formats), normalized, and last loops: the loop IR the kernel runs.
-A derivative's plan ends with "-- mode: ...", how --mode auto chose.
-Without --in the inputs' types are inferred from their use.
+Then one "-- saturation for stage S" line for each equality saturation (its
+e-graph's size, why it stopped, the cost before and after; --rules adds the
+rules it applied). A derivative's plan ends with "-- mode: ...", how --mode
+auto chose. Without --in the inputs' types are inferred from their use.
 
 --passes lists the lowering passes that turn the program into the loops,
 in order, with the lines each changed; --after PASS prints the loops after

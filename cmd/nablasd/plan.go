@@ -67,6 +67,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--after %s: the pass did not run (%s)", c.after, whyNotRun(c.after, o.DisablePasses))
 	default:
 		fmt.Fprint(stdout, p)
+		if c.rules && p.Fuse != nil {
+			fmt.Fprint(stdout, p.Fuse.FiredNotes())
+		}
 	}
 	return nil
 }
