@@ -132,12 +132,16 @@ func metaText(m map[string]string) string {
 // stream; a tensor and a grouped table), damaged at many offsets in
 // several ways, read as exactly the original or as an error that names the
 // file, never as other data (issue 39). Every offset without -short, every
-// sixty-first (and the last sixteen bytes) with it.
+// sixty-first (and the last sixteen bytes) with it, every 307th under the
+// race detector.
 func TestCorruptTables(t *testing.T) {
 	dir := t.TempDir()
 	paths, grouped := writtenTables(t, dir)
 	stride := 1
-	if testing.Short() {
+	switch {
+	case raceEnabled:
+		stride = 307
+	case testing.Short():
 		stride = 61
 	}
 	bad := filepath.Join(dir, "bad")
