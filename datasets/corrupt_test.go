@@ -2,10 +2,12 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -433,5 +435,71 @@ func TestIPCValidation(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v %s, want an error %q", c.what, err, got, c.want)
 		}
+	}
+}
+
+// TestCorruptJournal: a stopped job's journal (OUT.partial) damaged on
+// disk does not pass its damage on: resuming keeps the groups before the
+// damaged record batch and runs the others again, so the output is the
+// one an undisturbed job writes.
+func TestCorruptJournal(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "A.parquet")
+	if err := tabletest.Write(in, "g:int64 row:int64 col:int64 val:float64\n1 0 0 1\n2 1 1 2.5\n3 0 1 -1\n4 2 0 4\n", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	run := func(out string, stopAfter int, resume bool) error {
+		g, err := OpenGroups("g", []GroupInput{{Name: "A", Path: in}})
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ran := 0
+		job := &Job{Groups: g, Order: 2, Out: out, Workers: 1, Resume: resume, Meta: map[string]string{MetaProgram: "copy"},
+			Step: func(grp *Group) (*TableTensor, error) {
+				if ran++; ran == stopAfter {
+					cancel()
+				}
+				return grp.Inputs["A"], nil
+			}}
+		_, err = job.Run(ctx)
+		return err
+	}
+	want := filepath.Join(dir, "want.parquet")
+	if err := run(want, -1, false); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.parquet")
+	if err := run(out, 3, false); err == nil {
+		t.Fatal("the job did not stop")
+	}
+	journal := out + JournalSuffix
+	b, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, binary.LittleEndian.AppendUint64(nil, math.Float64bits(2.5)))
+	if at < 0 {
+		t.Fatal("the journal does not hold group 2's value")
+	}
+	b[at+7] ^= 0xff
+	if err := os.WriteFile(journal, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(out, -1, true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readBack(out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := readBack(want, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != w {
+		t.Errorf("resumed from a damaged journal:\n%s\nwant\n%s", got, w)
 	}
 }
