@@ -62,7 +62,7 @@ HOTFLAGS = -gcflags='github.com/nablasd/nablasd/...=-pgoprofile=$(shell $(GO) ru
 ## every Go benchmark. REPORTFLAGS go to the report, e.g. a faster run:
 ## make bench REPORTFLAGS='-rounds 11 -mem=false'
 bench:
-	$(GO) run $(HOTFLAGS) ./bench/cmd/report $(REPORTFLAGS)
+	$(GO) run $(HOTFLAGS) ./bench/cmd/report -page bench/results/report.md $(REPORTFLAGS)
 	$(GO) test $(HOTFLAGS) -run '^$$' -bench . -benchmem ./...
 
 ## paper: the paper's experiments (Table 1, Figs. 11-16, the workloads, peak

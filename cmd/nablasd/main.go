@@ -3,7 +3,7 @@
 // programs and their gradients over sparse tensors bound from numbers,
 // Matrix Market files, SuiteSparse matrices or synthetic data, prints
 // every stage of the pipeline, and generates Go. See "nablasd help",
-// "nablasd help CMD" and ../../README.md.
+// "nablasd help CMD" and doc/cli.md.
 //
 // Exit status: 0 on success, 1 on bad input (programs, files, values),
 // 2 on bad usage.
