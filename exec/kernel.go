@@ -282,39 +282,7 @@ func (k *Kernel) bind(fr *frame, b map[string]sdql.Value) error {
 // ascending.
 func fillTensor(rt *tensor, d *sdql.Dict) {
 	rt.reset(make([]int, len(rt.levels)))
-	var walk func(lv, parent int, v sdql.Value)
-	walk = func(lv, parent int, v sdql.Value) {
-		dd, ok := v.(*sdql.Dict)
-		if !ok {
-			return
-		}
-		keys := dd.Keys()
-		sort.Ints(keys)
-		for _, key := range keys {
-			x, _ := dd.Get(key)
-			c := rt.insert(lv, parent, key)
-			if lv == len(rt.levels)-1 {
-				rt.vals[c] = scalarOf(x)
-			} else {
-				walk(lv+1, c, x)
-			}
-		}
-	}
-	walk(0, 0, d)
-}
-
-func scalarOf(v sdql.Value) float64 {
-	switch x := v.(type) {
-	case sdql.Real:
-		return float64(x)
-	case sdql.Int:
-		return float64(x)
-	case sdql.Bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
+	lower.FillDict(d, len(rt.levels), rt.insert, func(c int, v float64) { rt.vals[c] = v })
 }
 
 // check is a validation of an input before a run.
