@@ -155,7 +155,7 @@ func (q *Query) execOptions(p *Plan, shape []int) exec.Options {
 	// the tensors were validated when bound (convertInput): the kernel
 	// need not check them again on every run
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: true,
-		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats(),
+		ResultShape: shape, Opt: "dps", MemoryLimit: q.ceiling, Formats: q.formats(),
 		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), DisablePasses: q.opts.DisablePasses}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
@@ -342,7 +342,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		return nil
 	}
 	if k.ex == nil {
-		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: max(k.q.opts.MemoryLimit, 0)}).Run(k.plan.Program, k.plan.Info, bindings)
+		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: k.q.ceiling}).Run(k.plan.Program, k.plan.Info, bindings)
 		if err != nil {
 			return err
 		}
@@ -573,6 +573,9 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 	}
 	if !q.opts.NoShapeCheck {
 		if err := q.shapes.check(q.name, dims); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := q.checkProducts(k.plan.req, dims); err != nil {
 			return nil, nil, nil, err
 		}
 	}

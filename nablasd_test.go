@@ -257,11 +257,23 @@ func TestMemoryBudget(t *testing.T) {
 			t.Errorf("ParseBytes(%q) = %d, %v", s, n, err)
 		}
 	}
-	if n, err := nablasd.ParseBytes("none"); err != nil || n != -1 {
-		t.Errorf("ParseBytes(none) = %d, %v", n, err)
+	for _, s := range []string{"none", "0", "0B", "0 MiB", "0.0"} {
+		if n, err := nablasd.ParseBytes(s); err != nil || n != -1 {
+			t.Errorf("ParseBytes(%q) = %d, %v; want -1 (no budget)", s, n, err)
+		}
 	}
-	if _, err := nablasd.ParseBytes("lots"); err == nil {
-		t.Errorf("ParseBytes(lots): no error")
+	for _, s := range []string{"lots", "0.5B", "-1", "0%"} {
+		if _, err := nablasd.ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q): no error", s)
+		}
+	}
+	// without a budget, the memory available still bounds a result
+	if avail := nablasd.AvailableMemory(); avail > 0 {
+		_, err := nablasd.Prepare("sum(<i, _> in (0:n)) { i -> { i -> 1.0 } }", nablasd.Inputs{"n": 1 << 40}, &nablasd.Options{MemoryLimit: -1})
+		want := "1:1: the result needs 8.0 TiB (1099511627776 entries), more than the memory available (" + sdql.FormatBytes(float64(avail)) + ")"
+		if err == nil || err.Error() != want {
+			t.Errorf("no budget: %v, want %s", err, want)
+		}
 	}
 	if d := nablasd.DefaultMemoryLimit(); d != -1 && d != nablasd.AvailableMemory()/5*4 {
 		t.Errorf("DefaultMemoryLimit %d is not 80%% of %d", d, nablasd.AvailableMemory())

@@ -29,6 +29,9 @@ type Query struct {
 	planOnly bool
 	warnings []string
 	shapes   *shapeInfo
+	// ceiling bounds a result: the budget, or the memory available
+	// (memoryCeiling)
+	ceiling int64
 
 	mu      sync.Mutex
 	plans   map[string]*Plan   // by wrt ("" for the value)
@@ -54,7 +57,7 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{},
+	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{}, ceiling: memoryCeiling(o.MemoryLimit),
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	if ws, err := sdql.Lint(o.File, src); err == nil {
 		for _, w := range ws {
@@ -435,8 +438,10 @@ func (q *Query) VJP(cotangent any, wrt ...string) ([]*Result, error) {
 
 // JVP computes the Jacobian–vector product: the derivative of the program
 // in the direction of the tangents given for some of its inputs (each of
-// the input's kind; the others' are zero), of the result's type. It is
-// forward mode on tangents.
+// the input's kind and shape; the others' are zero), of the result's type.
+// A tangent is taken on its input's stored positions, as the gradient is
+// given on them, so that J·v = ⟨grad, v⟩ for a real result. It is forward
+// mode on tangents.
 func (q *Query) JVP(tangents Inputs) (*Result, error) {
 	if len(tangents) == 0 {
 		return nil, errors.New("nablasd: JVP needs the tangent of an input")
@@ -450,7 +455,8 @@ func (q *Query) JVP(tangents Inputs) (*Result, error) {
 
 // HVP computes the Hessian–vector product of a program with a real
 // result: the derivative of its gradient with respect to wrt in the
-// direction given (of wrt's kind), forward over reverse, on wrt's stored
+// direction given (of wrt's kind and shape, taken on wrt's stored
+// positions as a tangent is), forward over reverse, on wrt's stored
 // positions.
 func (q *Query) HVP(wrt string, direction any) (*Result, error) {
 	if direction == nil {

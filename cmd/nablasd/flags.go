@@ -156,9 +156,9 @@ func (c *commonArgs) register(fs *flagSet, withWrt bool) {
 		c.diff.register(fs)
 	}
 	fs.String(&c.opt, "opt", "full", "optimizations, a `LEVEL`: full, rules (no equality saturation) or none (the logical program)")
-	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns): keys x lacks read as zero")
+	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns), nor products against theirs (--jvp, --hvp, --vjp): keys x lacks read as zero")
 	fs.String(&c.disable, "disable", "", "lowering passes not to run, `PASS[,PASS...]` (debugging: the kernel stays right, only slower; nablasd plan --passes lists them)")
-	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none; also the Go runtime's soft limit")
+	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none (also 0, 0B: no budget, but a result larger than the memory available is still refused); also the Go runtime's soft limit")
 }
 
 // source returns the program's name (for error messages) and text.
@@ -267,7 +267,11 @@ lower order than the inputs (a loss) and keeps the mode whose optimized
 program the cost model estimates cheaper. Several --wrt and --value come
 from one run and print one per line: value: ..., grad x: .... --vjp's NAME
 labels the cotangent; --jvp x=VALUE gives x's tangent; --hvp x=VALUE the
-direction of a Hessian-vector product (forward over reverse).
+direction of a Hessian-vector product (forward over reverse). A tangent and
+a direction are taken on x's stored positions, as the gradient is given on
+them (their entries elsewhere are ignored), so J·v = <grad, v>. Products
+stored as tensors must have the shape of x (a cotangent: of the result),
+unless --no-shape-check.
 `
 
 const planHelp = `Each stage prints after a line "-- stage: NAME": logical, in reverse mode anf,
