@@ -25,6 +25,8 @@ type Kernel struct {
 	// jit is the native kernel with Options.Exec "jit" (ex is then its
 	// fallback for what jit cannot serve)
 	jit *jitKernel
+	// jitErr is why Options.Exec "jit" fell back to the compiled kernel
+	jitErr error
 	// tier runs the kernel with Options.Exec "auto": ex, then the native
 	// kernel once built and measured faster (tier.go)
 	tier *tier
@@ -96,6 +98,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	k := &Kernel{q: kq, plan: p, resultShape: kq.denseResultShape(p), shape: kq.resultShape(p)}
 	if q.opts.Exec == "jit" {
 		if k.jit, err = kq.compileJIT(p); err != nil {
+			k.jitErr = err
 			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
 		}
 	}
@@ -197,7 +200,8 @@ func (k *Kernel) CompileTime() time.Duration { return k.compile }
 // (exec's closures; also where Options.Exec "jit" fell back, with a
 // warning) or "interp". With Options.Exec "auto" it is what runs now
 // (Tier says why): "compiled" until the native kernel is loaded, then
-// "jit" unless the closures measured faster.
+// "jit" unless the closures measured faster; while the two are measured,
+// in turn, the one that ran the most recent run.
 func (k *Kernel) Executor() string {
 	switch {
 	case k.tier != nil:

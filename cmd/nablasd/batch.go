@@ -95,12 +95,12 @@ func (a *evalArgs) runBatch(wrt string, stderr io.Writer) error {
 		if s := st.Elapsed.Seconds(); s > 0 {
 			rate = float64(st.Rows) / s
 		}
-		executor := "none" // no group ran
+		executor, reason := "none", "no group ran"
 		if k := b.Kernel(); k != nil {
-			executor = k.Executor()
+			executor, reason = k.Executor(), executorReason(k, a.exec)
 		}
-		fmt.Fprintf(stderr, "groups=%d kept=%d rows=%d entries_out=%d compile_ms=%s elapsed_ms=%s rows_per_s=%.0f peak_rss_mb=%s executor=%s\n",
-			st.Groups, st.Kept, st.Rows, st.Entries, ms(b.CompileTime()), ms(st.Elapsed), rate, peakRSS(), executor)
+		fmt.Fprintf(stderr, "groups=%d kept=%d rows=%d entries_out=%d compile_ms=%s elapsed_ms=%s rows_per_s=%.0f peak_rss_mb=%s executor=%s reason=%q\n",
+			st.Groups, st.Kept, st.Rows, st.Entries, ms(b.CompileTime()), ms(st.Elapsed), rate, peakRSS(), executor, reason)
 	}
 	return nil
 }

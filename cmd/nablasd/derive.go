@@ -157,13 +157,13 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	}
 	res := k.NewResult()
 	rs := runStats{repeat: a.repeat, stats: a.stats}
-	if err := rs.measure(func() error { return k.Run(res, nil) }); err != nil {
+	if err := rs.measure(k, func() error { return k.Run(res, nil) }); err != nil {
 		return err
 	}
 	if a.threads > 1 {
 		rs.threads = k.Threads()
 	}
-	rs.executor = k.Executor()
+	rs.executor, rs.reason = k.Executor(), executorReason(k, a.exec)
 	rs.report(stderr, k.CompileTime())
 	outs, err := k.Split(res)
 	if err != nil {

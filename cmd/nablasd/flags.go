@@ -200,7 +200,7 @@ func (a *evalArgs) register(fs *flagSet) {
 	fs.Bool(&a.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
 	fs.String(&a.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
 	fs.Int(&a.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
-	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms, peak_rss_mb and executor (what runs the kernel: compiled, jit or interp) to standard error")
+	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms (the median of the runs by the executor reported), peak_rss_mb, executor (what ran the kernel: compiled, jit or interp) and reason (why that executor) to standard error")
 	a.batch.register(fs)
 }
 
