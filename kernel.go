@@ -314,6 +314,7 @@ func (k *Kernel) bind(inputs Inputs) (bound, error) {
 func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 	bindings, dims, inputs := b.bindings, b.dims, b.inputs
 	dst.shape = b.shape
+	dst.k, dst.inputs, dst.label = k, inputs, k.label()
 	if j != nil {
 		if park && dst.ex != nil {
 			dst.parkEx()
@@ -392,9 +393,22 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 	}
 	out := make([]*Result, len(vs))
 	dims := k.q.dims()
+	for n, v := range dst.inputs {
+		// the run's tensors, rebound: their extents
+		if t, ok := v.(*formats.Tensor); ok && dims[n] != nil {
+			dims[n] = t.Shape
+		}
+	}
 	for i, v := range vs {
 		name := o.Names[i]
-		if in := k.q.inputs[name]; name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
+		in := k.q.inputs[name]
+		if v, rebound := dst.inputs[name]; rebound && in != nil {
+			// the run's value of the input, not the query's
+			if c, err := convertInput(name, v, false); err == nil {
+				in = c
+			}
+		}
+		if name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
 			k.q.info.Result == sdql.RealType {
 			x := in.logical
 			if in.tensor != nil {
@@ -402,7 +416,8 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 			}
 			v = ad.OnStoredPositions(v, x)
 		}
-		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i])}
+		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i]),
+			k: k, inputs: dst.inputs, label: k.outputLabel(name)}
 	}
 	return out, nil
 }

@@ -169,6 +169,11 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range outs {
+		if err := a.finite(r, stderr); err != nil {
+			return err
+		}
+	}
 	names := k.Outputs()
 	if len(outs) == 1 {
 		return a.write(outs[0], "", stdout)

@@ -188,7 +188,9 @@ type evalArgs struct {
 	outFormat  string
 	repeat     int
 	stats      bool
-	batch      batchFlags // --group-by, --resume, --quiet (batch.go)
+	// checkFinite makes a result with a NaN or an infinity an error
+	checkFinite bool
+	batch       batchFlags // --group-by, --resume, --quiet (batch.go)
 }
 
 func (a *evalArgs) register(fs *flagSet) {
@@ -200,6 +202,7 @@ func (a *evalArgs) register(fs *flagSet) {
 	fs.Bool(&a.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
 	fs.String(&a.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
 	fs.Int(&a.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
+	fs.Bool(&a.checkFinite, "check-finite", false, "a result holding a NaN or an infinity is an error (exit 1, nothing written), not a warning; both say where the first appears")
 	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms (the median of the runs by the executor reported), peak_rss_mb, executor (what ran the kernel: compiled, jit or interp) and reason (why that executor) to standard error")
 	a.batch.register(fs)
 }

@@ -120,6 +120,9 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	}
 	rs.executor, rs.reason = k.Executor(), executorReason(k, a.exec)
 	rs.report(stderr, k.CompileTime())
+	if err := a.finite(res, stderr); err != nil {
+		return err
+	}
 	switch {
 	case a.outFormat != "":
 		return printContainer(stdout, res, a.outFormat)
@@ -162,4 +165,19 @@ func printContainer(w io.Writer, res *nablasd.Result, format string) error {
 	b.WriteString("]\n")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// finite checks a result for NaNs and infinities (nablasd.Result.CheckFinite):
+// a warning naming where the first appears, or with --check-finite an
+// error.
+func (a *evalArgs) finite(res *nablasd.Result, stderr io.Writer) error {
+	nf := res.CheckFinite()
+	switch {
+	case nf == nil:
+		return nil
+	case a.checkFinite:
+		return fmt.Errorf("%v (--check-finite)", nf)
+	}
+	fmt.Fprintf(stderr, "nablasd: warning: %v\n", nf)
+	return nil
 }
