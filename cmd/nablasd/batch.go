@@ -111,13 +111,3 @@ func batchMeta(a *evalArgs, wrt string) map[string]string {
 	_, text, _ := a.source()
 	return batch.Meta(text, wrt, a.inputs)
 }
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}

@@ -164,6 +164,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 		rs.threads = k.Threads()
 	}
 	rs.executor, rs.reason = k.Executor(), executorReason(k, a.exec)
+	rs.size = res.Size()
 	rs.report(stderr, k.CompileTime())
 	outs, err := k.Split(res)
 	if err != nil {
@@ -176,7 +177,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	}
 	names := k.Outputs()
 	if len(outs) == 1 {
-		return a.write(outs[0], "", stdout)
+		return a.write(outs[0], "", stdout, stderr)
 	}
 	if a.outFormat != "" {
 		return usagef("--out-format prints one result; this run computes %d", len(outs))
@@ -185,10 +186,10 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 		if len(outs) != 2 || names[0] != "value" {
 			return usagef("--out writes one result; with several --wrt the results print on standard output")
 		}
-		if _, err := fmt.Fprintf(stdout, "value: %s\n", outs[0]); err != nil {
+		if err := a.printResult(stdout, outs[0], "value", stderr); err != nil {
 			return err
 		}
-		return a.write(outs[1], names[1], stdout)
+		return a.write(outs[1], names[1], stdout, stderr)
 	}
 	kind := "grad "
 	switch {
@@ -202,7 +203,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 		if label != "value" {
 			label = kind + label
 		}
-		if _, err := fmt.Fprintf(stdout, "%s: %s\n", label, r); err != nil {
+		if err := a.printResult(stdout, r, label, stderr); err != nil {
 			return err
 		}
 	}
@@ -211,7 +212,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 
 // write writes one result as eval and grad do: a container, a table, a
 // Matrix Market file or a literal.
-func (a *evalArgs) write(res *nablasd.Result, wrt string, stdout io.Writer) error {
+func (a *evalArgs) write(res *nablasd.Result, wrt string, stdout, stderr io.Writer) error {
 	switch {
 	case a.outFormat != "":
 		return printContainer(stdout, res, a.outFormat)
@@ -220,6 +221,5 @@ func (a *evalArgs) write(res *nablasd.Result, wrt string, stdout io.Writer) erro
 	case a.out != "":
 		return writeResult(res, a.out)
 	}
-	_, err := fmt.Fprintln(stdout, res)
-	return err
+	return a.printResult(stdout, res, "", stderr)
 }

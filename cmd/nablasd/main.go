@@ -71,8 +71,12 @@ VALUE is a number (beta=0.7) or tensor data with an optional storage format:
 FORMAT is one of dense, coo, csr, csc, dcsr, dense_col, csf (default csr for
 sparse matrices, coo for sparse vectors, dense for array files).
 
-The result prints as an SDQL literal with sorted keys; --out FILE.mtx writes
-it as Matrix Market instead (orders 1 and 2).
+The result prints as an SDQL literal with sorted keys, streamed; on a
+terminal a result of more than 1000 entries prints as a summary, the first
+and last keys of each dictionary (--print all prints every entry). --out
+FILE.mtx writes it as Matrix Market instead (orders 1 and 2). A result
+holding a NaN or an infinity gets a warning saying where the first appears
+(--check-finite: an error).
 
 Kernels run as closures, or as native code (--exec, default auto) found in
 the JIT's cache ($NABLASD_JIT_CACHE, else the user cache directory): run a

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nablasd/nablasd"
@@ -57,6 +58,9 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 	}
 	if a.repeat < 1 {
 		return nil, usagef("--repeat %d: want a positive count", a.repeat)
+	}
+	if !slices.Contains(printModes, a.print) {
+		return nil, usagef("--print %q: want auto, all or summary", a.print)
 	}
 	if a.outFormat != "" {
 		if a.exec == "interp" {
@@ -119,6 +123,7 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 		rs.threads = k.Threads() // what the runs used: it depends on the input
 	}
 	rs.executor, rs.reason = k.Executor(), executorReason(k, a.exec)
+	rs.size = res.Size()
 	rs.report(stderr, k.CompileTime())
 	if err := a.finite(res, stderr); err != nil {
 		return err
@@ -131,8 +136,7 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	case a.out != "":
 		return writeResult(res, a.out)
 	}
-	_, err = fmt.Fprintln(stdout, res)
-	return err
+	return a.printResult(stdout, res, "", stderr)
 }
 
 // printContainer prints the result as a container's arrays, one a line.

@@ -25,6 +25,8 @@ type runStats struct {
 	// executor is what ran the kernel (Kernel.Executor after the runs),
 	// reason why (executorReason)
 	executor, reason string
+	// size is the result's bytes (nablasd.Result.Size)
+	size int64
 }
 
 // measure runs the kernel --repeat times by f, noting the executor of
@@ -46,8 +48,8 @@ func (r *runStats) measure(k *nablasd.Kernel, f func() error) error {
 	return nil
 }
 
-// report prints compile_ms=… run_ms=… peak_rss_mb=… executor=…
-// reason="…" when --stats is set, and threads=N (the goroutines the
+// report prints compile_ms=… run_ms=… peak_rss_mb=… result_mb=…
+// executor=… reason="…" when --stats is set, and threads=N (the goroutines the
 // kernel used) when --threads was given more than one. run_ms is the
 // median of the runs by the executor reported.
 func (r *runStats) report(w io.Writer, compile time.Duration) {
@@ -70,7 +72,7 @@ func (r *runStats) report(w io.Writer, compile time.Duration) {
 	if len(ts)%2 == 0 {
 		median = (ts[len(ts)/2-1] + ts[len(ts)/2]) / 2
 	}
-	fmt.Fprintf(w, "compile_ms=%s run_ms=%s peak_rss_mb=%s executor=%s", ms(compile), ms(median), peakRSS(), r.executor)
+	fmt.Fprintf(w, "compile_ms=%s run_ms=%s peak_rss_mb=%s result_mb=%.1f executor=%s", ms(compile), ms(median), peakRSS(), float64(r.size)/(1<<20), r.executor)
 	if r.threads > 0 {
 		fmt.Fprintf(w, " threads=%d", r.threads)
 	}
