@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/batch"
 )
 
 // diffFlags say what grad, plan and gen differentiate, beside --wrt.
@@ -24,6 +25,27 @@ func (f *diffFlags) register(fs *flagSet) {
 	fs.Value(&f.vjp, "vjp", "vector–Jacobian product with respect to --wrt: the cotangent, of the result's kind, `NAME=VALUE` (NAME any new name)")
 	fs.Value(&f.jvp, "jvp", "Jacobian–vector product: the tangent of the input NAME, `NAME=VALUE` (repeatable; the other inputs' are zero; no --wrt)")
 	fs.Value(&f.hvp, "hvp", "Hessian–vector product of a real-valued program with respect to the input NAME in the direction `NAME=VALUE` (no --wrt)")
+}
+
+// describe lists the flags beyond --wrt that say what a derivative
+// computes, for a grouped job's metadata (--resume requires the same).
+func (f *diffFlags) describe(c *commonArgs) string {
+	var parts []string
+	if f.value {
+		parts = append(parts, "--value")
+	}
+	if len(c.wrt.names) > 0 {
+		parts = append(parts, "--wrt "+c.wrt.name)
+	}
+	for _, fl := range []struct {
+		name  string
+		flags inputFlags
+	}{{"--vjp", f.vjp}, {"--jvp", f.jvp}, {"--hvp", f.hvp}} {
+		for _, s := range fl.flags {
+			parts = append(parts, fl.name+" "+s)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // simple reports whether the flags ask for one gradient at most (or the
@@ -119,6 +141,13 @@ func parseValues(flag string, flags []string, progress io.Writer) (nablasd.Input
 			in[name] = x
 			continue
 		}
+		if v, ok, err := batch.ReadTableInput(name, val); ok {
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %v", flag, name, strings.TrimPrefix(err.Error(), "--in "+name+": "))
+			}
+			in[name] = v
+			continue
+		}
 		t, err := nablasd.Load(val, &nablasd.LoadOptions{Progress: progress})
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %v", flag, name, err)
@@ -136,7 +165,11 @@ func parseValues(flag string, flags []string, progress io.Writer) (nablasd.Input
 // value prints.
 func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	if a.batch.groupBy != "" {
-		return usagef("--group-by runs the value or one gradient per group; --value, several --wrt and the products are for one run")
+		d, err := a.derivative(stderr)
+		if err != nil {
+			return err
+		}
+		return a.runBatch("", d, stderr)
 	}
 	o, err := a.options()
 	if err != nil {

@@ -90,7 +90,7 @@ const oneShot = -1
 // writes the last result.
 func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	if a.batch.groupBy != "" {
-		return a.runBatch(wrt, stderr)
+		return a.runBatch(wrt, nil, stderr)
 	}
 	o, err := a.options()
 	if err != nil {
