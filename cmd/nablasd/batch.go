@@ -215,6 +215,10 @@ func (f *groupFinite) report(g *datasets.Group, res *nablasd.Result, _ *nablasd.
 // summary counts the groups not warned about.
 func (f *groupFinite) summary() {
 	if n := f.groups - groupFiniteWarnings; n > 0 {
-		fmt.Fprintf(f.stderr, "nablasd: warning: %d more groups hold a NaN or an infinity (--check-finite makes the first an error)\n", n)
+		what := fmt.Sprintf("%d more groups hold", n)
+		if n == 1 {
+			what = "1 more group holds"
+		}
+		fmt.Fprintf(f.stderr, "nablasd: warning: %s a NaN or an infinity (--check-finite makes the first an error)\n", what)
 	}
 }

@@ -204,3 +204,37 @@ func keysOf(v sdql.Value) string {
 	b.WriteByte('}')
 	return b.String()
 }
+
+// TestBatchNonFinite: a grouped job warns of the groups whose results
+// hold a NaN or an infinity, the first three with where the first
+// appears (over the group's inputs), then their count; --check-finite
+// stops the job at the first such group, naming it, and writes nothing.
+func TestBatchNonFinite(t *testing.T) {
+	dir := t.TempDir()
+	z := filepath.Join(dir, "z.arrows")
+	text := "graph:int64 i:int64 val:float64\n1 0 1\n2 0 800\n3 1 900\n4 0 2\n5 0 1000\n6 2 710\n7 0 3\n"
+	if err := tabletest.Write(z, text, 0, map[string]string{"nablasd.shape": "3"}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.parquet")
+	args := []string{"eval", "-e", "sum(<i, v> in z) log(1 + exp(v))", "--in", "z=" + z, "--group-by", "graph", "--out", out}
+	code, _, stderr := runCLI(args...)
+	want := "nablasd: warning: graph=2: value is inf; it first appears in exp(v) at 1:26: exp(800) = inf\n" +
+		"nablasd: warning: graph=3: value is inf; it first appears in exp(v) at 1:26: exp(900) = inf\n" +
+		"nablasd: warning: graph=5: value is inf; it first appears in exp(v) at 1:26: exp(1000) = inf\n" +
+		"nablasd: warning: 1 more group holds a NaN or an infinity (--check-finite makes the first an error)\n"
+	if code != 0 || stderr != want {
+		t.Errorf("nablasd %q: exit %d, stderr\n%s\nwant\n%s", args, code, stderr, want)
+	}
+	if got := readGroups(t, out, "graph"); len(got) != 7 {
+		t.Errorf("%d groups written, want 7", len(got))
+	}
+	os.Remove(out)
+	code, _, stderr = runCLI(append(args, "--check-finite")...)
+	if code != 1 || stderr != "nablasd: graph=2: value is inf; it first appears in exp(v) at 1:26: exp(800) = inf (--check-finite)\n" {
+		t.Errorf("--check-finite: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--check-finite wrote the output")
+	}
+}
