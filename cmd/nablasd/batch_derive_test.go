@@ -238,3 +238,33 @@ func TestBatchNonFinite(t *testing.T) {
 		t.Error("--check-finite wrote the output")
 	}
 }
+
+// TestGroupByCoordinate: a matrix table nablasd wrote (i0, i1, val,
+// sorted by i0) grouped by its column coordinate i1 and read as a vector
+// over i0 (?i=i0: the metadata's shape gives i0's extent) runs a job a
+// column, its table sorted by i1 first: each column's sum of squares,
+// as the ungrouped program's gives them all.
+func TestGroupByCoordinate(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m.parquet")
+	if code, _, stderr := runCLI("eval", "-e", "A", "--in", "A=synthetic:rows=40,cols=30,density=0.2,seed=5", "--out", m); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(dir, "cols.parquet")
+	code, _, stderr := runCLI("eval", "-e", "sum(<i, a> in x) a * a", "--in", "x="+m+"?i=i0", "--group-by", "i1", "--out", out, "--stats")
+	if code != 0 || !strings.Contains(stderr, `sorted="x"`) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := readGroups(t, out, "i1")
+	_, whole, _ := runCLI("eval", "-e", "sum(<i, r> in A) sum(<j, a> in r) { j -> a * a }", "--in", "A=synthetic:rows=40,cols=30,density=0.2,seed=5")
+	want := literal(t, strings.TrimSpace(whole)).(*sdql.Dict)
+	if len(got) != want.Len() {
+		t.Errorf("%d columns grouped, %d in the whole", len(got), want.Len())
+	}
+	for _, j := range want.Keys() {
+		w, _ := want.Get(j)
+		if !sdql.Equal(got[int64(j)], w) {
+			t.Errorf("column %d: %s grouped, %s whole", j, sdql.FormatValue(got[int64(j)]), sdql.FormatValue(w))
+		}
+	}
+}
