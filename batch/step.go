@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -122,18 +123,33 @@ func (s *Step) RunAll(g *datasets.Group) ([]*datasets.TableTensor, error) {
 	}
 	tables := make([]*datasets.TableTensor, len(outs))
 	for i, r := range outs {
-		if s.NonFinite != nil {
+		if tables[i], err = ResultTable(r); err != nil {
+			return nil, err
+		}
+		// the table's values are the result's: scanning them is cheaper
+		// than reading the result again
+		if s.NonFinite != nil && !finite(tables[i]) {
 			if nf := r.NonFinite(); nf != nil {
 				if err := s.NonFinite(g, r, nf); err != nil {
 					return nil, err
 				}
 			}
 		}
-		if tables[i], err = ResultTable(r); err != nil {
-			return nil, err
-		}
 	}
 	return tables, nil
+}
+
+// finite reports whether a table's values are all finite.
+func finite(tt *datasets.TableTensor) bool {
+	if tt.Tensor == nil {
+		return !math.IsNaN(tt.Scalar) && !math.IsInf(tt.Scalar, 0)
+	}
+	for _, v := range tt.Tensor.Val {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Kernel is the step's kernel (nil before the first group's Prepare):
