@@ -28,7 +28,7 @@ type batchFlags struct {
 }
 
 func (b *batchFlags) register(fs *flagSet) {
-	fs.String(&b.groupBy, "group-by", "", "run once per value of the column `KEY` of the table inputs that have it, into --out FILE.parquet|.arrow|.arrows with KEY first")
+	fs.String(&b.groupBy, "group-by", "", "run once per value of the column `KEY` of the table inputs that have it (in any order: a table not sorted by KEY is sorted in temporary files), into --out FILE.parquet|.arrow|.arrows with KEY first; several results (--value, several --wrt) go to a table each, OUT.value.parquet, OUT.grad_x.parquet, ...")
 	fs.Bool(&b.resume, "resume", false, "with --group-by: keep the groups a stopped run finished (OUT.partial) or an earlier output holds, and run the others")
 	fs.Bool(&b.quiet, "quiet", false, "no progress bar on standard error")
 }
