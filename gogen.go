@@ -89,7 +89,7 @@ func (q *Query) generateFor(p *Plan, opts gogen.Options) (*gogen.Kernel, error) 
 	fs := q.formats()
 	shape := q.denseResultShape(p)
 	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS,
-		CompletedOn: q.completedOn(p), EqualModes: q.equalModes()})
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), Disable: q.opts.DisablePasses})
 	if err != nil {
 		return nil, q.withFile(err)
 	}

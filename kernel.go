@@ -71,7 +71,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	if q.planOnly {
 		for _, v := range sdql.FreeVars(q.prog) {
 			if _, ok := q.inputs[v]; !ok {
-				return nil, undefined(q.name, q.prog, v)
+				return nil, undefined(q.name, q.prog, v, q.boundNames())
 			}
 		}
 	}
@@ -146,7 +146,7 @@ func (q *Query) execOptions(p *Plan, shape []int) exec.Options {
 	// need not check them again on every run
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: true,
 		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats(),
-		CompletedOn: q.completedOn(p), EqualModes: q.equalModes()}
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), DisablePasses: q.opts.DisablePasses}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
 	}

@@ -86,6 +86,13 @@ type Options struct {
 	// (debug.SetMemoryLimit) is the caller's to set; the command line sets
 	// it to the budget.
 	MemoryLimit int64
+	// DisablePasses names lowering passes (lower.Passes) that do not run,
+	// for tests and debugging (`nablasd plan --disable`): the kernel stays
+	// right, only slower. A required pass cannot be disabled.
+	DisablePasses []string
+	// TracePasses makes Plan record the loop IR after each lowering pass
+	// (Plan.Passes: `nablasd plan --passes` and `--after`).
+	TracePasses bool
 }
 
 // The values of Options.Opt, Options.Exec, Options.Dict and Options.Mode.

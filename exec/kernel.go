@@ -26,8 +26,8 @@ type Options struct {
 	// Dict selects the hash index of hashed levels (exec/index.go):
 	// "intmap" (the default, open addressing on int keys), "map" (Go's
 	// built-in map, a Swiss table since Go 1.24) or "swiss"
-	// (github.com/dolthub/swiss, archived upstream; kept for the README's
-	// measurement).
+	// (github.com/dolthub/swiss, archived upstream; kept to compare the
+	// three by measurement).
 	Dict string
 	// NoDense hashes every level of every dictionary the kernel builds
 	// (the paper's dictionary variant); by default lowering chooses dense
@@ -65,6 +65,10 @@ type Options struct {
 	// builds: a dense level of known extent past it is an error before it
 	// is allocated. 0: no limit.
 	MemoryLimit int64
+	// DisablePasses and TracePasses are lowering's Options.Disable and
+	// Options.Trace (tests and debugging).
+	DisablePasses []string
+	TracePasses   func(pass string, p *lower.Program)
 }
 
 // Kernel is a compiled program: call Run or RunInto with the bindings of
@@ -104,7 +108,8 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 // these options (what `nablasd plan` prints as the loops stage).
 func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
 	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
-		CompletedOn: opts.CompletedOn, EqualModes: opts.EqualModes, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+		CompletedOn: opts.CompletedOn, EqualModes: opts.EqualModes, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm",
+		Disable: opts.DisablePasses, Trace: opts.TracePasses})
 }
 
 // CompileLowered compiles a program already lowered with Lower and the

@@ -193,7 +193,7 @@ type groupFinite struct {
 	check  bool
 	stderr io.Writer
 	mu     sync.Mutex
-	groups int
+	groups map[datasets.Key]bool // the groups found so far
 }
 
 // groupFiniteWarnings is how many groups' warnings are written in full.
@@ -205,8 +205,12 @@ func (f *groupFinite) report(g *datasets.Group, res *nablasd.Result, _ *nablasd.
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.groups++
-	if f.groups <= groupFiniteWarnings {
+	if f.groups == nil {
+		f.groups = map[datasets.Key]bool{}
+	}
+	f.groups[g.Key] = true
+	if len(f.groups) <= groupFiniteWarnings {
+		// every result of the first groups
 		fmt.Fprintf(f.stderr, "nablasd: warning: %s=%s: %v\n", f.key, g.Key, res.CheckFinite())
 	}
 	return nil
@@ -214,7 +218,7 @@ func (f *groupFinite) report(g *datasets.Group, res *nablasd.Result, _ *nablasd.
 
 // summary counts the groups not warned about.
 func (f *groupFinite) summary() {
-	if n := f.groups - groupFiniteWarnings; n > 0 {
+	if n := len(f.groups) - groupFiniteWarnings; n > 0 {
 		what := fmt.Sprintf("%d more groups hold", n)
 		if n == 1 {
 			what = "1 more group holds"

@@ -34,9 +34,16 @@ func programs() int {
 	return 2000
 }
 
-// goEvery: the generated Go of every goEvery-th program's jobs is built
-// (in one go build) and checked, over one of its storage rounds.
-const goEvery = 4
+// goEvery: the generated Go of every goEvery()-th program's jobs is built
+// (in one go build) and checked, over one of its storage rounds: every
+// 4th program, every 10th with -short (a sample of about 30 kernels, so
+// that make test checks the native path too).
+func goEvery() int {
+	if testing.Short() {
+		return 10
+	}
+	return 4
+}
 
 // report is what a cross-check found.
 type report struct {
@@ -64,7 +71,7 @@ func checkProgram(seed uint64, i int, rules []*fuse.Rule, withGo bool) report {
 	}
 	wrt := []string{"V", "W", "M", "s"}[r.IntN(4)]
 	goRound := -1
-	if withGo && i%goEvery == 0 {
+	if withGo && i%goEvery() == 0 {
 		goRound = r.IntN(rounds())
 	}
 	var rep report
@@ -168,7 +175,7 @@ func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo boo
 func TestCrossCheck(t *testing.T) {
 	start := time.Now()
 	n := programs()
-	rep := crossCheck(t, 1, n, nil, !testing.Short(), 20)
+	rep := crossCheck(t, 1, n, nil, !raceEnabled, 20)
 	for _, f := range rep.failures {
 		t.Error(f)
 	}
