@@ -52,7 +52,7 @@ func TestBatchUnsorted(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.parquet")
 			args := append([]string{c.cmd, "-e", lsq, "--in", "A=" + filepath.Join(dir, "A"+suffix+".parquet"),
 				"--in", "b=" + filepath.Join(dir, "b"+suffix+".arrows"), "--in", "x=" + filepath.Join(dir, "x.arrow") + ":dense",
-				"--group-by", "graph", "--out", out, "--stats"}, c.flags...)
+				"--group-by", "graph", "--out", out, "--stats", "--exec", "compiled"}, c.flags...) // one executor: the same sums to the bit
 			code, _, stderr := runCLI(args...)
 			if code != 0 {
 				t.Fatalf("nablasd %q: exit %d\n%s", args, code, stderr)
