@@ -103,13 +103,12 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 		}
 	}
 	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
-		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
-			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(p, k.resultShape))
-			if err != nil {
-				return nil, kq.withFile(err)
-			}
-		} else if k.ex, err = kq.compileProgram(p, k.resultShape); err != nil {
+		ir, err := kq.loopsFor(p, k.resultShape)
+		if err != nil {
 			return nil, err
+		}
+		if k.ex, err = exec.CompileLowered(p.Program, p.Info, ir, kq.execOptions(p, k.resultShape)); err != nil {
+			return nil, kq.withFile(err)
 		}
 	}
 	if q.opts.Exec == "auto" {
@@ -128,15 +127,29 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	return k, nil
 }
 
-// compileProgram compiles the program that runs: the one place the
-// executor is called, so that a later stage (lowering to a loop IR) has
-// one place to go.
-func (q *Query) compileProgram(p *Plan, shape []int) (*exec.Kernel, error) {
-	k, err := exec.Compile(p.Program, p.Info.Free, q.execOptions(p, shape))
+// lowerPlan lowers the plan's program to the loop IR for a dense result
+// of the given shape, calling trace after each pass (nil: none): the one
+// place the pipeline lowers a program. The plan keeps the loops it made
+// (Plan.Loops); the closures (exec) and the generated Go (gogen) consume
+// them (loopsFor).
+func (q *Query) lowerPlan(p *Plan, shape []int, trace func(string, *lower.Program)) (*lower.Program, error) {
+	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: q.formats(), ResultShape: shape, NoViews: q.opts.NoDPS,
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), Disable: q.opts.DisablePasses, Trace: trace})
 	if err != nil {
 		return nil, q.withFile(err)
 	}
-	return k, nil
+	return ir, nil
+}
+
+// loopsFor returns the loops of plan p for a dense result of the given
+// shape: the plan's own when it was lowered for that shape, else the
+// program lowered again for it. The back ends only read the loops, so
+// the closures and a native build in the background may share them.
+func (q *Query) loopsFor(p *Plan, shape []int) (*lower.Program, error) {
+	if p.Loops != nil && equalInts(p.loopsShape, shape) {
+		return p.Loops, nil
+	}
+	return q.lowerPlan(p, shape, nil)
 }
 
 // execOptions are the executor's options for plan p and a dense result
@@ -527,9 +540,13 @@ func (k *Kernel) execFor(shape []int) (*exec.Kernel, error) {
 	if ex := k.others[key]; ex != nil {
 		return ex, nil
 	}
-	ex, err := k.q.compileProgram(k.plan, shape)
+	ir, err := k.q.loopsFor(k.plan, shape)
 	if err != nil {
 		return nil, err
+	}
+	ex, err := exec.CompileLowered(k.plan.Program, k.plan.Info, ir, k.q.execOptions(k.plan, shape))
+	if err != nil {
+		return nil, k.q.withFile(err)
 	}
 	if k.others == nil {
 		k.others = map[string]*exec.Kernel{}

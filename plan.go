@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/nablasd/nablasd/ad"
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/lower"
@@ -205,15 +204,15 @@ func (q *Query) plan(r *request) (*Plan, error) {
 	p.Info = info
 	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
-		eo := q.execOptions(p, p.loopsShape)
+		var trace func(string, *lower.Program)
 		if q.opts.TracePasses {
-			eo.TracePasses = func(pass string, lp *lower.Program) {
+			trace = func(pass string, lp *lower.Program) {
 				p.Passes = append(p.Passes, PassStep{Pass: pass, Loops: lower.Print(lp)})
 			}
 		}
-		loops, err := exec.Lower(p.Program, info, eo)
+		loops, err := q.lowerPlan(p, p.loopsShape, trace)
 		if err != nil {
-			return nil, q.withFile(err)
+			return nil, err
 		}
 		p.Loops = loops
 	}

@@ -44,7 +44,7 @@ func onPositionsOf(p *Program, t *Tensor, ls []formats.LevelInfo) bool {
 			}
 		case Dense:
 			n := vars[in.Extent]
-			if in.Kind != "dense" || n == nil || l.Size == nil || !isRefTo(l.Size, n) {
+			if !in.CoordIter || n == nil || l.Size == nil || !isRefTo(l.Size, n) {
 				return false
 			}
 		default:

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -292,8 +291,7 @@ func (s *sizer) inputKeys(name string) float64 {
 		return 0
 	}
 	if t := in.tensor; t != nil {
-		switch t.Format {
-		case formats.Dense, formats.DenseCol, formats.CSR:
+		if t.AllRows() {
 			return float64(t.Shape[0]) // every row is a key
 		}
 		if t.Order() == 1 {
