@@ -335,7 +335,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if dst.jr == nil || dst.jr.k != j {
 			dst.jr = dst.unparkJIT(j)
 		}
-		dst.ex, dst.v, dst.pending = nil, nil, nil
+		dst.ex, dst.v, dst.pending, dst.onto = nil, nil, nil, nil
 		if err := j.runInto(dst.jr, bindings); err != nil {
 			dst.jr = nil
 			return err
@@ -343,6 +343,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if k.completes(true) {
 			jr, t := dst.jr, k.Type()
 			dst.pending = k.completion(func() sdql.Value { return jr.value(t) }, bindings, inputs)
+			dst.onto = k.wrtTensor(inputs)
 		}
 		return nil
 	}
@@ -354,7 +355,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if k.completes(false) {
 			v = k.onStoredPositions(v, bindings, inputs)
 		}
-		dst.v, dst.ex, dst.jr, dst.pending = v, nil, nil, nil
+		dst.v, dst.ex, dst.jr, dst.pending, dst.onto = v, nil, nil, nil, nil
 		return nil
 	}
 	ex := k.ex
@@ -370,13 +371,14 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 	if dst.ex == nil || dst.owner != ex {
 		dst.ex, dst.owner = dst.unparkEx(ex), ex
 	}
-	dst.v, dst.jr, dst.pending = nil, nil, nil
+	dst.v, dst.jr, dst.pending, dst.onto = nil, nil, nil, nil
 	if err := ex.RunInto(dst.ex, bindings); err != nil {
 		return err
 	}
 	if k.completes(true) {
 		xr := dst.ex
 		dst.pending = k.completion(xr.Value, bindings, inputs)
+		dst.onto = k.wrtTensor(inputs)
 	}
 	return nil
 }
@@ -495,6 +497,23 @@ func (k *Kernel) completion(value func() sdql.Value, bindings map[string]sdql.Va
 		mine = Inputs{k.plan.Wrt: v}
 	}
 	return func() sdql.Value { return k.onStoredPositions(value(), bindings, mine) }
+}
+
+// wrtTensor is the wrt input's tensor of a run over inputs (the query's
+// when the run did not rebind it), nil when it is not a tensor.
+func (k *Kernel) wrtTensor(inputs Inputs) *formats.Tensor {
+	w := k.plan.Wrt
+	if v, rebound := inputs[w]; rebound {
+		in, err := convertInput(w, v, false)
+		if err != nil {
+			return nil
+		}
+		return in.tensor
+	}
+	if in := k.q.inputs[w]; in != nil {
+		return in.tensor
+	}
+	return nil
 }
 
 // onStoredPositions completes a scalar program's gradient g to exactly

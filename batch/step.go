@@ -41,6 +41,11 @@ type Step struct {
 	warned  int // the query's warnings before it was compiled
 	kernel  *nablasd.Kernel
 	compile time.Duration
+	// results are destinations of the kernel, reused group after group
+	// (a result's storage, its frame and its dense levels, is not
+	// allocated again for every group): a group's results are copied
+	// into tables before its destination goes back
+	results sync.Pool
 }
 
 // groupInputs are a group's values of the grouped inputs.
@@ -113,7 +118,11 @@ func (s *Step) RunAll(g *datasets.Group) ([]*datasets.TableTensor, error) {
 	if err := s.Prepare(g); err != nil {
 		return nil, err
 	}
-	res := s.kernel.NewResult()
+	res, _ := s.results.Get().(*nablasd.Result)
+	if res == nil {
+		res = s.kernel.NewResult()
+	}
+	defer s.results.Put(res)
 	if err := s.kernel.Run(res, s.groupInputs(g)); err != nil {
 		return nil, err
 	}

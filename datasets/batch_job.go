@@ -297,7 +297,7 @@ func (j *Job) record(jrs []*journal, r jobResult) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if err := jr.sync(); err != nil {
+		if err := jr.flush(); err != nil {
 			return 0, err
 		}
 		total += n

@@ -68,7 +68,9 @@ func (a *evalArgs) runBatch(wrt string, d *nablasd.Derivative, stderr io.Writer)
 		// reads a lot: decoding makes about four bytes of garbage a byte
 		// read. Collecting at 25% growth instead of 100% keeps its peak
 		// nearer what it holds (BenchmarkGroupedJob).
-		debug.SetGCPercent(25)
+		// (The setting is the process's: it is put back when the job
+		// returns, for a caller that runs it in process.)
+		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	gopts := &batch.GroupedOptions{Derivative: d, Groups: &datasets.GroupOptions{SortMemory: sortMemory(o.MemoryLimit)}}
 	gj, err := batch.OpenGroupedWith(key, name, text, a.inputs, o, wrt, gopts, stderr)
