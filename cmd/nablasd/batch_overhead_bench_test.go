@@ -22,6 +22,7 @@ import (
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // overheadTable writes a Parquet table (g int64, i int64, val double) of
@@ -29,7 +30,7 @@ import (
 // below extent in ascending order, values in [-1, 1): the shape of a
 // SuiteSparse matrix grouped by its columns (e40r0000: 17,281 columns of
 // about 32 entries).
-func overheadTable(b *testing.B, path string, groups, size, extent int) {
+func overheadTable(b testing.TB, path string, groups, size, extent int) {
 	r := rand.New(rand.NewPCG(7, uint64(groups)))
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "g", Type: arrow.PrimitiveTypes.Int64}, {Name: "i", Type: arrow.PrimitiveTypes.Int64},
@@ -85,7 +86,7 @@ func overheadTable(b *testing.B, path string, groups, size, extent int) {
 // a * a with respect to x, 2a at x's stored positions, into one output
 // table per run of the key (g, i0, val; Snappy), and returns the rows
 // written.
-func handGrouped(b *testing.B, in, out string) int64 {
+func handGrouped(b testing.TB, in, out string) int64 {
 	rf, err := file.OpenParquetFile(in, false)
 	if err != nil {
 		b.Fatal(err)
@@ -256,5 +257,35 @@ func BenchmarkGroupOverhead(b *testing.B) {
 			b.ReportMetric(job/hand, "job/hand")
 			b.ReportMetric(jobCPU/handCPU, "job_cpu/hand_cpu")
 		})
+	}
+}
+
+// TestGroupOverheadOutput: the job BenchmarkGroupOverhead times gives,
+// group by group, what the hand-written loop gives (2a at x's stored
+// positions), over 2,100 groups of 32 entries: more rows than the
+// journal gathers into one write of the output, so the output is written
+// in several.
+func TestGroupOverheadOutput(t *testing.T) {
+	const groups, size, extent = 2100, 32, 4000
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.parquet")
+	overheadTable(t, in, groups, size, extent)
+	out, hand := filepath.Join(dir, "out.parquet"), filepath.Join(dir, "hand.parquet")
+	code, _, stderr := runCLI("grad", "-e", "sum(<i, a> in x) a * a", "--wrt", "x", "--in", fmt.Sprintf("x=%s?i=i,shape=%d", in, extent),
+		"--group-by", "g", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("job: %s", stderr)
+	}
+	if rows := handGrouped(t, in, hand); rows != groups*size {
+		t.Fatalf("hand: %d rows", rows)
+	}
+	got, want := readGroups(t, out, "g"), readGroups(t, hand, "g")
+	if len(got) != groups || len(want) != groups {
+		t.Fatalf("%d groups from the job, %d by hand, want %d", len(got), len(want), groups)
+	}
+	for g, w := range want {
+		if !sdql.ApproxEqual(got[g], w, 0) {
+			t.Errorf("group %d: job %.200s, by hand %.200s", g, sdql.FormatValue(got[g]), sdql.FormatValue(w))
+		}
 	}
 }
