@@ -518,7 +518,7 @@ func (s *spill) take(build bool) (*entries, error) {
 		for _, rr := range s.pending {
 			n += rr.data
 		}
-		e = &entries{idx: make([][]int, s.order), max: make([]int, s.order), val: make([]float64, 0, n)}
+		e = &entries{idx: make([][]int, s.order), max: make([]int, s.order), val: make([]float64, 0, n), owned: true}
 		for m := range e.idx {
 			e.idx[m] = make([]int, 0, n)
 			e.max[m] = -1

@@ -360,7 +360,7 @@ func (gi *groupedInput) take(n int64, build bool) (*TableTensor, error) {
 			parts = append(parts, part) // the whole group in one batch: converted without a copy where it can be
 		default:
 			if dst == nil {
-				dst = &entries{idx: make([][]int, c.order()), max: make([]int, c.order())}
+				dst = &entries{idx: make([][]int, c.order()), max: make([]int, c.order()), owned: true}
 				for i := range dst.idx {
 					dst.idx[i] = make([]int, 0, n)
 					dst.max[i] = -1

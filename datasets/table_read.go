@@ -214,6 +214,9 @@ type entries struct {
 	val     []float64
 	max     []int // the largest index of each mode, -1 when none
 	markers int   // all-null rows dropped (group markers)
+	// owned: the arrays are the entries' own (not a column's memory), so
+	// building a tensor may sort them in place
+	owned bool
 }
 
 // convert turns spans of the columns (index columns, then the value
@@ -375,12 +378,40 @@ func (c *columns) tensor(e *entries, f formats.Format, meta map[string]string) (
 	if !f.Supports(c.order()) {
 		return nil, tableErrorf(c.file, "", -1, "format %s has no variant of order %d", f, c.order())
 	}
-	t, err := buildTensor(c.inferShape(e.max), e.idx, e.val, f)
+	var t *formats.Tensor
+	var err error
+	if e.owned {
+		t, err = buildTensorInPlace(c.inferShape(e.max), e.idx, e.val, f)
+	} else {
+		t, err = buildTensor(c.inferShape(e.max), e.idx, e.val, f)
+	}
 	if err != nil {
 		return nil, tableErrorf(c.file, "", -1, "%v", strings.TrimPrefix(err.Error(), "formats: "))
 	}
 	tt.Tensor = t
 	return tt, nil
+}
+
+// buildTensorInPlace is buildTensor over entries it may reorder: sorted
+// in place (sortInPlace), not into a copy. (Its buffers are not kept for
+// the next group: held between groups, they raised a job's peak more
+// than allocating them again does.)
+func buildTensorInPlace(shape []int, idx [][]int, val []float64, f formats.Format) (*formats.Tensor, error) {
+	t, err := formats.FromSortedCoords(shape, idx, val, f)
+	if !errors.Is(err, formats.ErrNotSorted) {
+		return t, err
+	}
+	lay, err := f.Layout(len(shape))
+	if err != nil {
+		return nil, err
+	}
+	if !ascending(idx, lay.ModeOrder) {
+		if !sortInPlace(shape, lay.ModeOrder, idx, val, &sortScratch{}) {
+			return buildTensor(shape, idx, val, f)
+		}
+	}
+	idx, val = sumAdjacent(idx, val)
+	return formats.FromSortedCoords(shape, idx, val, f)
 }
 
 // buildTensor stores entries in f: without copying when they come in f's
