@@ -46,6 +46,11 @@ type GroupOptions struct {
 	// TempDir is where the sort's runs are kept: "" means os.TempDir()
 	// ($TMPDIR, else /tmp).
 	TempDir string
+	// FirstOnly says only the first group will be read: a table not
+	// sorted by the key is not sorted, but read once for the rows of its
+	// smallest key (batch_first.go), and Next gives io.EOF after the
+	// first group.
+	FirstOnly bool
 }
 
 // DefaultSortMemory is GroupOptions.SortMemory's default.

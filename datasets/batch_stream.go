@@ -28,6 +28,10 @@ type groupedInput struct {
 	// sp is the input sorted by its key in a temporary file, when the
 	// table is not sorted (batch_spill.go); keys and data are unused then
 	sp *spill
+	// first, with GroupOptions.FirstOnly, is the first group of a table
+	// not sorted (batch_first.go), instead of sp
+	first    *firstRows
+	firstFor bool // FirstOnly was asked: only the first group is read
 }
 
 // run is the rows of one key in one input.
@@ -103,6 +107,13 @@ func (gi *groupedInput) start(o *GroupOptions) error {
 	sorted, err := gi.sortedByKey(order)
 	if err != nil {
 		return err
+	}
+	if !sorted && o != nil && o.FirstOnly {
+		gi.firstFor = true
+		if gi.first, err = gatherFirst(gi); err != nil {
+			return err
+		}
+		return gi.advance()
 	}
 	if !sorted {
 		if gi.sp, err = spillSort(gi, o); err != nil {
@@ -270,6 +281,10 @@ func (gi *groupedInput) sortedByKey(order []int) (bool, error) {
 // column, checking that the keys ascend.
 func (gi *groupedInput) advance() error {
 	gi.head = nil
+	if gi.firstFor {
+		gi.advanceFirst()
+		return nil
+	}
 	if gi.sp != nil {
 		var err error
 		gi.head, err = gi.sp.next()
@@ -334,6 +349,9 @@ func (gi *groupedInput) keyAt(b batch, i int) (Key, error) {
 // false (a group kept from an earlier run).
 func (gi *groupedInput) take(n int64, build bool) (*TableTensor, error) {
 	c := gi.cols
+	if gi.firstFor {
+		return gi.takeFirst(n, build)
+	}
 	if gi.sp != nil {
 		return gi.takeSorted(n, build)
 	}
