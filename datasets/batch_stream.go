@@ -49,12 +49,14 @@ type cursor struct {
 }
 
 // fill makes cur hold the row at pos, reading batches as needed, unless
-// the rows are used up (eof).
+// the rows are used up (eof: the reader is closed then, and its buffers
+// are free while the job writes its output).
 func (c *cursor) fill() error {
 	for !c.eof && (c.cur.rec == nil || c.pos >= int(c.cur.rec.NumRows())) {
 		b, err := c.br.next()
 		if errors.Is(err, io.EOF) {
 			c.eof, c.cur = true, batch{}
+			c.close()
 			return nil
 		}
 		if err != nil {
@@ -68,6 +70,7 @@ func (c *cursor) fill() error {
 func (c *cursor) close() {
 	if c.br != nil {
 		c.br.close()
+		c.br = nil
 	}
 }
 
