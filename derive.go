@@ -173,25 +173,28 @@ func (q *Query) bindExtra(r *request, base string, v any, t sdql.Type) (string, 
 	return name, nil
 }
 
-// nameTaken reports whether the program or an input uses name.
+// nameTaken reports whether the program (as written or as structured)
+// or an input uses name.
 func (q *Query) nameTaken(name string) bool {
 	if _, ok := q.types[name]; ok {
 		return true
 	}
 	found := false
-	sdql.Inspect(q.prog, func(e sdql.Expr) bool {
-		switch x := e.(type) {
-		case *sdql.Ident:
-			found = found || x.Name == name
-		case *sdql.SumExpr:
-			found = found || x.Key.Name == name || x.Val.Name == name
-		case *sdql.LetExpr:
-			for _, b := range x.Names {
-				found = found || b.Name == name
+	for _, prog := range []sdql.Expr{q.prog, q.structured} {
+		sdql.Inspect(prog, func(e sdql.Expr) bool {
+			switch x := e.(type) {
+			case *sdql.Ident:
+				found = found || x.Name == name
+			case *sdql.SumExpr:
+				found = found || x.Key.Name == name || x.Val.Name == name
+			case *sdql.LetExpr:
+				for _, b := range x.Names {
+					found = found || b.Name == name
+				}
 			}
-		}
-		return !found
-	})
+			return !found
+		})
+	}
 	return found
 }
 
@@ -202,7 +205,7 @@ func (q *Query) with(r *request) *Query {
 	if len(r.extra) == 0 {
 		return q
 	}
-	c := &Query{name: q.name, prog: q.prog, opts: q.opts, inputs: map[string]*input{}, types: map[string]sdql.Type{},
+	c := &Query{name: q.name, prog: q.prog, structured: q.structured, opts: q.opts, inputs: map[string]*input{}, types: map[string]sdql.Type{},
 		info: q.info, planOnly: q.planOnly, warnings: q.warnings, shapes: q.shapes,
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	for n, in := range q.inputs {
@@ -243,7 +246,7 @@ func (q *Query) derive(r *request) (*derived, error) {
 	switch r.kind {
 	case "jvp":
 		d.mode = ad.ModeForward
-		j, err := ad.JVP(q.prog, r.tangents, q.types)
+		j, err := ad.JVP(q.structured, r.tangents, q.types)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
@@ -251,13 +254,13 @@ func (q *Query) derive(r *request) (*derived, error) {
 		d.outputs = &ad.Outputs{Names: []string{"jvp"}, Types: []sdql.Type{q.info.Result}}
 		if r.value {
 			d.outputs = &ad.Outputs{Names: []string{"value", "jvp"}, Types: []sdql.Type{q.info.Result, q.info.Result}}
-			d.prog = ad.Bundle([]sdql.Expr{q.prog, j}, d.outputs)
+			d.prog = ad.Bundle([]sdql.Expr{q.structured, j}, d.outputs)
 		}
 		return d, nil
 	case "hvp":
 		w := r.wrt[0]
 		if mode == ad.ModeForward {
-			g, err := ad.Grad(q.prog, w, q.types)
+			g, err := ad.Grad(q.structured, w, q.types)
 			if err != nil {
 				return nil, q.withFile(err)
 			}
@@ -267,7 +270,7 @@ func (q *Query) derive(r *request) (*derived, error) {
 			}
 		} else {
 			d.mode = ad.ModeReverse
-			if d.prog, err = ad.HVP(q.prog, w, r.dir, q.types); err != nil {
+			if d.prog, err = ad.HVP(q.structured, w, r.dir, q.types); err != nil {
 				return nil, q.withFile(err)
 			}
 		}
@@ -303,7 +306,7 @@ func (q *Query) derive(r *request) (*derived, error) {
 func (q *Query) deriveIn(d *derived, req *ad.Request, types map[string]sdql.Type, mode ad.Mode) (*derived, error) {
 	d.mode = mode
 	if mode == ad.ModeReverse {
-		st, err := ad.Reverse(q.prog, req, types)
+		st, err := ad.Reverse(q.structured, req, types)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
@@ -312,7 +315,7 @@ func (q *Query) deriveIn(d *derived, req *ad.Request, types map[string]sdql.Type
 			{Name: "unzipped", Program: st.Unzipped}, {Name: "transposed", Program: st.Transposed}}
 		return d, nil
 	}
-	prog, outs, _, err := ad.Derive(q.prog, req, ad.ModeForward, types)
+	prog, outs, _, err := ad.Derive(q.structured, req, ad.ModeForward, types)
 	if err != nil {
 		return nil, q.withFile(err)
 	}
@@ -345,7 +348,7 @@ const reverseMargin = 1.3
 // not hide: mlp2's forward program is estimated 2.6× reverse mode's (and
 // runs 6× slower).
 func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Type) (*derived, error) {
-	proposed, err := ad.ChooseMode(q.prog, req.Wrt, types)
+	proposed, err := ad.ChooseMode(q.structured, req.Wrt, types)
 	if err != nil {
 		return nil, q.withFile(err)
 	}

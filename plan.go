@@ -135,7 +135,10 @@ func (q *Query) inputList() string {
 // derivative: derive).
 func (q *Query) plan(r *request) (*Plan, error) {
 	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r}
-	prog := q.prog
+	if q.structured != q.prog {
+		p.Stages = append(p.Stages, Stage{Name: StageStructured, Program: q.structured})
+	}
+	prog := q.structured
 	var optimized *fuse.Result
 	if r.kind != "value" {
 		d, err := q.derive(r)
@@ -221,7 +224,8 @@ func (q *Query) logicalValues() map[string]sdql.Value {
 // types and sizes, which are dense, and each tensor's storage definition;
 // it also returns the physical bindings the optimized program runs over.
 func (q *Query) fuseConfig() (*fuse.Config, map[string]sdql.Value, error) {
-	cfg := &fuse.Config{Inputs: q.types, Opt: q.opts.Opt, Dense: map[string]bool{}, Dims: q.dims()}
+	cfg := &fuse.Config{Inputs: q.types, Opt: q.opts.Opt, Dense: map[string]bool{}, Dims: q.dims(),
+		NoHoist: q.opts.NoHoist, NoShare: q.opts.NoShare}
 	if cfg.Opt == "full" {
 		cfg.Opt = ""
 	}

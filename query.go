@@ -15,10 +15,14 @@ import (
 // have. Its methods differentiate, optimize, compile and run it. A Query
 // may be used by several goroutines at once.
 type Query struct {
-	name   string
-	prog   sdql.Expr
-	opts   Options
-	inputs map[string]*input
+	name string
+	prog sdql.Expr
+	// structured is prog as the pipeline differentiates and optimizes it:
+	// its invariant terms hoisted out of loops and its repeated terms
+	// shared (structure)
+	structured sdql.Expr
+	opts       Options
+	inputs     map[string]*input
 	// types gives every input's type; info is the strict check of prog
 	// over them (Free: every input)
 	types map[string]sdql.Type
@@ -53,7 +57,7 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{},
+	q := &Query{name: o.File, prog: prog, structured: structure(prog, o), opts: o, inputs: map[string]*input{},
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	if ws, err := sdql.Lint(o.File, src); err == nil {
 		for _, w := range ws {

@@ -37,6 +37,9 @@ type Config struct {
 	Opt string
 	// Runner bounds equality saturation.
 	Runner RunnerConfig
+	// NoHoist and NoShare leave the program's loop-invariant terms in
+	// their loops and its repeated terms repeated (Structure).
+	NoHoist, NoShare bool
 	// Disabled rules never fire (strategies and saturation).
 	Disabled map[string]bool
 	// Rules, when set, is the rule set the schedule draws its groups from
@@ -75,6 +78,7 @@ type Result struct {
 // The stage names, in order.
 const (
 	StageLogical        = "logical"
+	StageStructured     = "structured" // the root package's: Structure of the logical program
 	StageDifferentiated = "differentiated"
 	StageSparsity       = "sparsity"
 	StageSaturated      = "saturated"
@@ -160,6 +164,9 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		return out
 	}
 	opt := cfg.Opt
+	if opt != "none" {
+		prog = Structure(prog, cfg.NoHoist, cfg.NoShare)
+	}
 	prog = Uniquify(SplitLets(prog))
 	if dense := cfg.Dense; opt != "none" {
 		sparsity, simplify, _, _ := strategies(cfg.Rules)
@@ -219,6 +226,21 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	res.Program = prog
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// Structure returns prog with every term that does not depend on a loop
+// moved out of it (sdql.Hoist, unless noHoist) and every repeated term
+// computed once (sdql.Share, unless noShare): what the root package does
+// to a logical program before differentiating it, and Optimize to the
+// program it is given.
+func Structure(prog sdql.Expr, noHoist, noShare bool) sdql.Expr {
+	if !noHoist {
+		prog = sdql.Hoist(prog)
+	}
+	if !noShare {
+		prog = sdql.Share(prog)
+	}
+	return prog
 }
 
 // noteTimeLimit warns when a saturation stopped on its time limit (the
