@@ -112,6 +112,18 @@ func strategies(rules []*Rule) (sparsity, simplify, mulnorm, cleanup Strategy) {
 	return
 }
 
+// simplifyRules are the rules of simplify's strategy.
+func simplifyRules(rules []*Rule) []*Rule {
+	if rules == nil {
+		rules = builtinRules
+	}
+	var out []*Rule
+	for _, g := range []string{"sparsity", "algebra", "fusion"} {
+		out = append(out, rulesOf(rules, g, TagNormalize)...)
+	}
+	return out
+}
+
 // undoMulnorm are the algebra rules that move factors and lets out of the
 // loops multiplication normalization moves them into.
 var undoMulnorm = map[string]bool{"HoistLeftFactor": true, "HoistRightFactor": true, "LetFloatMulLeft": true, "LetFloatMulRight": true}
@@ -172,7 +184,8 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		sparsity, simplify, _, _ := strategies(cfg.Rules)
 		prog = run(prog, cfg.Inputs, dense, sparsity)
 		stage(StageSparsity, prog)
-		prog = run(prog, cfg.Inputs, dense, Seq(Try(ResolveMembership), simplify, Try(GroupByKey), simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
+		prog = run(prog, cfg.Inputs, dense, Seq(Try(ResolveMembership), simplify, Try(GroupByKey), simplify,
+			Repeat(inlineIfCheaper(simplify, cfg.Stats, simplifyRules(cfg.Rules))), simplify))
 		if opt != "rules" {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled
