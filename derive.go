@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/fuse"
@@ -205,7 +206,7 @@ func (q *Query) with(r *request) *Query {
 	if len(r.extra) == 0 {
 		return q
 	}
-	c := &Query{name: q.name, prog: q.prog, structured: q.structured, opts: q.opts, inputs: map[string]*input{}, types: map[string]sdql.Type{},
+	c := &Query{name: q.name, prog: q.prog, structured: q.structured, structureTime: q.structureTime, opts: q.opts, inputs: map[string]*input{}, types: map[string]sdql.Type{},
 		info: q.info, planOnly: q.planOnly, warnings: q.warnings, shapes: q.shapes,
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	for n, in := range q.inputs {
@@ -233,6 +234,8 @@ type derived struct {
 	choice  string
 	// optimized is fuse's result for prog when choosing the mode needed it
 	optimized *fuse.Result
+	// optimizing is the time choosing the mode spent in fuse
+	optimizing time.Duration
 }
 
 // derive builds the derivative program of a request: the one place that
@@ -377,10 +380,12 @@ func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Ty
 			}
 			continue // the other mode cannot compute it: keep the proposal
 		}
+		start := time.Now()
 		res, err := fuse.Optimize(c.prog, cfg)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
+		d.optimizing += time.Since(start)
 		c.optimized = res
 		cost := fuse.Cost(res.Program, ptypes, stats)
 		costs = append(costs, fmt.Sprintf("%s %.4g", m, cost))
@@ -393,5 +398,6 @@ func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Ty
 		}
 	}
 	best.choice = "estimated cost " + strings.Join(costs, ", ")
+	best.optimizing = d.optimizing
 	return best, nil
 }

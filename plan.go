@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/exec"
@@ -48,6 +49,10 @@ type Plan struct {
 	// Loops is Program lowered to the loop IR, what the compiled kernel
 	// runs (lower.Print prints it); nil with Options.Exec "interp".
 	Loops *lower.Program
+	// Times are the steps of making the plan, in order: structure
+	// (Prepare's hoisting and sharing), differentiate, optimize, check,
+	// lower (Kernel.Times adds compiling's).
+	Times []StageTime
 	// derivative is the differentiated (or the logical) program: the one
 	// whose result the run computes, before optimization
 	derivative sdql.Expr
@@ -55,6 +60,12 @@ type Plan struct {
 	req *request
 	// loopsShape is the dense result shape Loops was lowered with
 	loopsShape []int
+}
+
+// A StageTime is the time a step of the pipeline took.
+type StageTime struct {
+	Stage   string
+	Elapsed time.Duration
 }
 
 // String prints every stage, each after a line "-- stage: NAME", then the
@@ -134,7 +145,14 @@ func (q *Query) inputList() string {
 // plan runs the pipeline: the one place that assembles it (the
 // derivative: derive).
 func (q *Query) plan(r *request) (*Plan, error) {
-	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r}
+	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r,
+		Times: []StageTime{{"structure", q.structureTime}}}
+	clock := time.Now()
+	lap := func(stage string) {
+		now := time.Now()
+		p.Times = append(p.Times, StageTime{stage, now.Sub(clock)})
+		clock = now
+	}
 	if q.structured != q.prog {
 		p.Stages = append(p.Stages, Stage{Name: StageStructured, Program: q.structured})
 	}
@@ -152,6 +170,11 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		}
 		p.Stages = append(p.Stages, d.stages...)
 		p.Stages = append(p.Stages, Stage{Name: fuse.StageDifferentiated, Program: prog})
+		// choosing the mode optimized both modes' programs: that is
+		// optimizing's time
+		diff := time.Since(clock) - d.optimizing
+		p.Times = append(p.Times, StageTime{"differentiate", diff})
+		clock = clock.Add(diff)
 	}
 	p.derivative = prog
 	if q.opts.Opt == "none" {
@@ -177,6 +200,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		p.Stages = append(p.Stages, res.Stages[1:]...)
 		p.Program, p.Bindings = res.Program, phys
 	}
+	lap("optimize")
 	if q.planOnly {
 		return p, nil
 	}
@@ -194,6 +218,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		return nil, fmt.Errorf("internal error: the program to run does not type-check: %v\n%s", err, sdql.Print(p.Program))
 	}
 	p.Info = info
+	lap("check")
 	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
 		loops, err := exec.Lower(p.Program, info, q.execOptions(p, p.loopsShape))
@@ -201,6 +226,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 			return nil, q.withFile(err)
 		}
 		p.Loops = loops
+		lap("lower")
 	}
 	return p, nil
 }

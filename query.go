@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -19,10 +20,11 @@ type Query struct {
 	prog sdql.Expr
 	// structured is prog as the pipeline differentiates and optimizes it:
 	// its invariant terms hoisted out of loops and its repeated terms
-	// shared (structure)
-	structured sdql.Expr
-	opts       Options
-	inputs     map[string]*input
+	// shared (structure), in structureTime
+	structured    sdql.Expr
+	structureTime time.Duration
+	opts          Options
+	inputs        map[string]*input
 	// types gives every input's type; info is the strict check of prog
 	// over them (Free: every input)
 	types map[string]sdql.Type
@@ -57,8 +59,11 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{name: o.File, prog: prog, structured: structure(prog, o), opts: o, inputs: map[string]*input{},
+	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{},
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
+	start := time.Now()
+	q.structured = structure(prog, o)
+	q.structureTime = time.Since(start)
 	if ws, err := sdql.Lint(o.File, src); err == nil {
 		for _, w := range ws {
 			q.warnings = append(q.warnings, w.Error())
