@@ -235,7 +235,7 @@ type derived struct {
 	// optimized is fuse's result for prog when choosing the mode needed it
 	optimized *fuse.Result
 	// optimizing is the time choosing the mode spent in fuse
-	optimizing time.Duration
+	optimizing StageTime
 }
 
 // derive builds the derivative program of a request: the one place that
@@ -380,12 +380,13 @@ func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Ty
 			}
 			continue // the other mode cannot compute it: keep the proposal
 		}
-		start := time.Now()
+		start, cpu := time.Now(), processCPU()
 		res, err := fuse.Optimize(c.prog, cfg)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
-		d.optimizing += time.Since(start)
+		d.optimizing.Elapsed += time.Since(start)
+		d.optimizing.CPU += processCPU() - cpu
 		c.optimized = res
 		cost := fuse.Cost(res.Program, ptypes, stats)
 		costs = append(costs, fmt.Sprintf("%s %.4g", m, cost))

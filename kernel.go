@@ -32,8 +32,10 @@ type Kernel struct {
 	// the result's extents as far as the program tells them (0: unknown)
 	resultShape []int
 	shape       []int
-	// compile is Compile's time, compiling its last steps' (Times)
-	compile, compiling time.Duration
+	// compile is Compile's time; compiling and source its last steps'
+	// (Times)
+	compile           time.Duration
+	compiling, source StageTime
 	// others are ex compiled for another dense result shape (a rerun over
 	// a dense input of another length), by shape
 	mu     sync.Mutex
@@ -100,7 +102,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
 		}
 	}
-	compiling := time.Now()
+	clock := startClock()
 	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
 		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
 			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(p, k.resultShape))
@@ -111,9 +113,10 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 			return nil, err
 		}
 	}
-	k.compiling = time.Since(compiling)
+	k.compiling = clock.lap("compile", StageTime{})
 	if q.opts.Exec == "auto" {
 		k.tier = newTier(q, k)
+		k.source = clock.lap("source", StageTime{})
 	}
 	k.compile = time.Since(start)
 	if !cached {
@@ -201,9 +204,9 @@ func (k *Kernel) CompileTime() time.Duration { return k.compile }
 // the native build too) and, with Options.Exec "auto", source (the
 // kernel's Go, made to ask the JIT's cache for it).
 func (k *Kernel) Times() []StageTime {
-	ts := append(append([]StageTime(nil), k.plan.Times...), StageTime{"compile", k.compiling})
+	ts := append(append([]StageTime(nil), k.plan.Times...), k.compiling)
 	if k.tier != nil {
-		ts = append(ts, StageTime{"source", k.tier.source})
+		ts = append(ts, k.source)
 	}
 	return ts
 }

@@ -62,10 +62,32 @@ type Plan struct {
 	loopsShape []int
 }
 
-// A StageTime is the time a step of the pipeline took.
+// A StageTime is the time a step of the pipeline took: wall clock, and
+// the process's CPU time meanwhile (all its goroutines'; 0 where the
+// system does not tell), which other work on a busy machine does not
+// inflate.
 type StageTime struct {
-	Stage   string
-	Elapsed time.Duration
+	Stage        string
+	Elapsed, CPU time.Duration
+}
+
+// stageClock times consecutive steps.
+type stageClock struct {
+	wall    time.Time
+	cpu     time.Duration
+	elapsed []StageTime
+}
+
+func startClock() *stageClock { return &stageClock{wall: time.Now(), cpu: processCPU()} }
+
+// lap records the step since the last lap (or the start), less the
+// time of except (a part of it another step accounts for).
+func (c *stageClock) lap(stage string, except StageTime) StageTime {
+	now, cpu := time.Now(), processCPU()
+	st := StageTime{stage, now.Sub(c.wall) - except.Elapsed, cpu - c.cpu - except.CPU}
+	c.elapsed = append(c.elapsed, st)
+	c.wall, c.cpu = now.Add(-except.Elapsed), cpu-except.CPU
+	return st
 }
 
 // String prints every stage, each after a line "-- stage: NAME", then the
@@ -146,13 +168,9 @@ func (q *Query) inputList() string {
 // derivative: derive).
 func (q *Query) plan(r *request) (*Plan, error) {
 	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r,
-		Times: []StageTime{{"structure", q.structureTime}}}
-	clock := time.Now()
-	lap := func(stage string) {
-		now := time.Now()
-		p.Times = append(p.Times, StageTime{stage, now.Sub(clock)})
-		clock = now
-	}
+		Times: []StageTime{q.structureTime}}
+	clock := startClock()
+	defer func() { p.Times = append(p.Times, clock.elapsed...) }()
 	if q.structured != q.prog {
 		p.Stages = append(p.Stages, Stage{Name: StageStructured, Program: q.structured})
 	}
@@ -172,9 +190,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		p.Stages = append(p.Stages, Stage{Name: fuse.StageDifferentiated, Program: prog})
 		// choosing the mode optimized both modes' programs: that is
 		// optimizing's time
-		diff := time.Since(clock) - d.optimizing
-		p.Times = append(p.Times, StageTime{"differentiate", diff})
-		clock = clock.Add(diff)
+		clock.lap("differentiate", d.optimizing)
 	}
 	p.derivative = prog
 	if q.opts.Opt == "none" {
@@ -200,7 +216,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		p.Stages = append(p.Stages, res.Stages[1:]...)
 		p.Program, p.Bindings = res.Program, phys
 	}
-	lap("optimize")
+	clock.lap("optimize", StageTime{})
 	if q.planOnly {
 		return p, nil
 	}
@@ -218,7 +234,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		return nil, fmt.Errorf("internal error: the program to run does not type-check: %v\n%s", err, sdql.Print(p.Program))
 	}
 	p.Info = info
-	lap("check")
+	clock.lap("check", StageTime{})
 	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
 		loops, err := exec.Lower(p.Program, info, q.execOptions(p, p.loopsShape))
@@ -226,7 +242,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 			return nil, q.withFile(err)
 		}
 		p.Loops = loops
-		lap("lower")
+		clock.lap("lower", StageTime{})
 	}
 	return p, nil
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -22,7 +21,7 @@ type Query struct {
 	// its invariant terms hoisted out of loops and its repeated terms
 	// shared (structure), in structureTime
 	structured    sdql.Expr
-	structureTime time.Duration
+	structureTime StageTime
 	opts          Options
 	inputs        map[string]*input
 	// types gives every input's type; info is the strict check of prog
@@ -61,9 +60,9 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	}
 	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{},
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
-	start := time.Now()
+	clock := startClock()
 	q.structured = structure(prog, o)
-	q.structureTime = time.Since(start)
+	q.structureTime = clock.lap("structure", StageTime{})
 	if ws, err := sdql.Lint(o.File, src); err == nil {
 		for _, w := range ws {
 			q.warnings = append(q.warnings, w.Error())
