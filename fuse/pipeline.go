@@ -190,6 +190,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled
 			rc.Dims = cfg.Dims
+			rc.NoShare = rc.NoShare || cfg.NoShare
 			out, rep := Saturate(prog, saturationRules(cfg.rules()), cfg.Inputs, dense, cfg.Stats, rc)
 			res.Reports = append(res.Reports, rep)
 			res.noteTimeLimit(rep)
@@ -220,6 +221,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			if opt != "rules" {
 				rc := cfg.Runner
 				rc.Disabled = cfg.Disabled
+				rc.NoShare = rc.NoShare || cfg.NoShare
 				out, rep := Saturate(prog, saturationRules(cfg.rules()), phys, nil, cfg.PhysStats, rc)
 				res.Reports = append(res.Reports, rep)
 				res.noteTimeLimit(rep)

@@ -41,6 +41,10 @@ type RunnerConfig struct {
 	Dims map[string][]int
 	// Trace, when set, is called for every rule application.
 	Trace func(rule string)
+	// NoShare leaves a term the extraction writes at several places (one
+	// e-class chosen at each) written there; by default it is bound once
+	// (sdql.Share).
+	NoShare bool
 }
 
 func (c RunnerConfig) withDefaults() RunnerConfig {
@@ -244,6 +248,10 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 		}
 	}
 	out, cost := g.extract(root)
+	if out != nil && !cfg.NoShare {
+		// the extraction builds a class chosen at two places twice
+		out = sdql.Share(out)
+	}
 	rep.CostAfter = cost
 	rep.Nodes, rep.Classes = g.nodes, len(g.classes)
 	rep.Elapsed = time.Since(start)
