@@ -24,20 +24,69 @@ import "sort"
 // a term with unique(...) (which speaks of the sum around it), and it
 // never duplicates work: each moved term is computed once where it lands.
 // A let whose value it moves becomes a name for the new let, and is
-// dropped. It takes time linear in the program's size (times the number
-// of variables a term refers to) and a pass per level of nesting that a
-// moved term opens up for another.
+// dropped. A let whose name is not used is dropped first: its value,
+// never computed, does not keep a term in its loop. It takes time linear
+// in the program's size (times the number of variables a term refers to)
+// and a pass per level of nesting that a moved term opens up for another.
 func Hoist(e Expr) Expr {
+	e = dropDeadLets(e)
 	for range 8 {
 		t := analyze(e)
 		h := &hoister{t: t, fresh: newFreshNames(t.names)}
 		out := h.rebuild(0, nil, 0)
 		if !h.moved {
-			return e
+			break
 		}
 		e = inlineAliases(out, h.fresh.made)
 	}
-	return e
+	return flattenLets(e)
+}
+
+// flattenLets moves the lets of a let's value before it:
+//
+//	let x = (let y = a in b) in c   becomes   let y = a in let x = b in c
+//
+// (y renamed where c reads another y), so that the lets a pass binds
+// around a let's value, or a program writes there, do not nest: a let is
+// a let wherever it was written.
+func flattenLets(e Expr) Expr {
+	idx := NewFreeIndex()
+	var names *Names
+	var flat func(l *LetExpr) Expr
+	flat = func(l *LetExpr) Expr {
+		in, ok := l.Values[0].(*LetExpr)
+		if !ok || len(in.Names) != 1 || in.Names[0].Name == "_" {
+			return l
+		}
+		y, b := in.Names[0], in.Body
+		if idx.Use(l.Body, y.Name).Count > 0 || y.Name == l.Names[0].Name {
+			if names == nil {
+				names = NewNames(e)
+			}
+			ny := Binder{NamePos: y.NamePos, Name: names.Fresh(y.Name)}
+			b = idx.Subst(b, map[string]Expr{y.Name: &Ident{NamePos: y.NamePos, Name: ny.Name}})
+			y = ny
+		}
+		outer := flat(&LetExpr{Let: l.Let, Names: l.Names, Values: []Expr{b}, Body: l.Body})
+		return &LetExpr{Let: in.Let, Names: []Binder{y}, Values: in.Values, Body: outer}
+	}
+	return Transform(e, func(x Expr) Expr {
+		if l, ok := x.(*LetExpr); ok && len(l.Names) == 1 {
+			return flat(l)
+		}
+		return x
+	})
+}
+
+// dropDeadLets drops the single lets whose name is not used.
+func dropDeadLets(e Expr) Expr {
+	idx := NewFreeIndex()
+	return Transform(e, func(x Expr) Expr {
+		if l, ok := x.(*LetExpr); ok && len(l.Names) == 1 && idx.Use(l.Body, l.Names[0].Name).Count == 0 {
+			return l.Body
+		}
+		return x
+	})
 }
 
 // hoister moves the invariant terms of one analysis.
@@ -59,11 +108,15 @@ type loop struct {
 // which the first barrier are outside a condition around i.
 func (h *hoister) rebuild(i int32, loops []*loop, barrier int) Expr {
 	t := h.t
-	if len(loops) > barrier && t.work[i] && !t.unique[i] && !t.yieldsBool(i) {
-		// the outermost loop, past the barrier, that binds none of i's
-		// free variables
+	if len(loops) > 0 && t.bindable(i) && (t.work[i] || t.looks[i] || h.letValue(i)) {
+		// the outermost loop that binds none of i's free variables, and
+		// is inside the conditions around i; out of those too where i is
+		// total and cheap (no loop, dictionary or call: arithmetic and
+		// lookups, which give zero for a key they do not find)
 		k := sort.Search(len(loops), func(k int) bool { return loops[k].key > t.maxFree[i] })
-		k = max(k, barrier)
+		if t.work[i] {
+			k = max(k, barrier)
+		}
 		if k < len(loops) {
 			v := h.rebuildKids(i, loops[:k], min(barrier, k))
 			name := h.fresh.fresh("inv")
@@ -74,6 +127,21 @@ func (h *hoister) rebuild(i int32, loops []*loop, barrier int) Expr {
 		}
 	}
 	return h.rebuildKids(i, loops, barrier)
+}
+
+// letValue reports whether node i is the value of a let: a let inside a
+// loop whose value does not depend on it leaves it, however cheap (a let
+// in a loop's body keeps the optimizer's rules from fusing the loop).
+func (h *hoister) letValue(i int32) bool {
+	p := h.t.parent[i]
+	if p < 0 {
+		return false
+	}
+	if _, ok := h.t.nodes[p].(*LetExpr); !ok {
+		return false
+	}
+	kids := h.t.kids(p)
+	return i != kids[len(kids)-1] // not the body
 }
 
 // rebuildKids returns node i with its children rewritten.

@@ -16,22 +16,34 @@ import "sort"
 //
 // Larger terms are shared first, so a repeated term inside a repeated
 // term is counted once per copy that remains. A let never computes what
-// the program might not have: it is bound where at least one of the
+// the program might not have, unless it is total and cheap (arithmetic
+// and lookups, as for Hoist): it is bound where at least one of the
 // places it replaces is always evaluated (not only in a loop's body, an
 // if's branch or the right operand of && or ||); places that no such
 // point covers are shared in smaller groups, or not at all. The terms it
-// binds do work, as Hoist's do: they contain a loop, a dictionary or a
-// call (repeated arithmetic is left to lowering's CommonSubexprs); a
-// truth value and a term with unique(...) stay where they are. It takes
+// binds do work: they contain a loop, a dictionary or a call, as Hoist's
+// do, or a lookup, which may search a sparse dictionary at each place
+// (repeated arithmetic is left to lowering's CommonSubexprs); a truth
+// value, a view of an array and a term with unique(...) stay where they
+// are. It takes
 // time linear in the program's size, times the variables a term refers
 // to and the depth of the places it binds, a round per level of terms
 // that become the same once their parts are shared.
-func Share(e Expr) Expr {
+func Share(e Expr) Expr { return share(e, true) }
+
+// ShareWork is Share that leaves repeated lookups (and the arithmetic on
+// them) repeated: for a program the rules rewrite further, which see
+// through a product, not a let, and for a physical program, where a lookup
+// reads an array, a load that lowering reads where it is written (a bound
+// row bound, A_pos(i), would hide the segment it starts from lowering).
+func ShareWork(e Expr) Expr { return share(e, false) }
+
+func share(e Expr, lookups bool) Expr {
 	// a let whose value a round shares becomes a name for the shared let
 	// and is substituted: terms that differed only by such names are then
 	// the same, for another round
 	for range 8 {
-		out := shareOnce(e)
+		out := shareOnce(e, lookups)
 		if out == e {
 			break
 		}
@@ -41,14 +53,14 @@ func Share(e Expr) Expr {
 }
 
 // shareOnce is a round of Share: e itself when it has nothing to share.
-func shareOnce(e Expr) Expr {
+func shareOnce(e Expr, lookups bool) Expr {
 	t := analyze(e)
 	s := &sharer{t: t, fresh: newFreshNames(t.names), removed: make([]bool, len(t.nodes)),
 		name: map[int32]string{}, anchor: map[int32]int32{}, lets: map[int32][]sharedLet{}}
 	byClass := map[int32][]int32{}
 	for i := range t.nodes {
 		i := int32(i)
-		if t.work[i] && !t.unique[i] && !t.yieldsBool(i) {
+		if (t.work[i] || lookups && t.looks[i]) && t.bindable(i) {
 			byClass[t.class[i]] = append(byClass[t.class[i]], i)
 		}
 	}
@@ -79,7 +91,7 @@ func shareOnce(e Expr) Expr {
 	}
 	// a let of Hoist's whose value is now shared is a name for the shared
 	// let
-	return inlineAliases(s.build(0), s.fresh.made)
+	return flattenLets(inlineAliases(s.build(0), s.fresh.made))
 }
 
 // sharer shares the repeated terms of one analysis.
@@ -175,8 +187,13 @@ func (s *sharer) group(occ []int32) {
 		}
 	}
 	lca := path[top]
-	certain := false
+	// a total and cheap term (arithmetic and lookups: no loop, dictionary
+	// or call) may be computed where no place of it is, as Hoist does
+	certain := !s.t.work[occ[0]]
 	for n := range occ {
+		if certain {
+			break
+		}
 		m := meets[n]
 		if n == 0 {
 			m.pos = 0

@@ -39,14 +39,21 @@ type terms struct {
 	maxFree []int32
 	class   []int32
 	size    []int32
-	// work marks a node that contains a loop, a dictionary or a call;
-	// unique one that contains unique(...)
-	work, unique []bool
+	// work marks a node that contains a loop, a dictionary or a call, or
+	// reads a let whose value does; looks one that contains a lookup
+	// (which may search a sparse dictionary), or reads a let whose value
+	// does; unique one that contains unique(...). A let's name is the work
+	// of its value: x - s with x the name of a sum does work, as the sum
+	// written in place would.
+	work, looks, unique []bool
 	// freeSet is each node's set of free binders, interned
 	freeSet []int32
 
 	heights []int32 // of each binder
 	slots   []int8  // of each binder: a sum's value 1, else 0
+	// binderWork and binderLooks are work and looks of each let binder's
+	// value
+	binderWork, binderLooks []bool
 	// names are every name the program binds or mentions
 	names map[string]bool
 }
@@ -100,12 +107,15 @@ func (t *terms) visit(e Expr, parent int32, edge edgeKind, sc map[string][]int32
 	t.binder = append(t.binder, -1)
 	t.maxFree = append(t.maxFree, -1)
 	t.work = append(t.work, false)
+	t.looks = append(t.looks, false)
 	t.unique = append(t.unique, false)
 	t.freeSet = append(t.freeSet, 0)
 	bind := func(name string, slot int8) int32 {
 		id := int32(len(t.heights))
 		t.heights = append(t.heights, 0)
 		t.slots = append(t.slots, slot)
+		t.binderWork = append(t.binderWork, false)
+		t.binderLooks = append(t.binderLooks, false)
 		t.names[name] = true
 		if name != "_" {
 			sc[name] = append(sc[name], id)
@@ -122,6 +132,7 @@ func (t *terms) visit(e Expr, parent int32, edge edgeKind, sc map[string][]int32
 		c := int32(len(t.nodes))
 		f, h := t.visit(k, i, edge, sc, fs)
 		t.work[i] = t.work[i] || t.work[c]
+		t.looks[i] = t.looks[i] || t.looks[c]
 		t.unique[i] = t.unique[i] || t.unique[c]
 		return f, h
 	}
@@ -129,8 +140,10 @@ func (t *terms) visit(e Expr, parent int32, edge edgeKind, sc map[string][]int32
 	case *Ident:
 		t.names[x.Name] = true
 		if ids := sc[x.Name]; len(ids) > 0 {
-			t.binder[i] = ids[len(ids)-1]
-			free = []int32{t.binder[i]}
+			b := ids[len(ids)-1]
+			t.binder[i] = b
+			free = []int32{b}
+			t.work[i], t.looks[i] = t.binderWork[b], t.binderLooks[b]
 		}
 	case *SumExpr:
 		fs0, h0 := sub(x.Src, edgeAlways)
@@ -148,8 +161,10 @@ func (t *terms) visit(e Expr, parent int32, edge edgeKind, sc map[string][]int32
 		hs := make([]int32, len(x.Values))
 		frees := make([][]int32, len(x.Values))
 		for j, v := range x.Values {
+			c := int32(len(t.nodes))
 			frees[j], hs[j] = sub(v, edgeAlways)
 			ids[j] = bind(x.Names[j].Name, 0)
+			t.binderWork[ids[j]], t.binderLooks[ids[j]] = t.work[c], t.looks[c]
 		}
 		t.binder[i] = ids[0]
 		fb, hb := sub(x.Body, edgeAlways)
@@ -178,6 +193,8 @@ func (t *terms) visit(e Expr, parent int32, edge edgeKind, sc map[string][]int32
 			t.work[i] = t.work[i] || len(x.Entries) > 0
 		case *CallExpr, *OneHotExpr:
 			t.work[i] = true
+		case *LookupExpr:
+			t.looks[i] = true
 		case *UniqueExpr:
 			t.unique[i] = true
 		}
@@ -379,6 +396,19 @@ func (t *terms) kids(i int32) []int32 {
 		out = append(out, c)
 	}
 	return out
+}
+
+// bindable reports whether node i may be let-bound by Hoist and Share: not
+// a variable, a literal or a zero (there is nothing to compute once), a
+// truth value (a comparison, a connective), a view of an array (a
+// sub-array or a range, which lowering reads where it is used, and cannot
+// bind), nor a term with unique(...) (which speaks of the sum around it).
+func (t *terms) bindable(i int32) bool {
+	switch t.nodes[i].(type) {
+	case *SliceExpr, *RangeExpr, *Ident, *IntLit, *RealLit, *BoolLit, *ZeroExpr:
+		return false
+	}
+	return !t.unique[i] && !t.yieldsBool(i)
 }
 
 // yieldsBool reports whether node i's value is a truth value by its

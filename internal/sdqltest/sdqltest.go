@@ -61,9 +61,9 @@ type Suite struct {
 //   - lint: prints the warnings of sdql.Lint, one a line, or "no warnings".
 //   - extents: sdql.AnalyzeExtents with dims=(A=2x3, x=3): the bounds of
 //     the result's levels and of every bound name.
-//   - hoist, share: the program after sdql.Hoist (sdql.Share; both with
-//     arg then=share or then=hoist); with bindings, it also checks that
-//     both programs evaluate to the same dictionaries.
+//   - hoist, share, sharework: the program after sdql.Hoist (sdql.Share,
+//     sdql.ShareWork; another with arg then=share, say); with bindings, it
+//     also checks that both programs evaluate to the same dictionaries.
 func New() *Suite {
 	s := &Suite{cmds: map[string]Handler{}}
 	s.Register("parse", func(t *testing.T, d *datadriven.TestData) string {
@@ -157,7 +157,7 @@ func New() *Suite {
 		return fmt.Sprintf("%s\narith=%d writes=%d lookups=%d iters=%d total=%d\n",
 			sdql.FormatValue(v), w.Arith, w.Writes, w.Lookups, w.Iters, w.Total())
 	})
-	for _, name := range []string{"hoist", "share"} {
+	for _, name := range []string{"hoist", "share", "sharework"} {
 		s.Register(name, func(t *testing.T, d *datadriven.TestData) string {
 			inputs, prog := MustSplit(t, d)
 			e, err := sdql.Parse("prog.sdql", prog)
@@ -177,6 +177,8 @@ func New() *Suite {
 					out = sdql.Hoist(out)
 				case "share":
 					out = sdql.Share(out)
+				case "sharework":
+					out = sdql.ShareWork(out)
 				default:
 					t.Fatalf("%s: unknown step %s", d.Pos, st)
 				}

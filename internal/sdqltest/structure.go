@@ -11,7 +11,10 @@ import (
 
 // InlineLets returns e with every let substituted at each use of its name
 // (a let used twice becomes a repeated subterm; one used in a loop, a
-// term computed in the loop).
+// term computed in the loop), but a let that does work (a loop, a
+// dictionary, a call) and whose every use is under a condition (an if's
+// branch, the right operand of && or ||): inlined there, it would be
+// computed only on the conditions, another way of computing the function.
 func InlineLets(e sdql.Expr) sdql.Expr {
 	return sdql.Transform(e, func(x sdql.Expr) sdql.Expr {
 		l, ok := x.(*sdql.LetExpr)
@@ -23,6 +26,9 @@ func InlineLets(e sdql.Expr) sdql.Expr {
 		for i := len(l.Names) - 1; i >= 0; i-- {
 			if l.Names[i].Name == "_" {
 				continue
+			}
+			if len(l.Names) == 1 && doesWork(vals[i]) && !unconditionalUse(body, l.Names[i].Name) {
+				return x
 			}
 			// a tupled let binds sequentially: later values see earlier names
 			body = sdql.Subst(body, map[string]sdql.Expr{l.Names[i].Name: vals[i]})
@@ -105,6 +111,36 @@ func captures(e sdql.Expr, i int, free []string, name string) bool {
 			if n == f {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// doesWork reports whether e contains a loop, a dictionary or a call.
+func doesWork(e sdql.Expr) bool {
+	return sdql.Any(e, func(x sdql.Expr) bool {
+		switch x := x.(type) {
+		case *sdql.SumExpr, *sdql.CallExpr, *sdql.OneHotExpr:
+			return true
+		case *sdql.DictExpr:
+			return len(x.Entries) > 0
+		}
+		return false
+	})
+}
+
+// unconditionalUse reports whether name occurs free in e other than under
+// a condition.
+func unconditionalUse(e sdql.Expr, name string) bool {
+	if id, ok := e.(*sdql.Ident); ok {
+		return id.Name == name
+	}
+	for i, k := range sdql.Children(e) {
+		if conditional(e, i) || captures(e, i, nil, name) {
+			continue
+		}
+		if unconditionalUse(k, name) {
+			return true
 		}
 	}
 	return false
