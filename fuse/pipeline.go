@@ -177,7 +177,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	}
 	opt := cfg.Opt
 	if opt != "none" {
-		prog = Structure(prog, cfg.NoHoist, cfg.NoShare)
+		prog = structureGiven(prog, cfg.NoHoist, cfg.NoShare)
 	}
 	prog = Uniquify(SplitLets(prog))
 	if dense := cfg.Dense; opt != "none" {
@@ -246,14 +246,29 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 // Structure returns prog with every term that does not depend on a loop
 // moved out of it (sdql.Hoist, unless noHoist) and every repeated term
 // computed once (sdql.Share, unless noShare): what the root package does
-// to a logical program before differentiating it, and Optimize to the
-// program it is given.
+// to a logical program before differentiating it.
 func Structure(prog sdql.Expr, noHoist, noShare bool) sdql.Expr {
 	if !noHoist {
 		prog = sdql.Hoist(prog)
 	}
 	if !noShare {
 		prog = sdql.Share(prog)
+	}
+	return prog
+}
+
+// structureGiven is what Optimize does first to the program it is given
+// (a derivative, say): Structure, but that a repeated lookup, or
+// arithmetic on lookups, stays repeated (sdql.ShareWork) for the algebra
+// rules, which see through a product and not through a let (the
+// derivative of d * d is d * c + d * c, which they make 2 * d * c), and
+// for lowering's CommonSubexprs.
+func structureGiven(prog sdql.Expr, noHoist, noShare bool) sdql.Expr {
+	if !noHoist {
+		prog = sdql.Hoist(prog)
+	}
+	if !noShare {
+		prog = sdql.ShareWork(prog)
 	}
 	return prog
 }
