@@ -16,18 +16,26 @@ import "sort"
 //	let inv1 = sum(<k, s> in A) { k -> f(s) } in
 //	sum(<i, r> in A) sum(<j, a> in r) a * inv1(j)
 //
-// The terms it moves do work: they contain a loop, a dictionary or a call
-// (cheaper ones are left to lowering, which hoists its loops' invariant
-// arithmetic itself). It never moves a term out of a conditional that
-// guards it (an if's branch, the right operand of && and ||): there the
-// term may never have been computed. It does not move a truth value, nor
-// a term with unique(...) (which speaks of the sum around it), and it
-// never duplicates work: each moved term is computed once where it lands.
-// A let whose value it moves becomes a name for the new let, and is
-// dropped. A let whose name is not used is dropped first: its value,
-// never computed, does not keep a term in its loop. It takes time linear
-// in the program's size (times the number of variables a term refers to)
-// and a pass per level of nesting that a moved term opens up for another.
+// The terms it moves are those that do work — that contain a loop, a
+// dictionary or a call, or read a let whose value does (x - s, x the name
+// of a sum, as the sum written in place) — lookups, which may search a
+// sparse dictionary, and the value of a let, however cheap (a let in a
+// loop's body keeps the optimizer's rules from fusing the loop). Other
+// arithmetic is left to lowering, which hoists its loops' invariant
+// arithmetic itself. It never moves work out of a conditional that guards
+// it (an if's branch, the right operand of && and ||): there the term may
+// never have been computed; a term that is total and cheap (arithmetic
+// and lookups, which read zero for a key they do not find) leaves it too.
+// It does not move a variable or a literal, a truth value, a view of an
+// array (a sub-array, a range), nor a term with unique(...) (which speaks
+// of the sum around it), and it never duplicates work: each moved term is
+// computed once where it lands. A let whose value it moves becomes a name
+// for the new let, and is dropped. A let whose name is not used is dropped
+// first: its value, never computed, does not keep a term in its loop; and
+// the lets in a let's value end before it (flattenLets). It takes time
+// linear in the program's size (times the number of variables a term
+// refers to) and a pass per level of nesting that a moved term opens up
+// for another.
 func Hoist(e Expr) Expr {
 	e = dropDeadLets(e)
 	for range 8 {
