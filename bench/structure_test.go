@@ -178,3 +178,28 @@ func TestStructureLowersAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestStructureCatchesDisabledPasses shows that the check of
+// TestStructureLowersAlike fails without the passes it relies on: with
+// invariant code motion off (Options.NoHoist), and with sharing off
+// (Options.NoShare), some random program's variants lower differently.
+func TestStructureCatchesDisabledPasses(t *testing.T) {
+	in := structureInputs(t)
+	for _, c := range []struct {
+		name string
+		opts nablasd.Options
+	}{{"NoHoist", nablasd.Options{NoHoist: true}}, {"NoShare", nablasd.Options{NoShare: true}}} {
+		found := ""
+		for seed := range uint64(200) {
+			if d := checkStructure(t, seed, in, c.opts); d != "" {
+				found = d
+				break
+			}
+		}
+		if found == "" {
+			t.Errorf("with %s, the variants of 200 programs lower alike: the check cannot tell the pass is off", c.name)
+			continue
+		}
+		t.Logf("with %s: %s", c.name, strings.SplitN(found, "\n", 2)[0])
+	}
+}
