@@ -48,6 +48,20 @@ func TestVariantsLowerAlike(t *testing.T) {
 						t.Errorf("wrt %q: the variant lowers to\n%s\nthe original to\n%s", wrt, got, want)
 					}
 				}
+			case OfExample:
+				osrc, _, err := v.OriginalSource()
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, _ := WorkloadByName("mlp2") // its data: A square, x
+				d := smallWorkloadData(t, w)
+				for _, wrt := range []string{"", ExampleWrt} {
+					want := workloadShape(t, osrc, v.Original+".sdql", d, wrt)
+					got := workloadShape(t, v.Src, v.File, d, wrt)
+					if got != want {
+						t.Errorf("wrt %q: the variant lowers to\n%s\nthe original to\n%s", wrt, got, want)
+					}
+				}
 			case OfKernel:
 				format := kernelFormat(v.Original)
 				orig, err := NewCase(v.Original, format, "small", m)
