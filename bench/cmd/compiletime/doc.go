@@ -22,14 +22,16 @@ func writeDoc(path string, points []point, fits map[string]fit, issue point, fig
 How long nablasd takes to prepare a program and compile its gradient, as
 the program grows, over generated families (bench.Families): tanh stacks
 of 1–32 layers, let-bound and written inline; sums of n different terms; a
-subterm repeated n times; random programs of n terms. A
-program's time is the least of ` + fmt.Sprint(reps) + ` repetitions on one core (GOMAXPROCS=1)
-of the process's CPU time, which other work on a shared machine does not
-inflate: for Prepare and Compile in all (the whole pipeline, with the Go
-source the JIT's cache is asked for), and for each stage (Kernel.Times). A family's growth exponent is the
-slope of log time against log size (nodes of the logical program) over
-its three largest programs (the random programs: those of the three
-largest n).
+subterm repeated n times; random programs of n terms.
+
+`)
+	fmt.Fprintf(&b, "A program's time is the least of %d repetitions on one core\n", reps)
+	b.WriteString(`(GOMAXPROCS=1) of the process's CPU time, which other work on a shared
+machine does not inflate: for Prepare and Compile in all (the whole
+pipeline, with the Go source the JIT's cache is asked for), and for each
+stage (Kernel.Times). A family's growth exponent is the slope of log time
+against log size (nodes of the logical program) over its three largest
+programs (the random programs: those of the three largest n).
 
 `)
 	fmt.Fprintf(&b, "Measured %s on %s/%s, %d CPUs shared with other work. Times are in ms.\n\n",
