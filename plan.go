@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nablasd/nablasd/ad"
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/lower"
@@ -60,6 +59,18 @@ type Plan struct {
 	req *request
 	// loopsShape is the dense result shape Loops was lowered with
 	loopsShape []int
+	// Passes is the loop IR as lowering built it and after each pass
+	// that ran, with Options.TracePasses (nil otherwise).
+	Passes []PassStep
+}
+
+// A PassStep is the loop IR after one lowering pass (Options.TracePasses).
+type PassStep struct {
+	// Pass names the pass (lower.Passes), or lower.BuildStep for the
+	// program as lowering built it, before the first pass.
+	Pass string
+	// Loops is the IR after the pass, as lower.Print prints it.
+	Loops string
 }
 
 // A StageTime is the time a step of the pipeline took: wall clock, and
@@ -237,9 +248,15 @@ func (q *Query) plan(r *request) (*Plan, error) {
 	clock.lap("check", StageTime{})
 	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
-		loops, err := exec.Lower(p.Program, info, q.execOptions(p, p.loopsShape))
+		var trace func(string, *lower.Program)
+		if q.opts.TracePasses {
+			trace = func(pass string, lp *lower.Program) {
+				p.Passes = append(p.Passes, PassStep{Pass: pass, Loops: lower.Print(lp)})
+			}
+		}
+		loops, err := q.lowerPlan(p, p.loopsShape, trace)
 		if err != nil {
-			return nil, q.withFile(err)
+			return nil, err
 		}
 		p.Loops = loops
 		clock.lap("lower", StageTime{})

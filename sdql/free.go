@@ -13,29 +13,29 @@ import (
 // in place once asked about (no transformation of this module changes a
 // node in place). A FreeIndex is not safe for concurrent use.
 type FreeIndex struct {
-	m map[Expr][]FreeUse
+	m map[Expr][]FreeCount
 }
 
-// A FreeUse is a variable occurring free in a term: how many times,
+// A FreeCount is a variable occurring free in a term: how many times,
 // counted up to 2, and whether an occurrence is inside the body of a sum
 // (a loop) in the term.
-type FreeUse struct {
+type FreeCount struct {
 	Name   string
 	Count  int
 	InLoop bool
 }
 
 // NewFreeIndex returns an empty index.
-func NewFreeIndex() *FreeIndex { return &FreeIndex{m: map[Expr][]FreeUse{}} }
+func NewFreeIndex() *FreeIndex { return &FreeIndex{m: map[Expr][]FreeCount{}} }
 
 // Free returns e's free variables, sorted by name.
-func (x *FreeIndex) Free(e Expr) []FreeUse {
+func (x *FreeIndex) Free(e Expr) []FreeCount {
 	if fv, ok := x.m[e]; ok {
 		return fv
 	}
-	var fv []FreeUse
+	var fv []FreeCount
 	if id, ok := e.(*Ident); ok {
-		fv = []FreeUse{{Name: id.Name, Count: 1}}
+		fv = []FreeCount{{Name: id.Name, Count: 1}}
 	}
 	_, isSum := e.(*SumExpr)
 	for i, k := range Children(e) {
@@ -60,15 +60,15 @@ func (x *FreeIndex) Free(e Expr) []FreeUse {
 	return fv
 }
 
-func compareUse(f FreeUse, name string) int { return strings.Compare(f.Name, name) }
+func compareUse(f FreeCount, name string) int { return strings.Compare(f.Name, name) }
 
 // Use returns how name occurs free in e (count 0 when it does not).
-func (x *FreeIndex) Use(e Expr, name string) FreeUse {
+func (x *FreeIndex) Use(e Expr, name string) FreeCount {
 	fv := x.Free(e)
 	if j, found := slices.BinarySearchFunc(fv, name, compareUse); found {
 		return fv[j]
 	}
-	return FreeUse{Name: name}
+	return FreeCount{Name: name}
 }
 
 // Mentions reports whether a variable of names occurs free in e.
