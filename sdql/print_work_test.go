@@ -71,10 +71,14 @@ var nestedPrograms = map[string]func(n int) string{
 // the depth may at most double it, with a little slack, and it stays
 // within a few steps per node of the program.
 func TestPrintWorkLinear(t *testing.T) {
+	top := 800
+	if testing.Short() {
+		top = 400
+	}
 	for name, gen := range nestedPrograms {
 		t.Run(name, func(t *testing.T) {
 			prev := 0
-			for n := 100; n <= 800; n *= 2 {
+			for n := 100; n <= top; n *= 2 {
 				e, err := Parse("", gen(n))
 				if err != nil {
 					t.Fatal(err)
