@@ -124,13 +124,19 @@ func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
 	return newJITKernel(k, syms, q.opts.Threads)
 }
 
+// jitDocLines bounds each program the JIT's kernels print in their doc
+// comment: the source is made on every Compile (its hash is the key of the
+// JIT's cache), and the doc is for a reader of the cache, who has `nablasd
+// plan` for the rest.
+const jitDocLines = 24
+
 // jitSource generates the Go of the kernel of plan p with the JIT's entry
 // points (wrapperSource): the source of its plugin.
 func (q *Query) jitSource(p *Plan) (*gogen.Kernel, []byte, error) {
 	// parallel loops only where they may run: a kernel of one goroutine
 	// keeps its serial loops alone in its function (the parallel branch
 	// and its closures would cost the serial path registers)
-	k, err := q.generateFor(p, gogen.Options{Func: "Kernel", Package: "main", Workspace: true, Parallel: q.opts.Threads > 1})
+	k, err := q.generateFor(p, gogen.Options{Func: "Kernel", Package: "main", Workspace: true, Parallel: q.opts.Threads > 1}, jitDocLines)
 	if err != nil {
 		return nil, nil, err
 	}
