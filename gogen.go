@@ -86,19 +86,25 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 // (Func, Package, Workspace, Parallel, MinParallel): GenerateGo's work once
 // the plan is made (the JIT calls it on the plan it compiles).
 func (q *Query) generateFor(p *Plan, opts gogen.Options) (*gogen.Kernel, error) {
+	k, _, err := q.generateIR(p, opts)
+	return k, err
+}
+
+// generateIR is generateFor that also returns the loop IR it printed.
+func (q *Query) generateIR(p *Plan, opts gogen.Options) (*gogen.Kernel, *lower.Program, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
 	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS,
 		CompletedOn: q.completedOn(p), EqualModes: q.equalModes()})
 	if err != nil {
-		return nil, q.withFile(err)
+		return nil, nil, q.withFile(err)
 	}
 	opts.Doc, opts.Formats, opts.ResultSizes = q.goDoc(p), fs, q.resultSizes(p, shape)
 	k, err := gogen.Generate(ir, opts)
 	if err != nil {
-		return nil, q.withFile(err)
+		return nil, nil, q.withFile(err)
 	}
-	return k, nil
+	return k, ir, nil
 }
 
 // goDoc opens a generated kernel's doc comment: what it computes.
