@@ -32,6 +32,12 @@ type Job struct {
 	Step func(*Group) (*TableTensor, error)
 	// Order is the order of every result (0: scalars).
 	Order int
+	// RowStep, set instead of Step, gives a group's result as rows of
+	// the columns Columns (the job puts the key column first): a result
+	// that is not one tensor, such as a grouped fit's parameters and
+	// losses (batch_rows.go). A group's rows may be none.
+	RowStep func(*Group) (arrow.RecordBatch, error)
+	Columns []arrow.Field
 	// Out is the output table (.parquet, .arrow or .arrows).
 	Out string
 	// Meta is written in the output's metadata (e.g. nablasd.program);
@@ -72,6 +78,7 @@ type jobResult struct {
 	key  Key
 	rows int64
 	res  *TableTensor
+	recs arrow.RecordBatch // RowStep's result
 	err  error
 }
 
@@ -90,7 +97,10 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	}
 	meta[MetaKey] = key.Name
 	schema := TensorSchema(j.Order, &arrow.Field{Name: key.Name, Type: key.Type}, meta)
-	jr, err := createJournal(j.Out, schema, j.Resume)
+	if j.RowStep != nil {
+		schema = RowsSchema(&arrow.Field{Name: key.Name, Type: key.Type}, j.Columns, meta)
+	}
+	jr, err := createJournal(j.Out, schema, j.Resume, j.RowStep != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -146,11 +156,16 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 		go func() {
 			defer wg.Done()
 			for it := range items {
-				res, err := runStep(j.Step, it.g)
-				if err != nil {
-					err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, err)
+				r := jobResult{seq: it.seq, key: it.g.Key, rows: it.g.Rows}
+				if j.RowStep != nil {
+					r.recs, r.err = runStep(j.RowStep, it.g)
+				} else {
+					r.res, r.err = runStep(j.Step, it.g)
 				}
-				results <- jobResult{seq: it.seq, key: it.g.Key, rows: it.g.Rows, res: res, err: err}
+				if r.err != nil {
+					r.err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, r.err)
+				}
+				results <- r
 			}
 		}()
 	}
@@ -217,7 +232,7 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 }
 
 // runStep calls the step, turning a panic into an error.
-func runStep(step func(*Group) (*TableTensor, error), g *Group) (res *TableTensor, err error) {
+func runStep[R any](step func(*Group) (R, error), g *Group) (res R, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -228,10 +243,16 @@ func runStep(step func(*Group) (*TableTensor, error), g *Group) (res *TableTenso
 
 // record writes a group's result to the journal and returns its rows.
 func (j *Job) record(jr *journal, r jobResult) (int64, error) {
-	if r.res == nil {
+	var n int64
+	var err error
+	switch {
+	case j.RowStep != nil && r.recs != nil:
+		n, err = jr.writeRows(r.key, r.recs)
+	case j.RowStep == nil && r.res != nil:
+		n, err = jr.writeGroup(r.key, r.res)
+	default:
 		return 0, fmt.Errorf("internal error: datasets: no result for group %s", r.key)
 	}
-	n, err := jr.writeGroup(r.key, r.res)
 	if err != nil {
 		return 0, err
 	}
