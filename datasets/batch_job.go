@@ -173,14 +173,14 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 
 	// The writer: results in key order, each a batch of the journal.
 	pending := map[int]jobResult{}
-	next := 0
+	next, dropped := 0, 0
 	var firstErr error
 	for r := range results {
 		if firstErr != nil {
 			<-tokens
 			continue
 		}
-		if r.err != nil {
+		if r.err != nil && !(stopping(ctx, r.err)) {
 			firstErr = r.err
 			cancel()
 			<-tokens
@@ -194,6 +194,11 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 			}
 			delete(pending, next)
 			next++
+			if r.err != nil {
+				<-tokens // stopped by the cancellation: not done
+				dropped++
+				continue
+			}
 			n, err := j.record(jr, r)
 			<-tokens
 			if err != nil {
@@ -210,7 +215,7 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	if firstErr == nil {
 		firstErr = readErr
 	}
-	stopped := firstErr == nil && !reachedEnd
+	stopped := firstErr == nil && (!reachedEnd || dropped > 0)
 	st.Elapsed = time.Since(start)
 	switch {
 	case firstErr != nil:
@@ -229,6 +234,14 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil
+}
+
+// stopping reports whether a step's error is its being stopped by the
+// job's cancellation (a step that takes long, a fit, may watch the
+// context its caller cancels with the job's): the group is then not done,
+// and a run with Resume runs it.
+func stopping(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // runStep calls the step, turning a panic into an error.

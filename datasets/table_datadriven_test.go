@@ -34,11 +34,12 @@ import (
 //	truncate file=NAME keep=N|cut=N   keeps the first N bytes, or cuts the last N
 //	read file=NAME [format=F] [opts=O]   the tensor read, or the error
 //	groups key=K in=NAME:FILE[:FORMAT][?OPTS] ...   every group, or the error
-//	job key=K in=... out=FILE step=copy:NAME|sum:NAME|rows:NAME [workers=N] [resume] [stop-after=N] [fail-at=KEY]
+//	job key=K in=... out=FILE step=copy:NAME|sum:NAME|rows:NAME [workers=N] [resume] [stop-after=N [watch]] [fail-at=KEY]
 //	    runs a Job and prints its output table (or the error, and the
 //	    files left); rows:NAME is a RowStep: a row "entry", val per
 //	    stored value of NAME, then a row "sum" (Job.Columns what:utf8,
-//	    val:float64)
+//	    val:float64); with watch, the rows step that cancels (the
+//	    stop-after'th) returns the context's error, as a fit does
 //	cat file=NAME                     the rows and metadata of a table
 func TestTableDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata/tables", func(t *testing.T, path string) {
@@ -277,6 +278,9 @@ func ddJob(t *testing.T, d *datadriven.TestData, dir string) string {
 			}
 			if int(ran.Add(1)) == stopAfter {
 				cancel()
+				if d.HasArg("watch") {
+					return nil, fmt.Errorf("the step watched: %w", ctx.Err())
+				}
 			}
 			b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(job.Columns, nil))
 			defer b.Release()
