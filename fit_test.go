@@ -238,6 +238,10 @@ func TestMinimizeStops(t *testing.T) {
 	if last := seen[len(seen)-1]; !last.Done || seen[3].Loss != fit.Loss {
 		t.Errorf("progress %+v, fit loss %v", seen, fit.Loss)
 	}
+	fit, err = q.Minimize(context.Background(), &nablasd.FitOptions{Wrt: []string{"x"}, Tol: 1e-14, Method: "gd", MaxIter: 7})
+	if err != nil || fit.Iterations != 7 || fit.Status != optimize.IterationLimit || !strings.Contains(fit.Reason, "iteration limit (7)") {
+		t.Errorf("7 iterations at most: %v, %d iterations, %s", err, fit.Iterations, fit.Reason)
+	}
 
 	// a loss unbounded below: exp overflows
 	qd, err := nablasd.Prepare("sum(<i, v> in x) -exp(v)", nablasd.Inputs{"x": []float64{1, 2}}, nil)

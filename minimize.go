@@ -190,7 +190,7 @@ func (p *Problem) Minimize(ctx context.Context, opts *FitOptions) (*Fit, error) 
 		InitValues:        &optimize.Location{F: p.f, Gradient: slices.Clone(p.g)},
 		GradientThreshold: thresh,
 		Converger:         optimize.NeverTerminate{},
-		MajorIterations:   max(o.MaxIter, 0),
+		MajorIterations:   max(o.MaxIter+1, 0), // gonum counts the start as one
 		FuncEvaluations:   max(o.MaxEval, 0),
 		GradEvaluations:   max(o.MaxEval, 0),
 		Recorder:          rec,
