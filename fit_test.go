@@ -319,3 +319,42 @@ func TestProblemGonum(t *testing.T) {
 		}
 	}
 }
+
+// repeater is a gonum Method that asks for its start over and over, as
+// gonum's Moré–Thuente can once its interval stops shrinking.
+type repeater struct{}
+
+func (repeater) Init(dim, tasks int) int { return 1 }
+func (repeater) Uses(has optimize.Available) (optimize.Available, error) {
+	return optimize.Available{Grad: true}, nil
+}
+func (repeater) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
+	task := tasks[0]
+	for {
+		task.Op = optimize.FuncEvaluation | optimize.GradEvaluation
+		operation <- task
+		if task = <-result; task.Op == optimize.PostIteration {
+			break
+		}
+	}
+	for range result {
+	}
+	close(operation)
+}
+
+// TestProblemStalls: a method that asks for one point over and over is
+// stopped by the Problem's Status (one kernel run), not left spinning.
+func TestProblemStalls(t *testing.T) {
+	q, err := nablasd.Prepare("sum(<i, v> in x) v * v", nablasd.Inputs{"x": []float64{1, 2}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := q.Problem("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := optimize.Minimize(p.Problem, p.X0(), nil, repeater{})
+	if err == nil || !strings.Contains(err.Error(), "the same point over and over") || res.Status != optimize.Failure || p.Runs() != 1 {
+		t.Errorf("%v, %v, %d runs", err, res, p.Runs())
+	}
+}

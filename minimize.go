@@ -147,7 +147,7 @@ func (p *Problem) Minimize(ctx context.Context, opts *FitOptions) (*Fit, error) 
 		return nil, err
 	}
 	start := time.Now()
-	p.ctx, p.err, p.iteration = ctx, nil, 0
+	p.ctx, p.err, p.iteration, p.hits, p.stalled = ctx, nil, 0, 0, false
 	defer func() { p.ctx = nil }()
 	fit := &Fit{Params: p.Params(), Method: o.Method, p: p}
 	x0 := p.X0()
@@ -247,6 +247,8 @@ func (p *Problem) reason(res *optimize.Result, err error, thresh float64, o FitO
 		return fmt.Sprintf("stopped at the iteration limit (%d) before converging: %s", o.MaxIter, where), false
 	case res.Status == optimize.FunctionEvaluationLimit || res.Status == optimize.GradientEvaluationLimit:
 		return fmt.Sprintf("stopped at the evaluation limit (%d) before converging: %s", o.MaxEval, where), false
+	case p.stalled:
+		return fmt.Sprintf("stopped: the %s method can make no more progress (%v): %s", o.Method, errStalled, where), false
 	case err != nil:
 		return fmt.Sprintf("stopped: the %s method can make no more progress (%v): %s", o.Method, err, where), false
 	}

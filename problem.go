@@ -55,7 +55,21 @@ type Problem struct {
 	ctx context.Context
 	// iteration is the current iteration (Minimize), for messages
 	iteration int
+	// hits counts the calls of Func and Grad at the point of the last
+	// run since it ran; past stallHits the method is stalled
+	hits    int
+	stalled bool
 }
+
+// stallHits is how many calls of Func and Grad at one point (each
+// evaluation asks both, and a line search may ask a point's gradient
+// after its value) show a method that asks for the same point over and
+// over: it can make no more progress.
+const stallHits = 8
+
+// errStalled is Status's error for a stalled method: the fit stops
+// without an error, not converged.
+var errStalled = errors.New("the line search asks for the same point over and over")
 
 // param is one parameter: where its values are in a point, and its
 // storage (a copy of the input's tensor, bound to the kernel) or, for a
@@ -297,8 +311,15 @@ func (p *Problem) Tensor(name string, x []float64) *formats.Tensor {
 // eval runs the kernel at x unless the last run was there.
 func (p *Problem) eval(x []float64) {
 	if p.have && slices.Equal(x, p.x) {
+		// Func and Grad of one point, or a method asking for the point it
+		// has again: gonum's Moré–Thuente can repeat a step for good
+		// once its interval stops shrinking in floating point
+		if p.hits++; p.hits > stallHits {
+			p.stalled = true
+		}
 		return
 	}
+	p.hits = 0
 	p.set(x)
 	copy(p.x, x)
 	p.have = true
@@ -371,6 +392,9 @@ func (p *Problem) grad(g, x []float64) {
 func (p *Problem) status() (optimize.Status, error) {
 	if p.err != nil {
 		return optimize.Failure, p.err
+	}
+	if p.stalled {
+		return optimize.Failure, errStalled
 	}
 	if p.ctx != nil && p.ctx.Err() != nil {
 		return optimize.Failure, p.ctx.Err()
