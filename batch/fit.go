@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +63,21 @@ func FitColumns(order int) []arrow.Field {
 		arrow.Field{Name: "evaluations", Type: arrow.PrimitiveTypes.Int64},
 		arrow.Field{Name: "converged", Type: arrow.FixedWidthTypes.Boolean},
 		arrow.Field{Name: "status", Type: arrow.BinaryTypes.String})
+}
+
+// FitSettings describes a fit's optimizer settings for a grouped fit's
+// metadata (FitMeta), from the command line's flags.
+func FitSettings(method string, tol, gtol float64, maxIter, maxEval int, lr float64, memory int) string {
+	return fmt.Sprintf("method=%s tol=%g gtol=%g max-iter=%d max-eval=%d lr=%g memory=%d", method, tol, gtol, maxIter, maxEval, lr, memory)
+}
+
+// FitMeta is the metadata of a grouped fit's output: Meta's (the program,
+// the parameters, the bindings) and the optimizer's settings; --resume
+// requires the same, and nablasd-beam writes the same.
+func FitMeta(text string, wrt []string, bindings []string, settings string) map[string]string {
+	m := Meta(text, strings.Join(wrt, ","), bindings)
+	m["nablasd.fit"] = settings
+	return m
 }
 
 // FitStatus names why a fit stopped, for a table: "converged",

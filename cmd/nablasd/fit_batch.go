@@ -130,10 +130,7 @@ func (a *fitArgs) runGroupedFit(o *nablasd.Options, fo *nablasd.FitOptions, stde
 // bindings, the parameters and the optimizer's settings (--resume
 // requires the same).
 func fitMeta(text string, a *fitArgs, bindings []string) map[string]string {
-	m := batch.Meta(text, a.wrt.name, bindings)
-	m["nablasd.fit"] = fmt.Sprintf("method=%s tol=%g gtol=%g max-iter=%d max-eval=%d lr=%g memory=%d",
-		a.method, a.tol, a.gtol, a.maxIter, a.maxEval, a.lr, a.memory)
-	return m
+	return batch.FitMeta(text, a.wrt.names, bindings, batch.FitSettings(a.method, a.tol, a.gtol, a.maxIter, a.maxEval, a.lr, a.memory))
 }
 
 // fitTally counts a grouped fit's groups by status, and their iterations
