@@ -358,3 +358,22 @@ func TestProblemStalls(t *testing.T) {
 		t.Errorf("%v, %v, %d runs", err, res, p.Runs())
 	}
 }
+
+// TestMinimizeBacksOff: a line search that reaches a step whose loss
+// overflows (log(1 + exp(z)) past z ≈ 710) shortens it instead of
+// stopping the fit: the fit converges to the minimizer of
+// log(1 + exp(1000v)) − 10v, v = log(1/99)/1000.
+func TestMinimizeBacksOff(t *testing.T) {
+	// from v = -100 the line search extrapolates past v = 0.71
+	q, err := nablasd.Prepare("sum(<i, v> in x) log(1 + exp(1000 * v)) - 10 * v", nablasd.Inputs{"x": []float64{-100}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{"lbfgs", "cg", "gd", "bfgs"} {
+		fit, err := q.Minimize(context.Background(), &nablasd.FitOptions{Wrt: []string{"x"}, Method: method, Tol: 1e-9})
+		want := math.Log(1.0/99) / 1000
+		if err != nil || math.Abs(fit.X[0]-want) > 1e-9 {
+			t.Errorf("%s: %v, x %v, want %v (%s)", method, err, fit.X, want, fit.Reason)
+		}
+	}
+}

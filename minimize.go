@@ -22,7 +22,7 @@ type FitOptions struct {
 	// Method is the optimizer (FitMethods): "lbfgs" (the default: gonum's
 	// L-BFGS with SciPy's L-BFGS-B settings, a history of 10 and a
 	// Moré–Thuente line search), "bfgs" (a dense inverse Hessian: small
-	// problems), "cg" (nonlinear conjugate gradients), "gd" (gradient
+	// problems; Moré–Thuente too), "cg" (nonlinear conjugate gradients), "gd" (gradient
 	// descent with a backtracking line search) or "adam" (Adam, steps of
 	// LearningRate).
 	Method string
@@ -168,6 +168,9 @@ func (p *Problem) Minimize(ctx context.Context, opts *FitOptions) (*Fit, error) 
 	p.eval(x0)
 	fit.Loss, fit.GradNorm = p.f, floats.Norm(p.g, math.Inf(1))
 	fit.GradNorm0 = fit.GradNorm
+	if p.err == nil {
+		p.err = p.nonFinite(p.f, p.g)
+	}
 	if err := p.err; err != nil {
 		fit.Status, fit.Reason = optimize.Failure, "stopped at the start: "+err.Error()
 		return finish(x0, err)
@@ -208,6 +211,12 @@ func (p *Problem) Minimize(ctx context.Context, opts *FitOptions) (*Fit, error) 
 	fit.FuncEvaluations, fit.GradEvaluations = res.Stats.FuncEvaluations, res.Stats.GradEvaluations
 	fit.Loss, fit.GradNorm = res.F, floats.Norm(res.Gradient, math.Inf(1))
 	x := slices.Clone(res.X)
+	if rec.diverged != nil {
+		// the iterate gonum kept is the one that is not finite: keep the
+		// last good one
+		p.err = rec.diverged
+		x, fit.Loss, fit.GradNorm, fit.Iterations = rec.prev, rec.prevF, rec.prevG, rec.iter
+	}
 	fit.Reason, fit.Converged = p.reason(res, err, thresh, o, fit)
 	if err != nil && (p.err != nil || ctx.Err() != nil) {
 		return finish(x, p.wrap(err, fit))
@@ -302,16 +311,17 @@ func (p *Problem) method(o FitOptions) (optimize.Method, error) {
 		// Moré and Thuente with its sufficient decrease 1e-3 and
 		// curvature 0.9
 		return &optimize.LBFGS{Store: o.Memory, GradStopThreshold: off,
-			Linesearcher: &optimize.MoreThuente{DecreaseFactor: 1e-3, CurvatureFactor: 0.9}}, nil
+			Linesearcher: newBackoff(&optimize.MoreThuente{DecreaseFactor: 1e-3, CurvatureFactor: 0.9})}, nil
 	case "bfgs":
 		if need := 8 * float64(p.dim) * float64(p.dim); need > bfgsLimit {
 			return nil, fmt.Errorf("nablasd: bfgs keeps a dense %d×%d inverse Hessian (%.3g GB): use lbfgs for %d values", p.dim, p.dim, need/1e9, p.dim)
 		}
-		return &optimize.BFGS{GradStopThreshold: off}, nil
+		return &optimize.BFGS{GradStopThreshold: off, Linesearcher: newBackoff(&optimize.MoreThuente{DecreaseFactor: 1e-3, CurvatureFactor: 0.9})}, nil
 	case "cg":
-		return &optimize.CG{GradStopThreshold: off}, nil
+		// gonum's default: Moré–Thuente with curvature 0.1
+		return &optimize.CG{GradStopThreshold: off, Linesearcher: newBackoff(&optimize.MoreThuente{CurvatureFactor: 0.1})}, nil
 	case "gd":
-		gd := &optimize.GradientDescent{GradStopThreshold: off}
+		gd := &optimize.GradientDescent{GradStopThreshold: off, Linesearcher: newBackoff(&optimize.Backtracking{})}
 		if o.LearningRate > 0 {
 			gd.StepSizer = &optimize.ConstantStepSize{Size: o.LearningRate}
 		}
@@ -327,14 +337,21 @@ func (p *Problem) method(o FitOptions) (optimize.Method, error) {
 }
 
 // recorder follows a fit's iterations (gonum's Recorder): the iteration
-// number for messages, the step, and the progress callback.
+// number for messages, the step, the progress callback, and the last
+// iterate whose loss and gradient are finite: an iterate that is not (a
+// method without a line search, Adam, stepped too far) stops the fit as
+// diverged.
 type recorder struct {
 	p        *Problem
 	progress func(FitProgress)
 	start    time.Time
 	runs0    int
-	prev     []float64
-	iter     int
+	// prev is the last good iterate, prevF its loss, prevG its gradient's
+	// largest magnitude, iter its number
+	prev         []float64
+	prevF, prevG float64
+	iter         int
+	diverged     error
 }
 
 func (r *recorder) Init() error { return nil }
@@ -342,6 +359,10 @@ func (r *recorder) Init() error { return nil }
 func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
 	if op != optimize.MajorIteration {
 		return nil
+	}
+	if err := r.p.nonFinite(loc.F, loc.Gradient); err != nil {
+		r.diverged = err
+		return err
 	}
 	step := 0.0
 	if r.prev == nil {
@@ -355,9 +376,10 @@ func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *opti
 		copy(r.prev, loc.X)
 		r.iter++
 	}
+	r.prevF, r.prevG = loc.F, floats.Norm(loc.Gradient, math.Inf(1))
 	r.p.iteration = r.iter + 1
 	if r.progress != nil {
-		r.progress(FitProgress{Iteration: r.iter, Loss: loc.F, GradNorm: floats.Norm(loc.Gradient, math.Inf(1)),
+		r.progress(FitProgress{Iteration: r.iter, Loss: loc.F, GradNorm: r.prevG,
 			Step: step, Evaluations: r.p.runs - r.runs0, Elapsed: time.Since(r.start)})
 	}
 	return nil

@@ -335,18 +335,21 @@ func (p *Problem) eval(x []float64) {
 		return
 	}
 	p.readResult()
-	if p.err == nil {
-		p.err = p.nonFinite()
+	if math.IsInf(p.f, -1) && p.err == nil {
+		// a loss unbounded below: diverged, whatever the method
+		p.err = &DivergedError{Iteration: p.iteration, What: "the loss is -Inf"}
 	}
+	// any other value not finite goes to the method: a line search
+	// shortens its step (backoff), and an iterate is checked (recorder)
 }
 
-// nonFinite describes a loss or gradient that is not finite at the point
-// last run (nil when both are).
-func (p *Problem) nonFinite() error {
-	if math.IsNaN(p.f) || math.IsInf(p.f, 0) {
-		return &DivergedError{Iteration: p.iteration, What: fmt.Sprintf("the loss is %v", p.f)}
+// nonFinite describes a loss or gradient that is not finite (nil when
+// both are).
+func (p *Problem) nonFinite(f float64, g []float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return &DivergedError{Iteration: p.iteration, What: fmt.Sprintf("the loss is %v", f)}
 	}
-	for i, v := range p.g {
+	for i, v := range g {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return &DivergedError{Iteration: p.iteration, What: fmt.Sprintf("the gradient is %v at %s", v, p.describe(i))}
 		}
