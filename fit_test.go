@@ -376,4 +376,15 @@ func TestMinimizeBacksOff(t *testing.T) {
 			t.Errorf("%s: %v, x %v, want %v (%s)", method, err, fit.X, want, fit.Reason)
 		}
 	}
+	// log(1 + exp(v)) − 2v falls without bound, and overflows past
+	// v ≈ 709.78 first: the fit stops at the wall, saying so, without an
+	// error
+	q, err = nablasd.Prepare("sum(<i, v> in x) log(1 + exp(v)) - 2 * v", nablasd.Inputs{"x": []float64{0}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, err := q.Minimize(context.Background(), &nablasd.FitOptions{Wrt: []string{"x"}})
+	if err != nil || fit.Converged || fit.X[0] < 700 || fit.X[0] > 709.8 || !strings.Contains(fit.Reason, "softplus(z) does not") {
+		t.Errorf("the overflow's wall: %v, x %v, %s", err, fit.X, fit.Reason)
+	}
 }

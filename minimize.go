@@ -142,6 +142,7 @@ func (p *Problem) Minimize(ctx context.Context, opts *FitOptions) (*Fit, error) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	p.ls = nil // the method's line search, if it has one
 	method, err := p.method(o)
 	if err != nil {
 		return nil, err
@@ -257,11 +258,20 @@ func (p *Problem) reason(res *optimize.Result, err error, thresh float64, o FitO
 	case res.Status == optimize.FunctionEvaluationLimit || res.Status == optimize.GradientEvaluationLimit:
 		return fmt.Sprintf("stopped at the evaluation limit (%d) before converging: %s", o.MaxEval, where), false
 	case p.stalled:
-		return fmt.Sprintf("stopped: the %s method can make no more progress (%v): %s", o.Method, errStalled, where), false
+		return fmt.Sprintf("stopped: the %s method can make no more progress (%v): %s%s", o.Method, errStalled, where, p.overflow()), false
 	case err != nil:
-		return fmt.Sprintf("stopped: the %s method can make no more progress (%v): %s", o.Method, err, where), false
+		return fmt.Sprintf("stopped: the %s method can make no more progress (%v): %s%s", o.Method, err, where, p.overflow()), false
 	}
 	return fmt.Sprintf("stopped (%v): %s", res.Status, where), false
+}
+
+// overflow explains a fit that stopped where its line search met values
+// that are not finite ("" when it did not).
+func (p *Problem) overflow() string {
+	if p.ls == nil || p.ls.lastNonFinite == 0 || p.ls.lastNonFinite < p.ls.searches {
+		return ""
+	}
+	return fmt.Sprintf("; the loss is not finite a step further (%d points, the last in the last line search): the program overflows there (log(1 + exp(z)) does past z ≈ 710, softplus(z) does not)", p.ls.nonFinites)
 }
 
 // withDefaults fills in the defaults and checks the options.
@@ -311,17 +321,17 @@ func (p *Problem) method(o FitOptions) (optimize.Method, error) {
 		// Moré and Thuente with its sufficient decrease 1e-3 and
 		// curvature 0.9
 		return &optimize.LBFGS{Store: o.Memory, GradStopThreshold: off,
-			Linesearcher: newBackoff(&optimize.MoreThuente{DecreaseFactor: 1e-3, CurvatureFactor: 0.9})}, nil
+			Linesearcher: p.backoff(&optimize.MoreThuente{DecreaseFactor: 1e-3, CurvatureFactor: 0.9})}, nil
 	case "bfgs":
 		if need := 8 * float64(p.dim) * float64(p.dim); need > bfgsLimit {
 			return nil, fmt.Errorf("nablasd: bfgs keeps a dense %d×%d inverse Hessian (%.3g GB): use lbfgs for %d values", p.dim, p.dim, need/1e9, p.dim)
 		}
-		return &optimize.BFGS{GradStopThreshold: off, Linesearcher: newBackoff(&optimize.MoreThuente{DecreaseFactor: 1e-3, CurvatureFactor: 0.9})}, nil
+		return &optimize.BFGS{GradStopThreshold: off, Linesearcher: p.backoff(&optimize.MoreThuente{DecreaseFactor: 1e-3, CurvatureFactor: 0.9})}, nil
 	case "cg":
 		// gonum's default: Moré–Thuente with curvature 0.1
-		return &optimize.CG{GradStopThreshold: off, Linesearcher: newBackoff(&optimize.MoreThuente{CurvatureFactor: 0.1})}, nil
+		return &optimize.CG{GradStopThreshold: off, Linesearcher: p.backoff(&optimize.MoreThuente{CurvatureFactor: 0.1})}, nil
 	case "gd":
-		gd := &optimize.GradientDescent{GradStopThreshold: off, Linesearcher: newBackoff(&optimize.Backtracking{})}
+		gd := &optimize.GradientDescent{GradStopThreshold: off, Linesearcher: p.backoff(&optimize.Backtracking{})}
 		if o.LearningRate > 0 {
 			gd.StepSizer = &optimize.ConstantStepSize{Size: o.LearningRate}
 		}
@@ -334,6 +344,13 @@ func (p *Problem) method(o FitOptions) (optimize.Method, error) {
 		return &Adam{LearningRate: lr}, nil
 	}
 	return nil, fmt.Errorf("nablasd: unknown method %q", o.Method)
+}
+
+// backoff wraps a method's line search (newBackoff) and keeps it, for the
+// fit's reason.
+func (p *Problem) backoff(ls optimize.Linesearcher) *backoff {
+	p.ls = newBackoff(ls)
+	return p.ls
 }
 
 // recorder follows a fit's iterations (gonum's Recorder): the iteration

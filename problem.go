@@ -59,6 +59,8 @@ type Problem struct {
 	// run since it ran; past stallHits the method is stalled
 	hits    int
 	stalled bool
+	// ls is the line search of the running Minimize (nil: none)
+	ls *backoff
 }
 
 // stallHits is how many calls of Func and Grad at one point (each
