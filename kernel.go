@@ -25,6 +25,8 @@ type Kernel struct {
 	// jit is the native kernel with Options.Exec "jit" (ex is then its
 	// fallback for what jit cannot serve)
 	jit *jitKernel
+	// jitErr is why Options.Exec "jit" fell back to the compiled kernel
+	jitErr error
 	// tier runs the kernel with Options.Exec "auto": ex, then the native
 	// kernel once built and measured faster (tier.go)
 	tier *tier
@@ -69,7 +71,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	if q.planOnly {
 		for _, v := range sdql.FreeVars(q.prog) {
 			if _, ok := q.inputs[v]; !ok {
-				return nil, undefined(q.name, q.prog, v)
+				return nil, undefined(q.name, q.prog, v, q.boundNames())
 			}
 		}
 	}
@@ -96,17 +98,17 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	k := &Kernel{q: kq, plan: p, resultShape: kq.denseResultShape(p), shape: kq.resultShape(p)}
 	if q.opts.Exec == "jit" {
 		if k.jit, err = kq.compileJIT(p); err != nil {
+			k.jitErr = err
 			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
 		}
 	}
 	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
-		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
-			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(p, k.resultShape))
-			if err != nil {
-				return nil, kq.withFile(err)
-			}
-		} else if k.ex, err = kq.compileProgram(p, k.resultShape); err != nil {
+		ir, err := kq.loopsFor(p, k.resultShape)
+		if err != nil {
 			return nil, err
+		}
+		if k.ex, err = exec.CompileLowered(p.Program, p.Info, ir, kq.execOptions(p, k.resultShape)); err != nil {
+			return nil, kq.withFile(err)
 		}
 	}
 	if q.opts.Exec == "auto" {
@@ -125,15 +127,29 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	return k, nil
 }
 
-// compileProgram compiles the program that runs: the one place the
-// executor is called, so that a later stage (lowering to a loop IR) has
-// one place to go.
-func (q *Query) compileProgram(p *Plan, shape []int) (*exec.Kernel, error) {
-	k, err := exec.Compile(p.Program, p.Info.Free, q.execOptions(p, shape))
+// lowerPlan lowers the plan's program to the loop IR for a dense result
+// of the given shape, calling trace after each pass (nil: none): the one
+// place the pipeline lowers a program. The plan keeps the loops it made
+// (Plan.Loops); the closures (exec) and the generated Go (gogen) consume
+// them (loopsFor).
+func (q *Query) lowerPlan(p *Plan, shape []int, trace func(string, *lower.Program)) (*lower.Program, error) {
+	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: q.formats(), ResultShape: shape, NoViews: q.opts.NoDPS,
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), Disable: q.opts.DisablePasses, Trace: trace})
 	if err != nil {
 		return nil, q.withFile(err)
 	}
-	return k, nil
+	return ir, nil
+}
+
+// loopsFor returns the loops of plan p for a dense result of the given
+// shape: the plan's own when it was lowered for that shape, else the
+// program lowered again for it. The back ends only read the loops, so
+// the closures and a native build in the background may share them.
+func (q *Query) loopsFor(p *Plan, shape []int) (*lower.Program, error) {
+	if p.Loops != nil && equalInts(p.loopsShape, shape) {
+		return p.Loops, nil
+	}
+	return q.lowerPlan(p, shape, nil)
 }
 
 // execOptions are the executor's options for plan p and a dense result
@@ -142,8 +158,8 @@ func (q *Query) execOptions(p *Plan, shape []int) exec.Options {
 	// the tensors were validated when bound (convertInput): the kernel
 	// need not check them again on every run
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: true,
-		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats(),
-		CompletedOn: q.completedOn(p), EqualModes: q.equalModes()}
+		ResultShape: shape, Opt: "dps", MemoryLimit: q.ceiling, Formats: q.formats(),
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), DisablePasses: q.opts.DisablePasses}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
 	}
@@ -202,7 +218,8 @@ func (k *Kernel) CompileTime() time.Duration { return k.compile }
 // (exec's closures; also where Options.Exec "jit" fell back, with a
 // warning) or "interp". With Options.Exec "auto" it is what runs now
 // (Tier says why): "compiled" until the native kernel is loaded, then
-// "jit" unless the closures measured faster.
+// "jit" unless the closures measured faster; while the two are measured,
+// in turn, the one that ran the most recent run.
 func (k *Kernel) Executor() string {
 	switch {
 	case k.tier != nil:
@@ -324,6 +341,7 @@ func (k *Kernel) bind(inputs Inputs) (bound, error) {
 func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 	bindings, dims, inputs := b.bindings, b.dims, b.inputs
 	dst.shape = b.shape
+	dst.k, dst.inputs, dst.label = k, inputs, k.label()
 	if j != nil {
 		if park && dst.ex != nil {
 			dst.parkEx()
@@ -343,7 +361,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		return nil
 	}
 	if k.ex == nil {
-		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: max(k.q.opts.MemoryLimit, 0)}).Run(k.plan.Program, k.plan.Info, bindings)
+		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: k.q.ceiling}).Run(k.plan.Program, k.plan.Info, bindings)
 		if err != nil {
 			return err
 		}
@@ -402,9 +420,22 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 	}
 	out := make([]*Result, len(vs))
 	dims := k.q.dims()
+	for n, v := range dst.inputs {
+		// the run's tensors, rebound: their extents
+		if t, ok := v.(*formats.Tensor); ok && dims[n] != nil {
+			dims[n] = t.Shape
+		}
+	}
 	for i, v := range vs {
 		name := o.Names[i]
-		if in := k.q.inputs[name]; name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
+		in := k.q.inputs[name]
+		if v, rebound := dst.inputs[name]; rebound && in != nil {
+			// the run's value of the input, not the query's
+			if c, err := convertInput(name, v, false); err == nil {
+				in = c
+			}
+		}
+		if name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
 			k.q.info.Result == sdql.RealType {
 			x := in.logical
 			if in.tensor != nil {
@@ -417,7 +448,8 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 			// (bundleShape)
 			v = trimTo(v, dims[name])
 		}
-		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i])}
+		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i]),
+			k: k, inputs: dst.inputs, label: k.outputLabel(name)}
 	}
 	return out, nil
 }
@@ -527,9 +559,13 @@ func (k *Kernel) execFor(shape []int) (*exec.Kernel, error) {
 	if ex := k.others[key]; ex != nil {
 		return ex, nil
 	}
-	ex, err := k.q.compileProgram(k.plan, shape)
+	ir, err := k.q.loopsFor(k.plan, shape)
 	if err != nil {
 		return nil, err
+	}
+	ex, err := exec.CompileLowered(k.plan.Program, k.plan.Info, ir, k.q.execOptions(k.plan, shape))
+	if err != nil {
+		return nil, k.q.withFile(err)
 	}
 	if k.others == nil {
 		k.others = map[string]*exec.Kernel{}
@@ -575,6 +611,9 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 	}
 	if !q.opts.NoShapeCheck {
 		if err := q.shapes.check(q.name, dims); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := q.checkProducts(k.plan.req, dims); err != nil {
 			return nil, nil, nil, err
 		}
 	}

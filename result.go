@@ -27,6 +27,12 @@ type Result struct {
 	// computes that completion when the result is first read (settle)
 	v       sdql.Value
 	pending func() sdql.Value
+	// k is the kernel that ran last into r, inputs the inputs that run
+	// rebound (nil: the query's), label what r is ("value", "grad x"):
+	// for CheckFinite
+	k      *Kernel
+	inputs Inputs
+	label  string
 }
 
 // settle computes a pending completion of the last run's gradient.

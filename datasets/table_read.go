@@ -134,6 +134,11 @@ func findColumns(file string, sc *arrow.Schema, meta map[string]string, o TableO
 		if err != nil {
 			return nil, tableErrorf(file, "", -1, "metadata %s=%q: %v", MetaShape, s, err)
 		}
+		if o.Index != nil && len(shape) != len(idx) {
+			if sub, ok := conventionExtents(sc, shape, idx); ok {
+				shape = sub
+			}
+		}
 		c.shape = shape
 	}
 	if o.Shape != nil {
@@ -153,6 +158,39 @@ func findColumns(file string, sc *arrow.Schema, meta map[string]string, o TableO
 			from, len(c.shape), len(c.index), cols)
 	}
 	return c, nil
+}
+
+// conventionExtents returns the extents of the columns cols, when the
+// metadata's shape gives those of the table's coordinate columns by the
+// convention (i0, i1, … of the shape's length, or row and col) and cols
+// are among them: a table read by other columns than the convention's
+// (the options' names: ?i=i0 of a matrix table, grouped by its i1) takes
+// the extents of the columns it reads. ok is false otherwise.
+func conventionExtents(sc *arrow.Schema, shape []int, cols []string) ([]int, bool) {
+	extent := map[string]int{}
+	for m, n := range shape {
+		name := fmt.Sprintf("i%d", m)
+		if len(sc.FieldIndices(name)) == 0 {
+			extent = nil
+			break
+		}
+		extent[name] = n
+	}
+	if extent == nil && len(shape) == 2 && len(sc.FieldIndices("row")) > 0 && len(sc.FieldIndices("col")) > 0 {
+		extent = map[string]int{"row": shape[0], "col": shape[1]}
+	}
+	if extent == nil {
+		return nil, false
+	}
+	out := make([]int, len(cols))
+	for i, c := range cols {
+		n, ok := extent[c]
+		if !ok {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
 }
 
 func btoi(b bool) int {

@@ -33,6 +33,11 @@ import (
 //	----
 //	the IR (lower.Print)
 //
+// pass=NAME says the case pins lowering pass NAME (lower.Passes): the IR
+// must change when NAME is disabled, and the kernel without it must still
+// agree with the interpreter. off=(NAME, ...) lowers with those passes
+// disabled (Options.DisablePasses).
+//
 // expect= names words that must occur in the IR (primitive names such as
 // SegDot, storages such as appended, statements such as transpose) and
 // expect-not= words that must not: what a change must keep, whatever else
@@ -82,18 +87,35 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		wrt = []string{w}
 	}
 	noShape := argOne(d, "shape-check") == "off"
-	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: noShape})
+	off := argList(d, "off")
+	loops := func(off []string) (string, error) {
+		q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: noShape, DisablePasses: off})
+		if err != nil {
+			return "", err
+		}
+		p, err := q.Plan(wrt...)
+		if err != nil {
+			return "", err
+		}
+		if p.Loops == nil {
+			t.Fatalf("%s: no loops stage", d.Pos)
+		}
+		return lower.Print(p.Loops), nil
+	}
+	out, err := loops(off)
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
-	p, err := q.Plan(wrt...)
-	if err != nil {
-		return "error: " + err.Error() + "\n"
+	for _, pass := range argList(d, "pass") {
+		without, err := loops(append(off[:len(off):len(off)], pass))
+		if err != nil {
+			t.Fatalf("%s: without %s: %v", d.Pos, pass, err)
+		}
+		if without == out {
+			t.Errorf("%s: the case pins pass %s, but the loops are the same without it", d.Pos, pass)
+		}
+		compareRuns(t, d, src, inputs, wrt, noShape, append(off[:len(off):len(off)], pass), false)
 	}
-	if p.Loops == nil {
-		t.Fatalf("%s: no loops stage", d.Pos)
-	}
-	out := lower.Print(p.Loops)
 	for _, w := range argList(d, "expect") {
 		if !strings.Contains(out, w) {
 			t.Errorf("%s: expected %q in the loops:\n%s", d.Pos, w, out)
@@ -104,16 +126,19 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, out)
 		}
 	}
-	compareRuns(t, d, src, inputs, wrt, noShape)
+	compareRuns(t, d, src, inputs, wrt, noShape, off, true)
 	return out
 }
 
 // compareRuns runs the program (or its gradient) compiled (the closures,
-// then the JIT where plugins load) and through the reference interpreter,
-// and compares them.
-func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, noShape bool) {
+// then with jit the JIT where plugins load) with the lowering passes off
+// disabled, and through the reference interpreter, and compares them.
+func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, noShape bool, off []string, jit bool) {
 	run := func(o *nablasd.Options) sdql.Value {
 		o.NoShapeCheck = noShape
+		if o.Exec != "interp" {
+			o.DisablePasses = off
+		}
 		q, err := nablasd.Prepare(src, inputs, o)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
@@ -144,6 +169,9 @@ func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablas
 	if diff := sdql.DiffDicts(got, want, 1e-9); diff != "" {
 		t.Errorf("%s: the compiled kernel and the interpreter differ: %s\ncompiled    %s\ninterpreter %s",
 			d.Pos, diff, sdql.FormatValue(got), sdql.FormatValue(want))
+	}
+	if !jit {
+		return
 	}
 	if why := jitUnavailable(); why != "" {
 		t.Logf("%s: the JIT is not checked: %s", d.Pos, why)

@@ -354,7 +354,7 @@ type (
 
 	// For runs Body for V = Lo, Lo+1, ..., Hi-1. Par, when set, says the
 	// iterations may run on several workers and how their results merge;
-	// Prim names the primitive that runs the whole loop (rules.go).
+	// Prim names the primitive that runs the whole loop (rules.go, markprimitives.go).
 	For struct {
 		V      *Var
 		Lo, Hi Expr

@@ -161,6 +161,19 @@ func FormatReal(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
+// AppendReal appends FormatReal(f) to b, without allocating.
+func AppendReal(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "nan"...)
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
 func writeValue(b *strings.Builder, v Value) {
 	switch v := v.(type) {
 	case nil:
@@ -365,4 +378,21 @@ func FormatBytes(b float64) string {
 		return fmt.Sprintf("%.0f B", b)
 	}
 	return fmt.Sprintf("%.1f %s", b, units[i])
+}
+
+// Number is the number a scalar value holds: a real or an int as it is,
+// true as 1 and false as 0; 0 for anything else. The back ends store
+// every scalar as a float64 this way.
+func Number(v Value) float64 {
+	switch x := v.(type) {
+	case Real:
+		return float64(x)
+	case Int:
+		return float64(x)
+	case Bool:
+		if x {
+			return 1
+		}
+	}
+	return 0
 }

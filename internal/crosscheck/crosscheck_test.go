@@ -34,9 +34,16 @@ func programs() int {
 	return 2000
 }
 
-// goEvery: the generated Go of every goEvery-th program's jobs is built
-// (in one go build) and checked, over one of its storage rounds.
-const goEvery = 4
+// goEvery: the generated Go of every goEvery()-th program's jobs is built
+// (in one go build) and checked, over one of its storage rounds: every
+// 4th program, every 10th with -short (a sample of about 30 kernels, so
+// that make test checks the native path too).
+func goEvery() int {
+	if testing.Short() {
+		return 10
+	}
+	return 4
+}
 
 // report is what a cross-check found.
 type report struct {
@@ -53,18 +60,13 @@ type report struct {
 // gradient with respect to one input, over every storage round, through
 // every variant; the generated Go cases are collected, not run.
 func checkProgram(seed uint64, i int, rules []*fuse.Rule, withGo bool) report {
-	r := rand.New(rand.NewPCG(seed, uint64(i)))
-	g := &sdqltest.Gen{R: r}
-	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
-	src := g.Program(typ, 4)
-	in := genInputs(r)
-	prog, err := sdql.Parse("gen.sdql", src)
+	c, err := generate(seed, i)
 	if err != nil {
-		return report{failures: []string{fmt.Sprintf("program %d does not parse: %v\n%s", i, err, src)}}
+		return report{failures: []string{err.Error()}}
 	}
-	wrt := []string{"V", "W", "M", "s"}[r.IntN(4)]
+	r, src, in, prog, wrt := c.r, c.src, c.in, c.prog, c.wrt
 	goRound := -1
-	if withGo && i%goEvery == 0 {
+	if withGo && i%goEvery() == 0 {
 		goRound = r.IntN(rounds())
 	}
 	var rep report
@@ -114,6 +116,32 @@ func checkProgram(seed uint64, i int, rules []*fuse.Rule, withGo bool) report {
 		}
 	}
 	return rep
+}
+
+// generated is program number i of a seed: its text, inputs and the
+// input to differentiate it with respect to, and the random source that
+// made them, to draw more from.
+type generated struct {
+	r    *rand.Rand
+	src  string
+	in   inputs
+	prog sdql.Expr
+	wrt  string
+}
+
+// generate makes program number i of seed.
+func generate(seed uint64, i int) (*generated, error) {
+	r := rand.New(rand.NewPCG(seed, uint64(i)))
+	g := &sdqltest.Gen{R: r}
+	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
+	src := g.Program(typ, 4)
+	in := genInputs(r)
+	prog, err := sdql.Parse("gen.sdql", src)
+	if err != nil {
+		return nil, fmt.Errorf("program %d does not parse: %v\n%s", i, err, src)
+	}
+	wrt := []string{"V", "W", "M", "s"}[r.IntN(4)]
+	return &generated{r: r, src: src, in: in, prog: prog, wrt: wrt}, nil
 }
 
 // crossCheck checks programs 0..n-1 of seed on all cores, stopping early
@@ -168,7 +196,7 @@ func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo boo
 func TestCrossCheck(t *testing.T) {
 	start := time.Now()
 	n := programs()
-	rep := crossCheck(t, 1, n, nil, !testing.Short(), 20)
+	rep := crossCheck(t, 1, n, nil, !raceEnabled, 20)
 	for _, f := range rep.failures {
 		t.Error(f)
 	}
