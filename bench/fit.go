@@ -67,6 +67,10 @@ type FitBenchOptions struct {
 	// runs native from its first runs, as on a machine that ran it
 	// before; without it the fit tiers up while it runs.
 	Prebuild bool
+	// Exec is the fit's Options.Exec ("": auto, the tiering, which picks
+	// the faster executor by timing a few runs of each; on a loaded
+	// machine that timing can pick the slower).
+	Exec string
 }
 
 // RunFitNablasd fits the workload over d with nablasd: Prepare, then
@@ -99,7 +103,7 @@ func RunFitNablasd(w FitWorkload, d *WorkloadData, o FitBenchOptions) (res *FitR
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	start := time.Now()
-	q, err := nablasd.Prepare(src, in, &nablasd.Options{File: w.Name + ".sdql", Threads: 1})
+	q, err := nablasd.Prepare(src, in, &nablasd.Options{File: w.Name + ".sdql", Threads: 1, Exec: o.Exec})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -10,15 +10,17 @@
 // then how far the two final losses are apart and the time ratio.
 //
 //	go run ./bench/cmd/fitbench [-workloads least_squares,...] [-inputs e40r0000,synthetic4M]
-//	    [-tol 1e-6] [-max-iter 5000] [-prebuild=true] [-rounds 1] [-python PATH] [-csv FILE] [-timeout 30m]
+//	    [-tol 1e-6] [-max-iter 5000] [-prebuild=true] [-exec auto] [-rounds 1] [-python PATH] [-csv FILE] [-timeout 30m]
 //
 // nablasd: Query.Problem and Problem.Minimize (L-BFGS with SciPy's
 // L-BFGS-B settings: a history of 10, Moré–Thuente with 1e-3 and 0.9),
 // GOMAXPROCS 1 and one goroutine while it runs; with -prebuild the
 // kernel's native code is built into the JIT's cache first (its time is
 // printed apart), so that the fit runs native from its first runs, as on
-// a machine that ran it before. compile is Prepare and Problem (the
-// kernel's compilation). SciPy: scipy.optimize.minimize(method='L-BFGS-B',
+// a machine that ran it before (-exec jit runs native code only: the
+// tiering's choice times a few runs of each executor, which a loaded
+// machine can mislead). compile is Prepare and Problem (the kernel's
+// compilation). SciPy: scipy.optimize.minimize(method='L-BFGS-B',
 // jac=True) over its closed form in scipy.sparse and NumPy (scipy_fit.py,
 // embedded), with OMP_NUM_THREADS and its kin 1, its pgtol the same
 // relative test and ftol 0; fit s is minimize's own wall time. With
@@ -66,6 +68,7 @@ func main() {
 	tol := flag.Float64("tol", 1e-6, "the gradient test: the largest magnitude at most `T` times the start's")
 	maxIter := flag.Int("max-iter", 5000, "the iteration bound of both systems")
 	prebuild := flag.Bool("prebuild", true, "build nablasd's native kernel before the timed fit")
+	execFlag := flag.String("exec", "auto", "nablasd's `EXECUTOR`: auto (the tiering), jit (native code only) or compiled (the closures)")
 	python := flag.String("python", "", "the Python interpreter (default: /usr/bin/python3, else python3 on PATH)")
 	csvOut := flag.String("csv", "", "also write the rows to `FILE` (CSV)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "stop a SciPy fit after `D`")
@@ -123,7 +126,7 @@ func main() {
 			fail(err)
 		}
 		for _, w := range fits {
-			o := bench.FitBenchOptions{Tol: *tol, MaxIter: *maxIter, Prebuild: *prebuild}
+			o := bench.FitBenchOptions{Tol: *tol, MaxIter: *maxIter, Prebuild: *prebuild, Exec: *execFlag}
 			var nb, sp *bench.FitResult
 			var build time.Duration
 			for r := range max(*rounds, 1) {
