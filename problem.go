@@ -26,9 +26,12 @@ import (
 // (Options.Exec, Options.JITAfter).
 //
 // Status (of the embedded Problem) reports a kernel run that failed, a
-// loss or gradient that is not finite (a diverging fit), and, under
-// Minimize, a cancelled context: gonum then stops, and its result holds
-// the last good iterate.
+// loss of −∞ (unbounded below: a diverging fit), a method that asks for
+// the same point over and over, and, under Minimize, a cancelled context:
+// gonum then stops, and its result holds the last iterate it accepted.
+// Other values that are not finite (+∞, NaN) go to the method: Minimize's
+// line searches shorten a step that meets them, and an iterate that has
+// them stops the fit as diverged.
 //
 // A Problem is used by one goroutine at a time; Problems of one kernel
 // (With) may run on several at once.

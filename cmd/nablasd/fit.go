@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -201,7 +202,7 @@ func (a *fitArgs) fitOptions() (*nablasd.FitOptions, error) {
 	fo := &nablasd.FitOptions{Wrt: a.wrt.names, Method: a.method, Tol: a.tol, GradTol: a.gtol,
 		MaxIter: a.maxIter, MaxEval: a.maxEval, LearningRate: a.lr, Memory: a.memory}
 	switch {
-	case !contains(nablasd.FitMethods, a.method):
+	case !slices.Contains(nablasd.FitMethods, a.method):
 		return nil, usagef("--method %q: want %s", a.method, strings.Join(nablasd.FitMethods, ", "))
 	case a.tol < 0 || math.IsNaN(a.tol):
 		return nil, usagef("--tol %v: want 0 or more", a.tol)
@@ -227,15 +228,6 @@ func (a *fitArgs) fitOptions() (*nablasd.FitOptions, error) {
 	return fo, nil
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // outputs maps each parameter to its --out file: NAME=FILE, or FILE alone
 // with one parameter. A number prints; it cannot go to a file.
 func (a *fitArgs) outputs() (map[string]string, error) {
@@ -248,7 +240,7 @@ func (a *fitArgs) outputs() (map[string]string, error) {
 			}
 			name, file = a.wrt.names[0], s
 		}
-		if !contains(a.wrt.names, name) {
+		if !slices.Contains(a.wrt.names, name) {
 			return nil, usagef("--out %s: %s is not a parameter (--wrt %s)", s, name, a.wrt.name)
 		}
 		if _, dup := outs[name]; dup {
@@ -299,7 +291,7 @@ func (a *fitArgs) inits() ([]string, error) {
 			}
 			name, val = a.wrt.names[0], s
 		}
-		if !contains(a.wrt.names, name) {
+		if !slices.Contains(a.wrt.names, name) {
 			return nil, usagef("--init %s: %s is not a parameter (--wrt %s); bind other inputs with --in", s, name, a.wrt.name)
 		}
 		out = append(out, name+"="+val)
