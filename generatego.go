@@ -5,6 +5,7 @@ import (
 
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -86,18 +87,24 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 // the plan is made (the JIT calls it on the plan it compiles). The doc
 // comment prints each program in at most docLines lines (0: whole).
 func (q *Query) generateFor(p *Plan, opts gogen.Options, docLines int) (*gogen.Kernel, error) {
+	k, _, err := q.generateIR(p, opts, docLines)
+	return k, err
+}
+
+// generateIR is generateFor that also returns the loop IR it printed.
+func (q *Query) generateIR(p *Plan, opts gogen.Options, docLines int) (*gogen.Kernel, *lower.Program, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
 	ir, err := q.loopsFor(p, shape)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opts.Doc, opts.Formats, opts.ResultSizes = q.goDoc(p, docLines), fs, q.resultSizes(p, shape)
 	k, err := gogen.Generate(ir, opts)
 	if err != nil {
-		return nil, q.withFile(err)
+		return nil, nil, q.withFile(err)
 	}
-	return k, nil
+	return k, ir, nil
 }
 
 // goDoc opens a generated kernel's doc comment: what it computes, each

@@ -194,9 +194,14 @@ func (q *Query) formats() map[string]lower.Format {
 // when that fits the memory budget.
 func (q *Query) denseResultShape(p *Plan) []int { return q.denseShapeFor(p, q.dims()) }
 
-// denseShapeFor is denseResultShape for inputs of the given extents.
+// denseShapeFor is denseResultShape for inputs of the given extents; a
+// bundle of the value and gradients with respect to dense inputs is dense
+// too (bundleShape).
 func (q *Query) denseShapeFor(p *Plan, dims map[string][]int) []int {
-	if p.Wrt == "" || q.info.Result != sdql.RealType {
+	if p.Wrt == "" {
+		return q.bundleShape(p, dims)
+	}
+	if q.info.Result != sdql.RealType {
 		return nil
 	}
 	if in := q.inputs[p.Wrt]; in == nil || !in.dense() {
@@ -288,6 +293,15 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 		return k.tier.run(dst, inputs)
 	}
 	return k.run(dst, inputs, k.jit, false)
+}
+
+// runBoundAuto is Run once the inputs are bound: by the tier of an
+// "auto" kernel, else by the native kernel or the compiled one.
+func (k *Kernel) runBoundAuto(dst *Result, b bound) error {
+	if k.tier != nil {
+		return k.tier.runBound(dst, b)
+	}
+	return k.runBound(dst, b, k.jit, false)
 }
 
 // run is Run by the native kernel j, or without one by the compiled
@@ -448,6 +462,11 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 				x = formats.ToValue(in.tensor)
 			}
 			v = ad.OnStoredPositions(v, x)
+		}
+		if in := k.q.inputs[name]; name != "value" && in != nil && in.dense() {
+			// a dense bundle's padding past the input's extents
+			// (bundleShape)
+			v = trimTo(v, dims[name])
 		}
 		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i]),
 			k: k, inputs: dst.inputs, label: k.outputLabel(name)}

@@ -658,6 +658,13 @@ func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
 				accumAppended(rt, lev, lv, parent, I[lo:hi], A[lo:hi], c)
 				continue
 			}
+			if X == nil && lv == len(rt.levels)-1 && lev.kind == lower.Dense && lev.present == nil && (lv > 0 || lev.full) {
+				// a row of a dense level whose every key is present (a
+				// dense bundle's gradient, nablasd's bundleShape): the
+				// scatter's tight loop over the row's values
+				accumDenseRow(rt, lev, lv, parent, I, A, lo, hi, c)
+				continue
+			}
 			for p := lo; p < hi; p++ {
 				v := c
 				if A != nil {
@@ -675,6 +682,37 @@ func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
 				rt.vals[q] += v
 			}
 		}
+	}
+}
+
+// accumDenseRow adds c·A[p] (c where A is nil) under parent at key I[p]
+// of the last level lv, dense with every key present, for p in lo..hi-1:
+// the runs of keys inside the row as scatterRun's loop, a key past it
+// through insert (which fails, as it would have).
+func accumDenseRow(rt *tensor, lev *level, lv, parent int, I []int, A []float64, lo, hi int, c float64) {
+	for lo < hi {
+		base := parent * lev.size
+		if base < 0 || base+lev.size > len(rt.vals) {
+			break
+		}
+		lo += scatterRun(I[lo:hi], A, lo, c, nil, rt.vals[base:base+lev.size])
+		if lo < hi {
+			v := c
+			if A != nil {
+				v *= A[lo]
+			}
+			q := rt.insert(lv, parent, I[lo])
+			rt.vals[q] += v
+			lo++
+		}
+	}
+	for ; lo < hi; lo++ {
+		v := c
+		if A != nil {
+			v *= A[lo]
+		}
+		q := rt.insert(lv, parent, I[lo])
+		rt.vals[q] += v
 	}
 }
 
