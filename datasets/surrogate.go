@@ -41,8 +41,10 @@ func Surrogate(name string, seed uint64) (*Coords, error) {
 // smallest whose band has room for them (so the band is nearly full). It
 // returns the half-bandwidth too. For pdb1HYS, whose Surrogate has
 // Zipf-like rows with random columns (AᵀA of which is nearly dense),
-// where the real matrix, a protein's, is banded.
-func BandedSurrogate(name string, seed uint64) (*Coords, int, error) {
+// where the real matrix, a protein's, is banded. A scale in (0, 1)
+// shrinks the rows and the entries alike (at least 16 rows), so the mean
+// row length and the bandwidth stay (quick and test runs).
+func BandedSurrogate(name string, scale float64, seed uint64) (*Coords, int, error) {
 	m, err := LookupMatrix(name)
 	if err != nil {
 		return nil, 0, err
@@ -50,12 +52,19 @@ func BandedSurrogate(name string, seed uint64) (*Coords, int, error) {
 	if m.Rows == 0 || m.Rows != m.Cols {
 		return nil, 0, fmt.Errorf("banded surrogate: no counts known for a square %s", m.Path())
 	}
-	n := m.Rows
+	n, nnz, d := m.Rows, m.NNZ, m.Diagonal()
+	if scale > 0 && scale < 1 {
+		n = max(int(float64(n)*scale), 16)
+		nnz = max(int(float64(nnz)*scale), n)
+		d = min(n, int(float64(d)*scale))
+	}
 	rng := rand.New(rand.NewPCG(seed, pcgStream))
 	rs := rowSpec{kind: Banded, rows: n, cols: n}
 	if m.Symmetry == "symmetric" {
-		d := m.Diagonal()
-		off := (m.NNZ - d) / 2
+		if (nnz-d)%2 != 0 {
+			nnz--
+		}
+		off := (nnz - d) / 2
 		// the strict lower triangle within bw of the diagonal holds
 		// bw*n - bw*(bw+1)/2 entries
 		rs.bandwidth = smallest(n, func(bw int) bool { return bw*n-bw*(bw+1)/2 >= off })
@@ -63,8 +72,8 @@ func BandedSurrogate(name string, seed uint64) (*Coords, int, error) {
 		return c, rs.bandwidth, err
 	}
 	// row i's window is the 2*bw+1 columns around i, cut at the edges
-	rs.bandwidth = smallest(n, func(bw int) bool { return n*(2*bw+1)-bw*(bw+1) >= m.NNZ })
-	c, err := generalRows(rng, rs, m.NNZ)
+	rs.bandwidth = smallest(n, func(bw int) bool { return n*(2*bw+1)-bw*(bw+1) >= nnz })
+	c, err := generalRows(rng, rs, nnz)
 	return c, rs.bandwidth, err
 }
 

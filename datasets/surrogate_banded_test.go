@@ -16,7 +16,7 @@ func TestBandedSurrogate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, bw, err := BandedSurrogate("pdb1HYS", 1)
+	c, bw, err := BandedSurrogate("pdb1HYS", 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestBandedSurrogateSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, bw, err := BandedSurrogate("bcspwr10", 1)
+	c, bw, err := BandedSurrogate("bcspwr10", 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

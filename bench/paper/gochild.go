@@ -26,7 +26,7 @@ type goCell struct {
 // arr, dict and the ablation's arr-* and dict-*) in this process: the
 // body of a child process of `paper`.
 func RunGo(req Request) Answer {
-	if _, ok := bench.Wrt[req.Kernel]; !ok {
+	if _, ok := bench.Wrt[benchKernel(req.Kernel)]; !ok {
 		if isWorkload(req.Kernel) {
 			return runWorkloadGo(req)
 		}
@@ -145,7 +145,7 @@ func loadKernelData(req Request) (*kernelData, error) {
 	if c.Order() != 2 {
 		return nil, fmt.Errorf("%s: want a matrix, have shape %v", req.Files["A"], c.Shape)
 	}
-	if req.Kernel == "smmm" && c.Shape[0] != c.Shape[1] {
+	if benchKernel(req.Kernel) == "smmm" && c.Shape[0] != c.Shape[1] {
 		return nil, fmt.Errorf("%s: SMMM multiplies A by a square B: want a square A, have %d × %d", req.Files["A"], c.Shape[0], c.Shape[1])
 	}
 	d.A, d.n = c, c.Shape[1]
@@ -186,7 +186,8 @@ func (d *kernelData) sparse() (*formats.Tensor, error) {
 
 // tensors binds the kernel's inputs in their storage formats: A in CSR, B
 // and x and V1 dense (all ones, built anew: like the peers' dense inputs,
-// part of a cell's memory), V2 and V sparse in COO.
+// part of a cell's memory), V2 and V sparse in COO; smmm-sparse's B is A
+// itself, in CSR.
 func (d *kernelData) tensors(kernel string) (nablasd.Inputs, error) {
 	in := nablasd.Inputs{}
 	ones := func(n int) []float64 {
@@ -210,6 +211,8 @@ func (d *kernelData) tensors(kernel string) (nablasd.Inputs, error) {
 		case "smmm":
 			in["B"] = &formats.Tensor{Format: formats.Dense, Shape: []int{d.n, d.n},
 				Pos: [][]int{nil, nil}, Idx: [][]int{nil, nil}, Val: ones(d.n * d.n)}
+		case "smmm-sparse":
+			in["B"] = sp
 		}
 		return in, nil
 	}
@@ -251,11 +254,11 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		}
 		// the compiled kernel (closures), never the native code the
 		// default executor may turn to
-		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode, Exec: "compiled"})
+		q, err := nablasd.Prepare(bench.Logical[benchKernel(k)], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode, Exec: "compiled"})
 		if err != nil {
 			return nil, err
 		}
-		kern, err := q.Compile(bench.Wrt[k])
+		kern, err := q.Compile(bench.Wrt[benchKernel(k)])
 		if err != nil {
 			return nil, err
 		}
@@ -275,11 +278,11 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		if opt == "" {
 			opt = "dps"
 		}
-		q, err := nablasd.Prepare(bench.Logical[k], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode})
+		q, err := nablasd.Prepare(bench.Logical[benchKernel(k)], in, &nablasd.Options{File: k, MemoryLimit: memLimit(req), Mode: PaperMode})
 		if err != nil {
 			return nil, err
 		}
-		p, err := q.Plan(bench.Wrt[k])
+		p, err := q.Plan(bench.Wrt[benchKernel(k)])
 		if err != nil {
 			return nil, err
 		}
@@ -292,7 +295,7 @@ func setupGo(req Request, d *kernelData) (*goCell, error) {
 		if variant == "arr" {
 			// as root Compile (the arr system) compiles: the dense wrt
 			// input's gradient written densely
-			opts.ResultShape, opts.NoValidate = denseShape(in[bench.Wrt[k]]), true
+			opts.ResultShape, opts.NoValidate = denseShape(in[bench.Wrt[benchKernel(k)]]), true
 			opts.Formats = map[string]lower.Format{}
 			for n, v := range in {
 				if t, ok := v.(*formats.Tensor); ok {
