@@ -82,6 +82,7 @@ func TestMain(m *testing.M) {
 	minParallel = 2
 	minParallelMerge = 1
 	minParallelCopy = 1
+	minParallelTranspose = 1
 	os.Exit(m.Run())
 }
 
