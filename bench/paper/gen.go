@@ -265,6 +265,9 @@ func GenMain(kernels map[string]GenKernel) {
 		if _, err := data.sparse(); err != nil { // loaded, as RunGo's
 			return Answer{Status: "error", Detail: err.Error()}
 		}
+		if _, err := data.tensors(req.Kernel); err != nil { // so are the others
+			return Answer{Status: "error", Detail: err.Error()}
+		}
 		return measure(req, func() (*goCell, error) {
 			in, err := data.tensors(req.Kernel)
 			if err != nil {
