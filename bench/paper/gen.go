@@ -13,7 +13,6 @@ import (
 
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/bench"
-	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/gotool"
@@ -143,16 +142,9 @@ func genKernels() []string {
 // generateKernel writes a kernel's Go with the root package's GenerateGo
 // over a small instance of its inputs, in the arr system's formats.
 func generateKernel(k string) (*gogen.Kernel, map[string]sdql.Value, error) {
-	req := Request{Kernel: k}
-	d := &kernelData{beta: scalar(req, "beta"), s: scalar(req, "s")}
-	if isVectorKernel(k) {
-		d.n, d.vidx, d.vval, d.vector = 32, []int{1, 5, 9, 30}, []float64{0.5, -1, 2, 3}, true
-	} else {
-		c, err := datasets.Generate(datasets.SynthSpec{Dims: []int{32, 32}, Density: 0.1, Seed: 1})
-		if err != nil {
-			return nil, nil, err
-		}
-		d.A, d.n = c, 32
+	d, err := tinyData(Request{Kernel: k})
+	if err != nil {
+		return nil, nil, err
 	}
 	in, err := d.tensors(k)
 	if err != nil {
@@ -268,8 +260,8 @@ func GenMain(kernels map[string]GenKernel) {
 		if _, err := data.tensors(req.Kernel); err != nil { // so are the others
 			return Answer{Status: "error", Detail: err.Error()}
 		}
-		return measure(req, func() (*goCell, error) {
-			in, err := data.tensors(req.Kernel)
+		setup := func(d *kernelData) (*goCell, error) {
+			in, err := d.tensors(req.Kernel)
 			if err != nil {
 				return nil, err
 			}
@@ -279,7 +271,9 @@ func GenMain(kernels map[string]GenKernel) {
 			}
 			run, values := gk(b)
 			return &goCell{run: func() error { run(); return nil }, values: func(f func(float64)) error { values(f); return nil }}, nil
-		})
+		}
+		warmUp(req, setup)
+		return measure(req, func() (*goCell, error) { return setup(data) })
 	})
 }
 

@@ -59,7 +59,11 @@ func BandedPdb1HYS(scale float64, seed uint64) *Input {
 		scale = 1
 	}
 	rows := max(int(float64(m.Rows)*scale), 16)
-	return &Input{Name: name, Source: "surrogate (banded)", Rows: rows, Cols: rows,
+	source := "surrogate (banded)"
+	if scale < 1 {
+		source = fmt.Sprintf("surrogate (banded, scaled 1/%.3g)", 1/scale)
+	}
+	return &Input{Name: name, Source: source, Rows: rows, Cols: rows,
 		gen: func() (*datasets.Coords, error) {
 			c, _, err := datasets.BandedSurrogate(name, scale, seed)
 			return c, err
