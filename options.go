@@ -37,8 +37,11 @@ type Options struct {
 	// build at a time in the process; the runs go on meanwhile). Once it
 	// is there, the next runs alternate the two, timed, and the one whose
 	// fastest of five runs is faster is kept for good: Kernel.Executor
-	// and Kernel.Tier say which and why. A failed build leaves the
-	// closures, with one warning. The environment
+	// and Kernel.Tier say which and why. That verdict is kept beside the
+	// plugin in the JIT's cache (per Options.Threads and size of the
+	// inputs), so that a later process runs the faster from its first run
+	// instead of measuring again. A failed build leaves the closures,
+	// with one warning. The environment
 	// variable NABLASD_JIT=off, or a machine without the Go toolchain or
 	// a C compiler, leaves the closures only.
 	Exec string

@@ -36,6 +36,9 @@ type Query struct {
 	mu      sync.Mutex
 	plans   map[string]*Plan   // by wrt ("" for the value)
 	kernels map[string]*Kernel // by wrt
+	// extentsCache remembers the program's extents for the inputs'
+	// extents of the last runs (extents)
+	extentsCache map[string]extentsResult
 }
 
 // Prepare parses the program src (SDQLite, doc/spec.md) and binds its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,19 @@ type Job struct {
 	// Progress, when not nil, gets a progress line (groups done, entries
 	// per second, time left) redrawn in place.
 	Progress io.Writer
+	// Outputs, when set, makes a job of several results, each written to
+	// a table of its own as Out is (Out, Order and Meta are then unused),
+	// and Steps computes a group's results, one for each (Step unused).
+	// --resume keeps the groups every output holds.
+	Outputs []JobOutput
+	Steps   func(*Group) ([]*TableTensor, error)
+}
+
+// JobOutput is one of the results of a job of several (Job.Outputs).
+type JobOutput struct {
+	Out   string            // its table (.parquet, .arrow or .arrows)
+	Order int               // the order of the result (0: scalars)
+	Meta  map[string]string // written in its metadata, as Job.Meta
 }
 
 // JobStats tells what a job did.
@@ -71,8 +85,22 @@ type jobResult struct {
 	seq  int
 	key  Key
 	rows int64
-	res  *TableTensor
+	res  []*TableTensor // one for each output
 	err  error
+}
+
+// outputs are the job's outputs, and its step giving a result for each.
+func (j *Job) outputs() ([]JobOutput, func(*Group) ([]*TableTensor, error)) {
+	if j.Outputs != nil {
+		return j.Outputs, j.Steps
+	}
+	return []JobOutput{{Out: j.Out, Order: j.Order, Meta: j.Meta}}, func(g *Group) ([]*TableTensor, error) {
+		res, err := j.Step(g)
+		if err != nil {
+			return nil, err
+		}
+		return []*TableTensor{res}, nil
+	}
 }
 
 // Run runs the job. Each finished group is appended to the journal
@@ -84,18 +112,34 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	start := time.Now()
 	workers := max(j.Workers, 1)
 	key := j.Groups.KeyField()
-	meta := maps.Clone(j.Meta)
-	if meta == nil {
-		meta = map[string]string{}
+	outs, step := j.outputs()
+	var jrs []*journal
+	removeAll := func() {
+		for _, jr := range jrs {
+			jr.remove()
+		}
 	}
-	meta[MetaKey] = key.Name
-	schema := TensorSchema(j.Order, &arrow.Field{Name: key.Name, Type: key.Type}, meta)
-	jr, err := createJournal(j.Out, schema, j.Resume)
-	if err != nil {
-		return nil, err
+	for _, o := range outs {
+		meta := maps.Clone(o.Meta)
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta[MetaKey] = key.Name
+		schema := TensorSchema(o.Order, &arrow.Field{Name: key.Name, Type: key.Type}, meta)
+		jr, err := createJournal(o.Out, schema, j.Resume)
+		if err != nil {
+			removeAll()
+			return nil, err
+		}
+		jrs = append(jrs, jr)
 	}
-	st := &JobStats{Kept: len(jr.keys)}
-	kept := maps.Clone(jr.done) // the reader's copy: the writer adds to jr.done
+	// the groups kept: those every output holds (the reader's copy: the
+	// writer adds to the journals' done)
+	kept := maps.Clone(jrs[0].done)
+	for _, jr := range jrs[1:] {
+		maps.DeleteFunc(kept, func(k Key, _ bool) bool { return !jr.done[k] })
+	}
+	st := &JobStats{Kept: len(kept)}
 	prog := newProgress(j.Progress, j.Groups.Rows(), start)
 	defer prog.stop()
 
@@ -146,7 +190,10 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 		go func() {
 			defer wg.Done()
 			for it := range items {
-				res, err := runStep(j.Step, it.g)
+				res, err := runStep(step, it.g)
+				if err == nil && len(res) != len(outs) {
+					err = fmt.Errorf("internal error: datasets: %d results for %d outputs", len(res), len(outs))
+				}
 				if err != nil {
 					err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, err)
 				}
@@ -179,7 +226,7 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 			}
 			delete(pending, next)
 			next++
-			n, err := j.record(jr, r)
+			n, err := j.record(jrs, r)
 			<-tokens
 			if err != nil {
 				firstErr = err
@@ -199,25 +246,33 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	st.Elapsed = time.Since(start)
 	switch {
 	case firstErr != nil:
-		jr.remove()
+		removeAll()
 		return st, firstErr
 	case stopped:
-		if err := jr.close(); err != nil {
-			return st, err
+		var paths []string
+		for _, jr := range jrs {
+			if err := jr.close(); err != nil {
+				return st, err
+			}
+			paths = append(paths, jr.path)
 		}
-		return st, fmt.Errorf("%w after %d groups (%d kept): they are in %s; run again with --resume to finish", ErrStopped, st.Groups, st.Kept, jr.path)
+		return st, fmt.Errorf("%w after %d groups (%d kept): they are in %s; run again with --resume to finish", ErrStopped, st.Groups, st.Kept, strings.Join(paths, ", "))
 	}
 	prog.stop()
-	if err := jr.finish(j.Out); err != nil {
-		jr.remove()
-		return st, err
+	for i, jr := range jrs {
+		if err := jr.finish(outs[i].Out); err != nil {
+			for _, jr := range jrs[i:] {
+				jr.remove()
+			}
+			return st, err
+		}
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil
 }
 
 // runStep calls the step, turning a panic into an error.
-func runStep(step func(*Group) (*TableTensor, error), g *Group) (res *TableTensor, err error) {
+func runStep(step func(*Group) ([]*TableTensor, error), g *Group) (res []*TableTensor, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -226,19 +281,28 @@ func runStep(step func(*Group) (*TableTensor, error), g *Group) (res *TableTenso
 	return step(g)
 }
 
-// record writes a group's result to the journal and returns its rows.
-func (j *Job) record(jr *journal, r jobResult) (int64, error) {
-	if r.res == nil {
-		return 0, fmt.Errorf("internal error: datasets: no result for group %s", r.key)
+// record writes a group's results to the journals (each that does not
+// hold the group already, from a run that stopped between them) and
+// returns their rows.
+func (j *Job) record(jrs []*journal, r jobResult) (int64, error) {
+	total := int64(0)
+	for i, jr := range jrs {
+		if jr.done[r.key] {
+			continue
+		}
+		if i >= len(r.res) || r.res[i] == nil {
+			return 0, fmt.Errorf("internal error: datasets: no result for group %s", r.key)
+		}
+		n, err := jr.writeGroup(r.key, r.res[i])
+		if err != nil {
+			return 0, err
+		}
+		if err := jr.flush(); err != nil {
+			return 0, err
+		}
+		total += n
 	}
-	n, err := jr.writeGroup(r.key, r.res)
-	if err != nil {
-		return 0, err
-	}
-	if err := jr.sync(); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return total, nil
 }
 
 // writeGroup appends a group's result to the journal and returns its

@@ -69,7 +69,9 @@ func firstGroup(job Job) (*datasets.Group, error) {
 		}
 		ins = append(ins, in.GroupInput)
 	}
-	g, err := datasets.OpenGroups(job.Key, ins)
+	// only the first group: an unsorted table is read once for it, not
+	// sorted
+	g, err := datasets.OpenGroupsWith(job.Key, ins, &datasets.GroupOptions{FirstOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("--group-by %s: %v", job.Key, err)
 	}

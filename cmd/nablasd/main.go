@@ -78,9 +78,13 @@ holds one tensor per value of its KEY column, and the job runs once per group.
 FORMAT is one of dense, coo, csr, csc, dcsr, dense_col, csf (default csr for
 sparse matrices, coo for sparse vectors, dense for array files).
 
-The result prints as an SDQL literal with sorted keys; --out FILE writes it
-instead: FILE.mtx[.gz] as Matrix Market (orders 1 and 2), FILE.parquet,
-FILE.arrow or FILE.arrows as a table of one row per entry.
+The result prints as an SDQL literal with sorted keys, streamed; on a
+terminal a result of more than 1000 entries prints as a summary, the first
+and last keys of each dictionary (--print all prints every entry). --out
+FILE writes it instead: FILE.mtx[.gz] as Matrix Market (orders 1 and 2),
+FILE.parquet, FILE.arrow or FILE.arrows as a table of one row per entry. A
+result holding a NaN or an infinity gets a warning saying where the first
+appears (--check-finite: an error).
 
 Kernels run as closures, or as native code (--exec, default auto) found in
 the JIT's cache ($NABLASD_JIT_CACHE, else the user cache directory): run a

@@ -16,12 +16,34 @@ import (
 )
 
 // TestMain runs the command itself when the test binary is started with
-// NABLASD_RUN_MAIN=1 (TestMemoryLimitClean runs it under a limit).
+// NABLASD_RUN_MAIN=1 (TestMemoryLimitClean runs it under a limit); with
+// NABLASD_HWM_FILE set too, it writes the process's peak resident memory
+// (VmHWM, in KiB) to that file when the command is done (TestPrintPipe).
 func TestMain(m *testing.M) {
 	if os.Getenv("NABLASD_RUN_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		if f := os.Getenv("NABLASD_HWM_FILE"); f != "" {
+			writeHWM(f)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
+}
+
+// writeHWM writes the process's VmHWM line of /proc/self/status, the
+// peak resident memory of this program alone: the rusage of a child
+// started by a Go parent counts the parent's memory (Linux starts a
+// CLONE_VM child's high-water mark at its parent's), /proc's does not.
+func writeHWM(file string) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			os.WriteFile(file, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB"))), 0o644)
+		}
+	}
 }
 
 // TestHelpListsEveryFlag: nablasd CMD -h and nablasd help CMD list every
