@@ -112,8 +112,8 @@ func setupTime(system, kernel string, in *Input) float64 {
 // loaded files.
 func memoryNeed(system, kernel string, in *Input) float64 {
 	n, nnz := float64(in.N()), float64(in.NNZ)
-	out := math.Min(in.RowSq, n*n) // BATAx's result entries, at most
-	const dictEntry = 160.0        // a nested sdql dictionary's bytes per entry
+	out := in.ataEntries()  // BATAx's result entries, at most
+	const dictEntry = 160.0 // a nested sdql dictionary's bytes per entry
 	switch system {
 	case "torch-dense":
 		switch kernel {
