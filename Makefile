@@ -78,9 +78,9 @@ FITFLAGS ?=
 bench-fit:
 	$(GO) run ./bench/cmd/fitbench -csv bench/results/fit.csv $(FITFLAGS)
 
-## paper: the paper's experiments (Table 1, Figs. 11-16, the workloads, peak
+## paper: the paper's experiments (Table 1, Figs. 11-16, two series of ours, the workloads, peak
 ## memory) against hand-written Go, PyTorch and SciPy: bench/results/paper.csv
-## and doc/figures/*.svg|png (about 45 minutes; resumes where it stopped).
+## and doc/figures/*.svg|png (about 50 minutes; resumes where it stopped).
 ## QUICK=1: a reduced set in bench/results/quick/ (about 3 minutes).
 ## PAPERFLAGS go to the command (go doc ./bench/cmd/paper), e.g. -fresh.
 paper:

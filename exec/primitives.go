@@ -42,6 +42,7 @@ var primitiveLoops = map[string]func(rg *region, s *lower.For, l int, m *lower.P
 		return rg.segDot(s, l, m)
 	},
 	"Dot":        (*region).dot,
+	"Fill":       (*region).fill,
 	"MapRow":     (*region).mapRow,
 	"SegScatter": (*region).segScatter,
 	"SegStoreAt": (*region).segStoreAt,
@@ -376,6 +377,47 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			b = b[:len(dst)]
 			for i, x := range a {
 				dst[i] += c * x * b[i]
+			}
+		}
+	}
+}
+
+// fill runs a Fill: row q of a dense result's last level set to c over
+// each lane's range (or c added to each entry), as one loop over the
+// row's slice; a range outside the row fails as its insert would.
+func (rg *region) fill(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	row, t := rg.laneInt(m.Parent, l), m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		qs := row.eval(fr, cx)
+		rt := fr.t[t]
+		n := rt.levels[lv].size
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if lo < 0 || hi > n {
+				key := lo
+				if lo >= 0 {
+					key = n
+				}
+				panic(rtErrorf("key %d out of range 0..%d of a dense result", key, n-1))
+			}
+			q, c := qs.at(k), sc.at(k)
+			dst := rt.vals[q*n+lo : q*n+hi]
+			if m.Set {
+				for i := range dst {
+					dst[i] = c
+				}
+				continue
+			}
+			for i := range dst {
+				dst[i] += c
 			}
 		}
 	}
