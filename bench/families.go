@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -13,7 +13,7 @@ import (
 // measuring how compile time grows with program size (bench/cmd/compiletime,
 // doc/compile-time.md). Each program is over a sparse matrix A and a dense
 // vector x, and its gradient is taken with respect to x, but for the random
-// programs, which are over sdqltest.Gen's inputs.
+// programs, which are over sdqlgen.Gen's inputs.
 
 // A Family is a generator of programs of growing size.
 type Family struct {
@@ -30,19 +30,19 @@ type Family struct {
 
 // Families are the families the compile-time benchmark measures.
 var Families = []Family{
-	{"tanh stack, let-bound", "n layers tanh(A h), each let-bound (sdqltest.TanhStack; n = 2 is mlp2)",
-		[]int{1, 2, 4, 8, 16, 32}, func(n int) (string, string) { return sdqltest.TanhStack(n), "x" }},
+	{"tanh stack, let-bound", "n layers tanh(A h), each let-bound (sdqlgen.TanhStack; n = 2 is mlp2)",
+		[]int{1, 2, 4, 8, 16, 32}, func(n int) (string, string) { return sdqlgen.TanhStack(n), "x" }},
 	{"tanh stack, inline", "the same n layers, each written inside the loop of the next, where its dictionary is looked up",
 		[]int{1, 2, 4, 8, 16, 32}, func(n int) (string, string) { return TanhStackInline(n), "x" }},
 	{"sum of n terms", "n different terms sum(<i, r> in A) tanh(c * sum(<j, a> in r) a * x(j)) added",
 		[]int{1, 2, 4, 8, 16, 32, 64}, func(n int) (string, string) { return SumOfTerms(n), "x" }},
 	{"a subterm repeated n times", "the term sum(<i, r> in A) tanh(sum(<j, a> in r) a * x(j)) written n times, added",
 		[]int{1, 2, 4, 8, 16, 32, 64}, func(n int) (string, string) { return Repeated(n), "x" }},
-	{"random programs", "n random terms added, each one of sdqltest.Gen's structured programs of nesting depth 4 over V, W, M and s (a few seeds each), their gradient with respect to V",
+	{"random programs", "n random terms added, each one of sdqlgen.Gen's structured programs of nesting depth 4 over V, W, M and s (a few seeds each), their gradient with respect to V",
 		[]int{1, 2, 4, 8, 16, 32}, nil},
 }
 
-// TanhStackInline is sdqltest.TanhStack(depth) with every layer written
+// TanhStackInline is sdqlgen.TanhStack(depth) with every layer written
 // where it is used: the dictionary of layer k is built inside the loops of
 // layer k+1, which look it up.
 func TanhStackInline(depth int) string {
@@ -77,10 +77,10 @@ func Repeated(n int) string {
 }
 
 // RandomProgram is n random terms added, each a structured random program
-// of type real over V, W, M and s (sdqltest.Gen, nesting depth 4) of at
+// of type real over V, W, M and s (sdqlgen.Gen, nesting depth 4) of at
 // least 8 nodes.
 func RandomProgram(seed uint64, n int) string {
-	g := &sdqltest.Gen{R: rand.New(rand.NewPCG(seed, 1)), Funcs: sdqltest.AllFuncs, Structured: true}
+	g := &sdqlgen.Gen{R: rand.New(rand.NewPCG(seed, 1)), Funcs: sdqlgen.AllFuncs, Structured: true}
 	terms := make([]string, 0, n)
 	for len(terms) < n {
 		t := g.Program("real", 4)

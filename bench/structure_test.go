@@ -8,7 +8,7 @@ import (
 
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/formats"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -20,7 +20,7 @@ import (
 // not decide how fast it runs (DESIGN.md): the variants must give the
 // program's results and lower to the same loop IR (loopShape).
 
-// structureInputs binds sdqltest.Gen's inputs: V a dense vector, W a
+// structureInputs binds sdqlgen.Gen's inputs: V a dense vector, W a
 // sparse one, M a CSR matrix with an empty row, s a number.
 func structureInputs(t testing.TB) nablasd.Inputs {
 	t.Helper()
@@ -42,13 +42,13 @@ func structureInputs(t testing.TB) nablasd.Inputs {
 // structureVariants returns a random program and its variants, by name,
 // the program first.
 func structureVariants(seed uint64) []struct{ name, src string } {
-	g := &sdqltest.Gen{R: rand.New(rand.NewPCG(seed, 33)), Funcs: sdqltest.AllFuncs, Structured: true}
+	g := &sdqlgen.Gen{R: rand.New(rand.NewPCG(seed, 33)), Funcs: sdqlgen.AllFuncs, Structured: true}
 	src := g.Program("real", 4+int(seed%2))
 	e := sdql.MustParse(src)
 	return []struct{ name, src string }{
 		{"let-bound", src},
-		{"inlined", sdql.Print(sdqltest.InlineLets(e))},
-		{"sunk", sdql.Print(sdqltest.SinkLets(e))},
+		{"inlined", sdql.Print(sdqlgen.InlineLets(e))},
+		{"sunk", sdql.Print(sdqlgen.SinkLets(e))},
 	}
 }
 

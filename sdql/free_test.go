@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -43,12 +43,12 @@ func TestFreeIndex(t *testing.T) {
 		n = 300
 	}
 	for seed := range uint64(n) {
-		g := &sdqltest.Gen{R: rand.New(rand.NewPCG(seed, 5)), Funcs: sdqltest.AllFuncs, Structured: true}
+		g := &sdqlgen.Gen{R: rand.New(rand.NewPCG(seed, 5)), Funcs: sdqlgen.AllFuncs, Structured: true}
 		e, err := sdql.Parse("", g.Program([]string{"real", "vec", "mat"}[seed%3], 4))
 		if err != nil {
 			t.Fatal(err)
 		}
-		progs := []sdql.Expr{e, sdqltest.InlineLets(e)} // the second repeats terms
+		progs := []sdql.Expr{e, sdqlgen.InlineLets(e)} // the second repeats terms
 		if seed == 0 {
 			// a let's value whose variable the body binds again: captured
 			// but for a renaming

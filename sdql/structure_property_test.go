@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -20,19 +20,19 @@ func TestHoistShareProperty(t *testing.T) {
 	}
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 33))
-		g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs, Structured: true}
+		g := &sdqlgen.Gen{R: r, Funcs: sdqlgen.AllFuncs, Structured: true}
 		typ := []string{"real", "vec", "mat"}[seed%3]
 		src := g.Program(typ, 3+int(seed%3))
 		e, err := sdql.Parse("", src)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, src)
 		}
-		inputs := sdqltest.GenInputs(r)
+		inputs := sdqlgen.GenInputs(r)
 		want, err := evalTyped(e, inputs)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, src)
 		}
-		variants := map[string]sdql.Expr{"program": e, "inlined": sdqltest.InlineLets(e), "sunk": sdqltest.SinkLets(e)}
+		variants := map[string]sdql.Expr{"program": e, "inlined": sdqlgen.InlineLets(e), "sunk": sdqlgen.SinkLets(e)}
 		for vname, v := range variants {
 			steps := map[string]sdql.Expr{"": v, "hoisted": sdql.Hoist(v), "shared": sdql.Share(v)}
 			steps["hoisted, shared"] = sdql.Share(steps["hoisted"])

@@ -1,4 +1,4 @@
-package sdqltest
+package sdqlgen
 
 import (
 	"github.com/nablasd/nablasd/sdql"
