@@ -34,7 +34,10 @@ type Kernel struct {
 	// the result's extents as far as the program tells them (0: unknown)
 	resultShape []int
 	shape       []int
-	compile     time.Duration
+	// compile is Compile's time; compiling and source its last steps'
+	// (Times)
+	compile           time.Duration
+	compiling, source StageTime
 	// others are ex compiled for another dense result shape (a rerun over
 	// a dense input of another length), by shape
 	mu     sync.Mutex
@@ -102,6 +105,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
 		}
 	}
+	clock := startClock()
 	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
 		ir, err := kq.loopsFor(p, k.resultShape)
 		if err != nil {
@@ -111,8 +115,10 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 			return nil, kq.withFile(err)
 		}
 	}
+	k.compiling = clock.lap("compile", StageTime{})
 	if q.opts.Exec == "auto" {
 		k.tier = newTier(q, k)
+		k.source = clock.lap("source", StageTime{})
 	}
 	k.compile = time.Since(start)
 	if !cached {
@@ -188,9 +194,14 @@ func (q *Query) formats() map[string]lower.Format {
 // when that fits the memory budget.
 func (q *Query) denseResultShape(p *Plan) []int { return q.denseShapeFor(p, q.dims()) }
 
-// denseShapeFor is denseResultShape for inputs of the given extents.
+// denseShapeFor is denseResultShape for inputs of the given extents; a
+// bundle of the value and gradients with respect to dense inputs is dense
+// too (bundleShape).
 func (q *Query) denseShapeFor(p *Plan, dims map[string][]int) []int {
-	if p.Wrt == "" || q.info.Result != sdql.RealType {
+	if p.Wrt == "" {
+		return q.bundleShape(p, dims)
+	}
+	if q.info.Result != sdql.RealType {
 		return nil
 	}
 	if in := q.inputs[p.Wrt]; in == nil || !in.dense() {
@@ -208,6 +219,18 @@ func (k *Kernel) Type() sdql.Type { return k.plan.Info.Result }
 // CompileTime is how long Compile took: differentiating, optimizing and
 // compiling (inputs' loading and Prepare excluded).
 func (k *Kernel) CompileTime() time.Duration { return k.compile }
+
+// Times are the steps of compiling the kernel: its plan's (Plan.Times),
+// then compile (the kernel compiler's closures; with Options.Exec "jit",
+// the native build too) and, with Options.Exec "auto", source (the
+// kernel's Go, made to ask the JIT's cache for it).
+func (k *Kernel) Times() []StageTime {
+	ts := append(append([]StageTime(nil), k.plan.Times...), k.compiling)
+	if k.tier != nil {
+		ts = append(ts, k.source)
+	}
+	return ts
+}
 
 // Executor names what runs the kernel: "jit" (native code), "compiled"
 // (exec's closures; also where Options.Exec "jit" fell back, with a
@@ -270,6 +293,15 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 		return k.tier.run(dst, inputs)
 	}
 	return k.run(dst, inputs, k.jit, false)
+}
+
+// runBoundAuto is Run once the inputs are bound: by the tier of an
+// "auto" kernel, else by the native kernel or the compiled one.
+func (k *Kernel) runBoundAuto(dst *Result, b bound) error {
+	if k.tier != nil {
+		return k.tier.runBound(dst, b)
+	}
+	return k.runBound(dst, b, k.jit, false)
 }
 
 // run is Run by the native kernel j, or without one by the compiled
@@ -433,6 +465,11 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 				x = formats.ToValue(in.tensor)
 			}
 			v = ad.OnStoredPositions(v, x)
+		}
+		if in := k.q.inputs[name]; name != "value" && in != nil && in.dense() {
+			// a dense bundle's padding past the input's extents
+			// (bundleShape)
+			v = trimTo(v, dims[name])
 		}
 		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i]),
 			k: k, inputs: dst.inputs, label: k.outputLabel(name)}

@@ -65,6 +65,14 @@ type Options struct {
 	// NoDPS makes compiled kernels build intermediate dictionaries, as
 	// before destination passing (the paper's Fig. 16 ablation).
 	NoDPS bool
+	// NoHoist leaves every term in the loop it is written in, even where
+	// it does not depend on the loop (without the invariant code motion
+	// of sdql.Hoist); NoShare computes a repeated term at each place it
+	// is written (without the sharing of sdql.Share). Both are
+	// ablations: by default the pipeline does both, before
+	// differentiating and again on the derivative, so that how a program
+	// is structured does not decide how fast it runs.
+	NoHoist, NoShare bool
 	// NoValidate skips the checks of the tensors' format invariants
 	// (formats.Tensor.Validate) when they are bound: by Prepare, and by
 	// Kernel.Run given inputs (trusted inputs). Compiled kernels rely on

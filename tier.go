@@ -235,13 +235,19 @@ func (t *tier) close(state int32, final, why string) *tier {
 
 // run is Kernel.Run of an "auto" kernel.
 func (t *tier) run(dst *Result, inputs Inputs) error {
+	b, err := t.k.bind(inputs)
+	if err != nil {
+		return err
+	}
+	return t.runBound(dst, b)
+}
+
+// runBound is run once the inputs are bound (a training loop binds them
+// once and runs many times: Problem).
+func (t *tier) runBound(dst *Result, b bound) error {
 	switch t.state.Load() {
 	case tierNative:
 		dst.idle = nil
-		b, err := t.k.bind(inputs)
-		if err != nil {
-			return err
-		}
 		if err := t.k.runBound(dst, b, t.native.Load(), false); err != nil {
 			return t.nativeFailed(dst, b, err)
 		}
@@ -250,13 +256,13 @@ func (t *tier) run(dst *Result, inputs Inputs) error {
 	case tierClosures:
 		dst.idle = nil
 		t.last.Store(ranClosures)
-		return t.k.run(dst, inputs, nil, false)
+		return t.k.runBound(dst, b, nil, false)
 	case tierMeasuring:
-		return t.measure(dst, inputs)
+		return t.measure(dst, b)
 	}
 	start := time.Now()
 	t.last.Store(ranClosures)
-	if err := t.k.run(dst, inputs, nil, false); err != nil {
+	if err := t.k.runBound(dst, b, nil, false); err != nil {
 		return err
 	}
 	if t.state.Load() == tierCounting &&
@@ -317,18 +323,14 @@ func (t *tier) startBuild() {
 // differs by measureGap): the time of the run once its inputs are bound,
 // per entry of the inputs (bound.entries), so that runs over groups of
 // different sizes compare.
-func (t *tier) measure(dst *Result, inputs Inputs) error {
+func (t *tier) measure(dst *Result, b bound) error {
 	native := t.turn.Add(1)%2 == 1
 	var j *jitKernel
 	if native {
 		j = t.native.Load()
 	}
-	b, err := t.k.bind(inputs)
-	if err != nil {
-		return err
-	}
 	start := tierNow()
-	err = t.k.runBound(dst, b, j, true)
+	err := t.k.runBound(dst, b, j, true)
 	d := tierNow().Sub(start)
 	t.last.Store(map[bool]int32{true: ranNative, false: ranClosures}[native])
 	if err != nil && native {

@@ -501,6 +501,7 @@ func TestTierNativeRunFails(t *testing.T) {
 			"NablasdAlloc":   func() (any, any) { return nil, nil },
 			"NablasdEntries": func(any, func([]int, float64) bool) {},
 			"NablasdEmpty":   func(any, func([]int) bool) {},
+			"NablasdDense":   func(any) []float64 { return nil },
 		}, true, nil
 	}, nil, func() error { return nil })
 	q, k := tierKernel(t, in, nil)
@@ -604,6 +605,7 @@ func TestTierVerdict(t *testing.T) {
 			"NablasdAlloc":   func() (any, any) { return nil, nil },
 			"NablasdEntries": func(any, func([]int, float64) bool) {},
 			"NablasdEmpty":   func(any, func([]int) bool) {},
+			"NablasdDense":   func(any) []float64 { return nil },
 		}, true, nil
 	}, nil, func() error { return nil })
 	notes := map[string]string{}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -312,7 +312,7 @@ func withType(types map[string]sdql.Type, name string, t sdql.Type) map[string]s
 
 // TestGeneratedPrograms checks reverse mode (checkReverse, without the
 // Hessian–vector product: the generator writes conditions on reals) on the
-// shared generator's programs (sdqltest.Gen), with respect to each of their
+// shared generator's programs (sdqlgen.Gen), with respect to each of their
 // real tensor inputs, against forward mode. NABLASD_AD_RANDOM sets the
 // number of programs.
 func TestGeneratedPrograms(t *testing.T) {
@@ -320,7 +320,7 @@ func TestGeneratedPrograms(t *testing.T) {
 	failures, checked := 0, 0
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 11))
-		g := &sdqltest.Gen{R: r}
+		g := &sdqlgen.Gen{R: r}
 		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
 		prog, err := sdql.Parse("", src)
 		if err != nil {
@@ -329,7 +329,7 @@ func TestGeneratedPrograms(t *testing.T) {
 		if info, err := sdql.Check(prog, nil); err != nil || discrete(info.Result) {
 			continue // an int result (literals only) has no derivative
 		}
-		values := sdqltest.GenInputs(r)
+		values := sdqlgen.GenInputs(r)
 		in := map[string]sdql.Value{}
 		types := map[string]sdql.Type{}
 		for _, v := range sdql.FreeVars(prog) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -30,7 +30,7 @@ const cheapBound = 4
 func TestCheapGradientWork(t *testing.T) {
 	progs := map[string]string{}
 	for d := 1; d <= 5; d++ {
-		progs[fmt.Sprintf("tanh%d", d)] = sdqltest.TanhStack(d)
+		progs[fmt.Sprintf("tanh%d", d)] = sdqlgen.TanhStack(d)
 	}
 	files, _ := filepath.Glob(filepath.Join(workloads, "*.sdql"))
 	if len(files) == 0 {

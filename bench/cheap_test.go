@@ -10,7 +10,7 @@ import (
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/datasets"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -22,12 +22,12 @@ type workload struct {
 
 // workloads returns the workload programs (Workloads, read from
 // WorkloadDir; absent: none, with a reason) and the tanh stacks of depth 1
-// to 5 (sdqltest.TanhStack), by name, each with the input its gradient is
+// to 5 (sdqlgen.TanhStack), by name, each with the input its gradient is
 // taken with respect to.
 func workloads(tb testing.TB) []workload {
 	var out []workload
 	for d := 1; d <= 5; d++ {
-		out = append(out, workload{fmt.Sprintf("tanh%d", d), sdqltest.TanhStack(d), "x"})
+		out = append(out, workload{fmt.Sprintf("tanh%d", d), sdqlgen.TanhStack(d), "x"})
 	}
 	for _, w := range Workloads {
 		src, _, why, err := WorkloadSource(w.Name)

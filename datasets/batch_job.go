@@ -53,6 +53,13 @@ type Job struct {
 	// --resume keeps the groups every output holds.
 	Outputs []JobOutput
 	Steps   func(*Group) ([]*TableTensor, error)
+	// RowStep, set instead of Step, gives a group's result as rows of
+	// the columns Columns (the job puts the key column first), written to
+	// Out with Meta: a result that is not one tensor, such as a grouped
+	// fit's parameters and losses (batch_rows.go). A group's rows may be
+	// none.
+	RowStep func(*Group) (arrow.RecordBatch, error)
+	Columns []arrow.Field
 }
 
 // JobOutput is one of the results of a job of several (Job.Outputs).
@@ -85,7 +92,8 @@ type jobResult struct {
 	seq  int
 	key  Key
 	rows int64
-	res  []*TableTensor // one for each output
+	res  []*TableTensor    // one for each output
+	recs arrow.RecordBatch // RowStep's result
 	err  error
 }
 
@@ -126,7 +134,10 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 		}
 		meta[MetaKey] = key.Name
 		schema := TensorSchema(o.Order, &arrow.Field{Name: key.Name, Type: key.Type}, meta)
-		jr, err := createJournal(o.Out, schema, j.Resume)
+		if j.RowStep != nil {
+			schema = RowsSchema(&arrow.Field{Name: key.Name, Type: key.Type}, j.Columns, meta)
+		}
+		jr, err := createJournal(o.Out, schema, j.Resume, j.RowStep != nil)
 		if err != nil {
 			removeAll()
 			return nil, err
@@ -190,14 +201,19 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 		go func() {
 			defer wg.Done()
 			for it := range items {
-				res, err := runStep(step, it.g)
-				if err == nil && len(res) != len(outs) {
-					err = fmt.Errorf("internal error: datasets: %d results for %d outputs", len(res), len(outs))
+				r := jobResult{seq: it.seq, key: it.g.Key, rows: it.g.Rows}
+				if j.RowStep != nil {
+					r.recs, r.err = runStep(j.RowStep, it.g)
+				} else {
+					r.res, r.err = runStep(step, it.g)
+					if r.err == nil && len(r.res) != len(outs) {
+						r.err = fmt.Errorf("internal error: datasets: %d results for %d outputs", len(r.res), len(outs))
+					}
 				}
-				if err != nil {
-					err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, err)
+				if r.err != nil {
+					r.err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, r.err)
 				}
-				results <- jobResult{seq: it.seq, key: it.g.Key, rows: it.g.Rows, res: res, err: err}
+				results <- r
 			}
 		}()
 	}
@@ -205,14 +221,14 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 
 	// The writer: results in key order, each a batch of the journal.
 	pending := map[int]jobResult{}
-	next := 0
+	next, dropped := 0, 0
 	var firstErr error
 	for r := range results {
 		if firstErr != nil {
 			<-tokens
 			continue
 		}
-		if r.err != nil {
+		if r.err != nil && !stopping(ctx, r.err) {
 			firstErr = r.err
 			cancel()
 			<-tokens
@@ -226,6 +242,11 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 			}
 			delete(pending, next)
 			next++
+			if r.err != nil {
+				<-tokens // stopped by the cancellation: not done
+				dropped++
+				continue
+			}
 			n, err := j.record(jrs, r)
 			<-tokens
 			if err != nil {
@@ -242,7 +263,7 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	if firstErr == nil {
 		firstErr = readErr
 	}
-	stopped := firstErr == nil && !reachedEnd
+	stopped := firstErr == nil && (!reachedEnd || dropped > 0)
 	st.Elapsed = time.Since(start)
 	switch {
 	case firstErr != nil:
@@ -271,8 +292,16 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	return st, nil
 }
 
+// stopping reports whether a step's error is its being stopped by the
+// job's cancellation (a step that takes long, a fit, may watch the
+// context its caller cancels with the job's): the group is then not done,
+// and a run with Resume runs it.
+func stopping(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
 // runStep calls the step, turning a panic into an error.
-func runStep(step func(*Group) ([]*TableTensor, error), g *Group) (res []*TableTensor, err error) {
+func runStep[R any](step func(*Group) (R, error), g *Group) (res R, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -286,6 +315,16 @@ func runStep(step func(*Group) ([]*TableTensor, error), g *Group) (res []*TableT
 // returns their rows.
 func (j *Job) record(jrs []*journal, r jobResult) (int64, error) {
 	total := int64(0)
+	if j.RowStep != nil {
+		if r.recs == nil {
+			return 0, fmt.Errorf("internal error: datasets: no rows for group %s", r.key)
+		}
+		n, err := jrs[0].writeRows(r.key, r.recs)
+		if err == nil {
+			err = jrs[0].sync()
+		}
+		return n, err
+	}
 	for i, jr := range jrs {
 		if jr.done[r.key] {
 			continue

@@ -45,6 +45,9 @@ type journal struct {
 	format string       // the results' format name
 	done   map[Key]bool // keys written (also those copied on resume)
 	meta   map[string]string
+	// rows: the groups' results are rows of a schema of their own
+	// (Job.RowStep), not tensors
+	rows bool
 	// batches counts the record batches written (journalSum)
 	batches int64
 	// flushed is when the journal was last handed to the operating
@@ -99,9 +102,9 @@ func verifyJournal(n int64, rec arrow.RecordBatch, sums *bool) error {
 
 // createJournal starts a job's journal: a new one, or with resume the
 // groups of an existing journal and of an existing output copied into it.
-func createJournal(out string, schema *arrow.Schema, resume bool) (*journal, error) {
+func createJournal(out string, schema *arrow.Schema, resume, rows bool) (*journal, error) {
 	path := out + JournalSuffix
-	j := &journal{path: path, schema: schema, done: map[Key]bool{}, meta: schemaMeta(schema)}
+	j := &journal{path: path, schema: schema, done: map[Key]bool{}, meta: schemaMeta(schema), rows: rows}
 	tmp := path + ".new"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
@@ -219,6 +222,9 @@ func (j *journal) copyOutput(out string) error {
 	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
+	if j.rows {
+		return j.copyRowsOutput(out)
+	}
 	t, err := openTable(out)
 	if err != nil {
 		return err
@@ -302,7 +308,9 @@ func (j *journal) write(k Key, rec arrow.RecordBatch, shape []int) error {
 	if err := j.w.Write(wrapped); err != nil {
 		return fmt.Errorf("%s: %v", j.path, err)
 	}
-	j.keys = append(j.keys, k)
+	if n := len(j.keys); n == 0 || j.keys[n-1] != k {
+		j.keys = append(j.keys, k) // a group's rows copied in parts are one group
+	}
 	j.done[k] = true
 	if shape != nil {
 		if j.shape == nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/internal/physbind"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -24,9 +24,9 @@ func TestRandomPrograms(t *testing.T) {
 	}
 	types := map[string]sdql.Type{"V": sdql.Tensor(1), "W": sdql.Tensor(1), "M": sdql.Tensor(2), "s": sdql.RealType}
 	for i := 0; i < n; i++ {
-		g := &sdqltest.Gen{R: r}
+		g := &sdqlgen.Gen{R: r}
 		src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
-		in := sdqltest.GenInputs(r)
+		in := sdqlgen.GenInputs(r)
 		prog := sdql.MustParse(src)
 		want, err := physbind.EvalTyped(prog, in, types)
 		if err != nil {
@@ -74,12 +74,15 @@ func TestRandomPrograms(t *testing.T) {
 	}
 }
 
-// TestMain splits every parallel loop, however small, and merges every
-// dense vector range by range, so that the random programs exercise the
-// workers and their merges.
+// TestMain splits every parallel loop, however small, merges every
+// dense vector range by range and moves every appended result's rows on
+// several goroutines, so that the random programs exercise the workers
+// and their merges.
 func TestMain(m *testing.M) {
 	minParallel = 2
 	minParallelMerge = 1
+	minParallelCopy = 1
+	minParallelTranspose = 1
 	os.Exit(m.Run())
 }
 

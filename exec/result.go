@@ -136,6 +136,30 @@ func (r *Result) walk(f func(coords []int, v float64) bool, empty bool) error {
 	return nil
 }
 
+// Dense returns a tensor result's values in row-major order over sizes,
+// its levels' extents, when every level is stored dense with every key
+// present (Options.ResultShape made it so): the destination's own array,
+// valid until the next run. ok is false for any other result.
+func (r *Result) Dense() (vals []float64, sizes []int, ok bool) {
+	rt := r.tensor()
+	if rt == nil || r.k.ir.ResultVar != nil || rt.t.Leaf != lower.Real {
+		return nil, nil, false
+	}
+	n := 1
+	sizes = make([]int, len(rt.levels))
+	for i, l := range rt.levels {
+		if l.kind != lower.Dense || l.present != nil || !rt.t.Levels[i].Full {
+			return nil, nil, false
+		}
+		sizes[i] = l.size
+		n *= l.size
+	}
+	if len(rt.vals) < n {
+		return nil, nil, false
+	}
+	return rt.vals[:n], sizes, true
+}
+
 // Size returns the bytes a tensor result's storage takes (the capacity of
 // its arrays and indexes); 0 for a scalar.
 func (r *Result) Size() int64 {

@@ -12,7 +12,7 @@ import (
 	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/gorun"
 	"github.com/nablasd/nablasd/internal/physbind"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -119,9 +119,9 @@ func programCases(t *testing.T, r *rand.Rand, i, first int) []randomCase {
 			cases = append(cases, randomCase{src: fmt.Sprintf("%s\n(%d threads)", src, threads), prog: prog, ir: ir, in: in, want: want, k: pk, threads: threads})
 		}
 	}
-	g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
+	g := &sdqlgen.Gen{R: r, Funcs: sdqlgen.AllFuncs}
 	src := g.Program([]string{"real", "vec", "mat"}[r.IntN(3)], 4)
-	in := sdqltest.GenInputs(r)
+	in := sdqlgen.GenInputs(r)
 	prog := sdql.MustParse(src)
 	want, err := physbind.EvalTyped(prog, in, types)
 	if err != nil {

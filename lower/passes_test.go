@@ -8,7 +8,7 @@ import (
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/internal/physbind"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -101,10 +101,10 @@ func TestPassesOptional(t *testing.T) {
 	changed := map[string]int{}
 	checked := 0
 	for i := 0; i < n; i++ {
-		g := &sdqltest.Gen{R: r}
+		g := &sdqlgen.Gen{R: r}
 		typ := []string{"real", "vec", "mat"}[r.IntN(3)]
 		src := g.Program(typ, 4)
-		in := sdqltest.GenInputs(r)
+		in := sdqlgen.GenInputs(r)
 		prog, err := sdql.Parse("gen.sdql", src)
 		if err != nil {
 			t.Fatal(err)

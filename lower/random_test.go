@@ -10,7 +10,7 @@ import (
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/internal/physbind"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -55,10 +55,10 @@ func TestLowerRandom(t *testing.T) {
 	n := randomCount(1500)
 	checked, positions, fullPositions, hoists, appended, transposes := 0, 0, 0, 0, 0, 0
 	for i := 0; i < n; i++ {
-		g := &sdqltest.Gen{R: r}
+		g := &sdqlgen.Gen{R: r}
 		typ := []string{"real", "vec", "mat"}[r.IntN(3)]
 		src := g.Program(typ, 4)
-		in := sdqltest.GenInputs(r)
+		in := sdqlgen.GenInputs(r)
 		prog, err := sdql.Parse("gen.sdql", src)
 		if err != nil {
 			t.Fatal(err)

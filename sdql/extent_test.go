@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -15,7 +15,7 @@ import (
 // the named input stores at that mode.
 func TestExtentsSound(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	g := &sdqltest.Gen{R: r}
+	g := &sdqlgen.Gen{R: r}
 	dims := map[string][]int{"V": {5}, "W": {5}, "M": {4, 5}}
 	n := 3000
 	if testing.Short() {
@@ -28,7 +28,7 @@ func TestExtentsSound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inputs := sdqltest.GenInputs(r)
+		inputs := sdqlgen.GenInputs(r)
 		types := map[string]sdql.Type{}
 		for n, v := range inputs {
 			types[n] = sdql.TypeOfValue(v)

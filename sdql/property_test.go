@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/internal/sdqltest"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -12,7 +13,7 @@ import (
 // same and evaluates to the same value as e.
 func TestPrintEvalProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	g := &sdqltest.Gen{R: r, Funcs: sdqltest.AllFuncs}
+	g := &sdqlgen.Gen{R: r, Funcs: sdqlgen.AllFuncs}
 	n := 3000
 	if testing.Short() {
 		n = 300
@@ -22,31 +23,31 @@ func TestPrintEvalProperty(t *testing.T) {
 		src := g.Program(typ, 4)
 		e, err := sdql.Parse("gen.sdql", src)
 		if err != nil {
-			t.Fatalf("generated program does not parse: %v\n%s", err, sdqltest.Indent(src))
+			t.Fatalf("generated program does not parse: %v\n%s", err, sdqlgen.Indent(src))
 		}
-		inputs := sdqltest.GenInputs(r)
+		inputs := sdqlgen.GenInputs(r)
 		want, err := sdql.Eval(e, inputs)
 		if err != nil {
-			t.Fatalf("generated program fails: %v\n%s", err, sdqltest.Indent(src))
+			t.Fatalf("generated program fails: %v\n%s", err, sdqlgen.Indent(src))
 		}
 		sdqltest.CheckRoundTrip(t, "generated", e)
 		printed := sdql.Print(e)
 		e2, err := sdql.Parse("printed.sdql", printed)
 		if err != nil {
-			t.Fatalf("printed program does not parse: %v\n%s", err, sdqltest.Indent(printed))
+			t.Fatalf("printed program does not parse: %v\n%s", err, sdqlgen.Indent(printed))
 		}
 		if ws, _ := sdql.Lint("printed.sdql", printed); len(ws) > 0 {
-			t.Fatalf("the printed program has lint warnings (the printer parenthesizes such bodies): %v\n%s", ws[0], sdqltest.Indent(printed))
+			t.Fatalf("the printed program has lint warnings (the printer parenthesizes such bodies): %v\n%s", ws[0], sdqlgen.Indent(printed))
 		}
 		if !sdql.AlphaEqual(e, e2) {
-			t.Fatalf("parse(print(e)) is not e:\n%s\n%s", sdqltest.Indent(src), sdqltest.Indent(printed))
+			t.Fatalf("parse(print(e)) is not e:\n%s\n%s", sdqlgen.Indent(src), sdqlgen.Indent(printed))
 		}
 		got, err := sdql.Eval(e2, inputs)
 		if err != nil {
-			t.Fatalf("printed program fails: %v\n%s", err, sdqltest.Indent(printed))
+			t.Fatalf("printed program fails: %v\n%s", err, sdqlgen.Indent(printed))
 		}
 		if !sdql.Equal(got, want) {
-			t.Fatalf("eval(parse(print(e))) = %s, eval(e) = %s\n%s", sdql.FormatValue(got), sdql.FormatValue(want), sdqltest.Indent(src))
+			t.Fatalf("eval(parse(print(e))) = %s, eval(e) = %s\n%s", sdql.FormatValue(got), sdql.FormatValue(want), sdqlgen.Indent(src))
 		}
 	}
 }

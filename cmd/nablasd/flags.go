@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -33,6 +34,16 @@ func (fs *flagSet) String(p *string, name, def, usage string) {
 
 func (fs *flagSet) Int(p *int, name string, def int, usage string) {
 	fs.IntVar(p, name, def, usage)
+	fs.add(name)
+}
+
+func (fs *flagSet) Float(p *float64, name string, def float64, usage string) {
+	fs.Float64Var(p, name, def, usage)
+	fs.add(name)
+}
+
+func (fs *flagSet) Duration(p *time.Duration, name string, def time.Duration, usage string) {
+	fs.DurationVar(p, name, def, usage)
 	fs.add(name)
 }
 

@@ -52,6 +52,8 @@ func init() {
 			cmdPlan, func() *flagSet { return planFlags(new(planArgs)) }, planHelp},
 		"gen": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] --in NAME=VALUE... [--out FILE]", "write the kernel as Go source",
 			cmdGen, func() *flagSet { return genFlags(new(genArgs)) }, genHelp},
+		"fit": {"(-f FILE | -e TEXT) --wrt NAME[,NAME...] [--in NAME=VALUE]... [--init [NAME=]VALUE]... [--method METHOD] [--tol T] [--out [NAME=]FILE]...", "fit inputs to minimize a real-valued program (lbfgs, bfgs, cg, gd, adam)",
+			cmdFit, func() *flagSet { return fitFlags(new(fitArgs)) }, fitHelp},
 		"demo": {"", "run the paper's BATAx kernel and its gradient on built-in data",
 			cmdDemo, nil, ""},
 		"help": {"[CMD]", "print this help, or a command's with every flag",
@@ -112,7 +114,7 @@ func usage() string {
 
 // commandNames lists the commands in the order of the usage.
 func commandNames() []string {
-	order := map[string]int{"eval": 0, "grad": 1, "plan": 2, "gen": 3, "demo": 4, "help": 5}
+	order := map[string]int{"eval": 0, "grad": 1, "fit": 2, "plan": 3, "gen": 4, "demo": 5, "help": 6}
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -166,7 +168,7 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		if s := sdql.Suggest(name, commandNames()); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		} else {
-			msg += " (want eval, grad, plan, gen, demo or help)"
+			msg += " (want eval, grad, fit, plan, gen, demo or help)"
 		}
 		err = usagef("%s", msg)
 	}

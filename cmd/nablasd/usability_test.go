@@ -103,7 +103,7 @@ func TestMistakes(t *testing.T) {
 		{[]string{"eval", "-e", "1", "--thread", "2"}, 2, "nablasd: eval: unknown flag --thread (did you mean --threads?)\nRun 'nablasd help eval' for usage.\n"},
 		{[]string{"grad", "-e", "1", "--wtr", "x"}, 2, "unknown flag --wtr (did you mean --wrt?)"},
 		{[]string{"evl", "-e", "1"}, 2, "nablasd: unknown command \"evl\" (did you mean eval?)\nRun 'nablasd help' for usage.\n"},
-		{[]string{"frobnicate"}, 2, "unknown command \"frobnicate\" (want eval, grad, plan, gen, demo or help)"},
+		{[]string{"frobnicate"}, 2, "unknown command \"frobnicate\" (want eval, grad, fit, plan, gen, demo or help)"},
 		{[]string{"help", "grd"}, 2, "help: unknown command \"grd\" (did you mean grad?)"},
 		{[]string{"grad", "-e", "x * y", "--wrt", "x", "--wrt", "x", "--in", "x=1", "--in", "y=2"}, 2,
 			"invalid value \"x\" for flag -wrt: x is given twice"},

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/internal/gorun"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -105,13 +105,13 @@ func checkProgram(seed uint64, i int, rules []*fuse.Rule, withGo bool) report {
 			where := fmt.Sprintf("program %d (seed %d), %s, over %s", i, seed, what, b.desc)
 			if bad := disagreements(want, outs); len(bad) > 0 {
 				rep.failures = append(rep.failures, fmt.Sprintf("%s:\n%s\n  %s\nM: %s",
-					where, sdqltest.Indent(src), strings.Join(bad, "\n  "), in.desc))
+					where, sdqlgen.Indent(src), strings.Join(bad, "\n  "), in.desc))
 			}
 			if gc != nil {
 				gc.Name = where
 				rep.goCases = append(rep.goCases, *gc)
 				rep.goWants = append(rep.goWants, want)
-				rep.goWhere = append(rep.goWhere, fmt.Sprintf("%s\n%s", where, sdqltest.Indent(src)))
+				rep.goWhere = append(rep.goWhere, fmt.Sprintf("%s\n%s", where, sdqlgen.Indent(src)))
 			}
 		}
 	}
@@ -132,7 +132,7 @@ type generated struct {
 // generate makes program number i of seed.
 func generate(seed uint64, i int) (*generated, error) {
 	r := rand.New(rand.NewPCG(seed, uint64(i)))
-	g := &sdqltest.Gen{R: r}
+	g := &sdqlgen.Gen{R: r}
 	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
 	src := g.Program(typ, 4)
 	in := genInputs(r)

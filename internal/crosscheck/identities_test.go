@@ -14,7 +14,7 @@ import (
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/internal/adtest"
-	"github.com/nablasd/nablasd/internal/sdqltest"
+	"github.com/nablasd/nablasd/internal/sdqlgen"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -81,7 +81,7 @@ func checkIdentities(seed uint64, i int, variants bool) identityReport {
 			Tangent: adtest.RandomTangent(r, order, tangentExtent), R: r}
 		where := func() string {
 			return fmt.Sprintf("program %d (seed %d), derivatives with respect to %s, over %s:\n%s\nM: %s",
-				i, seed, g.wrt, b.desc, sdqltest.Indent(g.src), g.in.desc)
+				i, seed, g.wrt, b.desc, sdqlgen.Indent(g.src), g.in.desc)
 		}
 		p, ok, err := c.Programs()
 		if err != nil {

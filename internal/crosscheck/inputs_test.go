@@ -10,7 +10,7 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// inputs are a program's inputs before they are stored: sdqltest.Gen's V,
+// inputs are a program's inputs before they are stored: sdqlgen.Gen's V,
 // W (vectors), M (a matrix) and s (a scalar), as coordinates with shapes.
 type inputs struct {
 	coords map[string]*datasets.Coords
