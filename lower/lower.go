@@ -109,6 +109,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		Interchange(l.prog)
 		eliminateDead(l.prog)
 	}
+	// the tests of index arithmetic the facts decide are dropped, and
+	// loops are partitioned where the rest hold (bounds.go)
+	l.affineGuards(l.prog)
 	SplitGuards(l.prog)
 	HoistInvariants(l.prog)
 	if !l.opts.NoDense {
