@@ -57,7 +57,9 @@ func (f lin) plus(g lin, k int64) lin {
 			out.ts = append(out.ts, f.ts[i])
 			i++
 		case i == len(f.ts) || g.ts[j].a < f.ts[i].a:
-			out.ts = append(out.ts, lterm{g.ts[j].a, k * g.ts[j].k})
+			if k != 0 {
+				out.ts = append(out.ts, lterm{g.ts[j].a, k * g.ts[j].k})
+			}
 			j++
 		default:
 			if s := f.ts[i].k + k*g.ts[j].k; s != 0 {
@@ -175,6 +177,21 @@ func (an *affineAnalysis) linOf(e Expr) (lin, bool) {
 			}
 			if x.Kind() != Int {
 				return lin{}, false
+			}
+			// n * (a·i + c) with n a lone atom is a·(n * i) + c·n: the
+			// row offsets U_cols * (i + 1), U_cols * i and U_cols * (i -
+			// 1) share the atom U_cols * i
+			for _, pair := range [2][2]lin{{f, g}, {g, f}} {
+				n, h := pair[0], pair[1]
+				if len(n.ts) != 1 || n.ts[0].k != 1 || n.c != 0 {
+					continue
+				}
+				out := constLin(0).plus(n, h.c)
+				for _, t := range h.ts {
+					p := Canon(&Binary{Op: Mul, X: an.atoms.exprs[n.ts[0].a], Y: an.atoms.exprs[t.a]})
+					out = out.plus(atomLin(an.atom(p)), t.k)
+				}
+				return out, true
 			}
 			return atomLin(an.atom(x)), true
 		}

@@ -70,6 +70,12 @@ type affineAnalysis struct {
 	scoped []lin
 	// noPart are the loops not to partition (partition's pieces)
 	noPart map[*For]bool
+	// likely gives, for a split point a partition lets, the conditions
+	// under which its loop runs whole (no prologue, no epilogue): the
+	// enclosing loop's second round partitions on them
+	likely map[*Var][]Expr
+	// consts are the variables let to a constant (a split point decided)
+	consts map[*Var]*Const
 	// live are the variables defined where the analysis stands (the
 	// parameters, the enclosing loops' indices, the lets before it): a
 	// fact is used only where all its atoms are, since a loop's range,
@@ -87,26 +93,29 @@ func newAffineAnalysis(l *lowerer, p *Program) *affineAnalysis {
 	an := &affineAnalysis{l: l, p: p, atoms: newAtomTable(), mutable: map[*Var]bool{},
 		intDef: map[*Var]Expr{}, boolDef: map[*Var]Expr{}, lets: map[*Var]int{},
 		byAtom: map[int][]int{}, noPart: map[*For]bool{}, budget: partitionBudget,
-		live: map[*Var]bool{}, params: map[*Var]bool{}}
+		live: map[*Var]bool{}, params: map[*Var]bool{}, likely: map[*Var][]Expr{}, consts: map[*Var]*Const{}}
 	for _, q := range p.Params {
 		if q.Var != nil {
 			an.params[q.Var] = true
 		}
 	}
-	WalkStmts(p.Body, func(s Stmt) {
-		switch x := s.(type) {
-		case *Assign:
-			an.mutable[x.V] = true
-		case *Let:
-			an.lets[x.V]++
-		}
-	})
 	an.learn(p.Body)
 	return an
 }
 
-// learn records the definitions of the variables s lets.
+// learn records the definitions of the variables s lets, and which
+// variables it assigns (a copy's accumulators are new variables).
 func (an *affineAnalysis) learn(s Stmt) {
+	WalkStmts(s, func(x Stmt) {
+		switch x := x.(type) {
+		case *Assign:
+			an.mutable[x.V] = true
+			delete(an.intDef, x.V)
+			delete(an.boolDef, x.V)
+		case *Let:
+			an.lets[x.V]++
+		}
+	})
 	WalkStmts(s, func(x Stmt) {
 		let, ok := x.(*Let)
 		if !ok || an.mutable[let.V] || an.lets[let.V] > 1 {
@@ -337,10 +346,10 @@ func (an *affineAnalysis) relevantFacts(f lin) []lin {
 }
 
 // productFacts bounds a product atom n * x, n an extent (not negative)
-// and x an index: 0 <= n * x where 0 <= x, and n * x <= m * n - n where
-// x <= m - 1 for m the other extent of a dense matrix whose extents are n
-// and m (the row offset of a row below m). What holds of x is asked of
-// the facts where the analysis stands.
+// and x an index, by what is known of x where the analysis stands: c·n <=
+// n * x where c <= x, n * x <= c·n where x <= c, and n * x <= m·n - d·n
+// where x <= m - d for m the other extent of a dense matrix whose extents
+// are n and m (the row offset of a row below m - d + 1).
 func (an *affineAnalysis) productFacts(a int) []lin {
 	b, ok := an.atoms.exprs[a].(*Binary)
 	if !ok || b.Op != Mul || b.Kind() != Int {
@@ -357,36 +366,46 @@ func (an *affineAnalysis) productFacts(a int) []lin {
 		if !ok {
 			continue
 		}
-		n := r.V
-		if an.impliedShallow(x) {
-			out = append(out, self)
+		n := an.refLin(r.V)
+		if c, ok := an.lowerConst(x); ok {
+			out = append(out, self.plus(n, -c)) // n*x - c*n >= 0
+		}
+		if c, ok := an.lowerConst(x.scaled(-1)); ok {
+			out = append(out, n.scaled(-c).plus(self, -1)) // -c*n - n*x >= 0 (x <= -c)
 		}
 		for _, g := range an.l.grid {
 			var m *Var
 			switch {
-			case g[0] == n:
+			case g[0] == r.V:
 				m = g[1]
-			case g[1] == n:
+			case g[1] == r.V:
 				m = g[0]
 			default:
 				continue
 			}
-			// x <= m - 1 gives n * x <= n * m - n
-			if an.impliedShallow(an.refLin(m).plus(x, -1).plus(constLin(1), -1)) {
-				mn := atomLin(an.atom(Canon(&Binary{Op: Mul, X: &Ref{V: n}, Y: &Ref{V: m}})))
-				out = append(out, mn.plus(self, -1).plus(an.refLin(n), -1))
+			// x <= m - d gives n * x <= n * m - d * n
+			if d, ok := an.lowerConst(an.refLin(m).plus(x, -1)); ok {
+				mn := atomLin(an.atom(Canon(&Binary{Op: Mul, X: &Ref{V: r.V}, Y: &Ref{V: m}})))
+				out = append(out, mn.plus(self, -1).plus(n, -d))
 			}
 		}
 	}
 	return out
 }
 
-// impliedShallow is implied without the products' facts (one level of
-// them is enough for a row offset, and it cannot recurse).
-func (an *affineAnalysis) impliedShallow(f lin) bool {
+// lowerConst is the greatest constant known to bound f from below, from
+// the facts without the products' (shallowFacts).
+func (an *affineAnalysis) lowerConst(f lin) (int64, bool) {
 	if f.isConst() {
-		return f.c >= 0
+		return f.c, true
 	}
+	return lowerBound(an.shallowFacts(f), f)
+}
+
+// shallowFacts gathers the facts reachable from f's atoms as
+// relevantFacts does, without the products' facts (one level of them is
+// enough for a row offset, and it cannot recurse).
+func (an *affineAnalysis) shallowFacts(f lin) []lin {
 	seen := map[int]bool{}
 	var out []lin
 	queue := []int{}
@@ -423,7 +442,7 @@ func (an *affineAnalysis) impliedShallow(f lin) bool {
 			}
 		}
 	}
-	return impliedBy(out, f)
+	return out
 }
 
 // decide says whether a condition holds (+1), fails (-1) or cannot be
@@ -520,6 +539,11 @@ func (an *affineAnalysis) cond(c Expr) Expr {
 // expr simplifies the tests inside an expression.
 func (an *affineAnalysis) expr(e Expr) Expr {
 	switch x := e.(type) {
+	case *Ref:
+		if k, ok := an.consts[x.V]; ok {
+			return k
+		}
+		return e
 	case *Select:
 		if y, ok := an.minMax(x); ok {
 			return an.expr(y)
@@ -583,7 +607,7 @@ func (an *affineAnalysis) expr(e Expr) Expr {
 // select(a < b, a, b), where a <= b is known (or b <= a): where a == b
 // both sides are equal, so the side of the strict test is the value.
 func (an *affineAnalysis) minMax(s *Select) (Expr, bool) {
-	if _, _, _, ok := minMaxOf(s); !ok {
+	if _, _, _, ok := an.minMaxOf(s); !ok {
 		return nil, false
 	}
 	c := s.Cond.(*Binary)
@@ -608,13 +632,13 @@ func (an *affineAnalysis) atMostDepth(a, b Expr, depth int) bool {
 	if depth > 4 {
 		return false
 	}
-	if p, q, isMax, ok := minMaxOf(b); ok {
+	if p, q, isMax, ok := an.minMaxOf(b); ok {
 		if isMax {
 			return an.atMostDepth(a, p, depth+1) || an.atMostDepth(a, q, depth+1)
 		}
 		return an.atMostDepth(a, p, depth+1) && an.atMostDepth(a, q, depth+1)
 	}
-	if p, q, isMax, ok := minMaxOf(a); ok {
+	if p, q, isMax, ok := an.minMaxOf(a); ok {
 		if isMax {
 			return an.atMostDepth(p, b, depth+1) && an.atMostDepth(q, b, depth+1)
 		}
@@ -626,8 +650,13 @@ func (an *affineAnalysis) atMostDepth(a, b Expr, depth int) bool {
 }
 
 // minMaxOf matches max(p, q) = select(p < q, q, p) and min(p, q) =
-// select(p < q, p, q) (also through a variable let to one).
-func minMaxOf(e Expr) (p, q Expr, isMax, ok bool) {
+// select(p < q, p, q), also through a variable let to one.
+func (an *affineAnalysis) minMaxOf(e Expr) (p, q Expr, isMax, ok bool) {
+	if r, isRef := e.(*Ref); isRef {
+		if d, isDef := an.intDef[r.V]; isDef {
+			e = d
+		}
+	}
 	s, isSel := e.(*Select)
 	if !isSel {
 		return nil, nil, false, false
@@ -680,6 +709,9 @@ func (an *affineAnalysis) stmt(s Stmt, part bool) Stmt {
 	case *Let:
 		x.X = an.expr(x.X)
 		an.live[x.V] = true
+		if k, ok := x.X.(*Const); ok && k.K == Int && !an.mutable[x.V] && an.lets[x.V] <= 1 {
+			an.consts[x.V] = k // read as the constant from here on
+		}
 		if x.V.Kind == Int && !an.mutable[x.V] && an.lets[x.V] <= 1 {
 			// what the simplified definition says (a split point
 			// decided to one side)
@@ -722,11 +754,7 @@ func (an *affineAnalysis) stmt(s Stmt, part bool) Stmt {
 				return &Block{} // hi <= lo: the loop never runs
 			}
 		}
-		an.loop(x, part)
-		if part && !an.noPart[x] {
-			return an.partition(x)
-		}
-		return x
+		return an.forStmt(x, part)
 	case *ForLevel:
 		x.Parent = an.expr(x.Parent)
 		an.live[x.Key] = true
@@ -798,18 +826,51 @@ type guardBound struct {
 	test  lin // the test as f >= 0
 }
 
-// partition splits loop f into a prologue, the steady state where every
-// test of its variable against invariant bounds holds, and an epilogue
-// (affineGuards). f's body is simplified already.
-func (an *affineAnalysis) partition(f *For) Stmt {
-	bounds := an.loopGuards(f)
-	if len(bounds) == 0 || !cloneable(f.Body) {
+// forStmt simplifies a loop and, with part, partitions it, outermost
+// first: its body's tests are decided, the loop is split where the tests
+// of its variable hold (split), and the loops inside the steady state are
+// partitioned in turn, knowing its facts; the split points they add
+// (min(K_len, x_len - i)) may partition the loop once more, so that its
+// steady state runs their whole ranges. Prologues and epilogues are
+// simplified, not partitioned.
+func (an *affineAnalysis) forStmt(f *For, part bool) Stmt {
+	if !part || an.noPart[f] {
+		an.loop(f, part)
 		return f
+	}
+	an.noPart[f] = true
+	an.loop(f, false)
+	steady, out := an.split(f, false)
+	an.loop(steady, true)
+	steady2, out2 := an.split(steady, true)
+	if steady2 == steady {
+		return out
+	}
+	if b, ok := out.(*Block); ok {
+		for i, x := range b.List {
+			if x == steady {
+				list := append(append(append([]Stmt(nil), b.List[:i]...), blockList(out2)...), b.List[i+1:]...)
+				return &Block{List: list}
+			}
+		}
+	}
+	return out2
+}
+
+// split divides loop f (its body simplified) into a prologue, the steady
+// state where every test of its variable against invariant bounds holds,
+// and an epilogue (affineGuards), each simplified knowing what holds
+// there. It returns the steady state and what replaces f; f itself, twice,
+// when there is nothing to split on.
+func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
+	bounds := an.loopGuards(f, likely)
+	if len(bounds) == 0 || !cloneable(f.Body) {
+		return f, f
 	}
 	size := 0
 	WalkStmts(f.Body, func(Stmt) { size++ })
 	if 2*size > an.budget {
-		return f
+		return f, f
 	}
 	an.budget -= 2 * size
 	var lows, highs []guardBound
@@ -820,11 +881,21 @@ func (an *affineAnalysis) partition(f *For) Stmt {
 			highs = append(highs, g)
 		}
 	}
+	// a bound another one implies is left out of the maximum (minimum)
+	lows = an.tightest(lows, 1)
+	highs = an.tightest(highs, -1)
 	var list []Stmt
 	var defined []*Var
-	split := func(name string, x Expr) Expr {
+	// bind lets x to a new variable, so that a bound read twice (a
+	// maximum's test and side) is computed once
+	bind := func(name string, x Expr) Expr {
+		x = an.expr(x)
+		switch x.(type) {
+		case *Const, *Ref:
+			return x
+		}
 		v := an.p.NewVar(name, Int)
-		let := &Let{V: v, X: an.expr(x)}
+		let := &Let{V: v, X: x}
 		list = append(list, let)
 		an.learn(let)
 		an.live[v] = true
@@ -833,19 +904,30 @@ func (an *affineAnalysis) partition(f *For) Stmt {
 	}
 	lo, hi := f.Lo, f.Hi
 	s1, s2 := lo, hi
+	// the conditions under which a split point leaves the loop whole: no
+	// prologue (each lower bound at most lo), no epilogue (hi at most
+	// each upper bound)
+	var whole []Expr
 	if len(lows) > 0 {
 		var l Expr
 		for _, g := range lows {
-			l = maxOf(l, an.linExpr(g.b))
+			b := an.linExpr(g.b)
+			l = bind("lo", maxOf(l, b))
+			whole = append(whole, &Binary{Op: Le, X: b, Y: lo})
 		}
-		s1 = split("lo", maxOf(lo, minOf(hi, l)))
+		s1 = bind("lo", maxOf(lo, bind("lo", minOf(hi, l))))
 	}
 	if len(highs) > 0 {
 		var h Expr
 		for _, g := range highs {
-			h = minOf(h, an.linExpr(g.b))
+			b := an.linExpr(g.b)
+			h = bind("hi", minOf(h, b))
+			whole = append(whole, &Binary{Op: Le, X: hi, Y: b})
 		}
-		s2 = split("hi", maxOf(s1, minOf(hi, h)))
+		s2 = bind("hi", maxOf(s1, bind("hi", minOf(hi, h))))
+	}
+	for _, v := range defined {
+		an.likely[v] = whole
 	}
 	// the copies first: the steady state is simplified in place
 	type pieceOf struct {
@@ -854,17 +936,21 @@ func (an *affineAnalysis) partition(f *For) Stmt {
 		fails  []guardBound
 	}
 	var pieces []pieceOf
-	add := func(lo, hi Expr, steady bool, fails []guardBound) {
+	var steady *For
+	add := func(lo, hi Expr, isSteady bool, fails []guardBound) {
 		v, body := f.V, f.Body
-		if !steady {
+		if !isSteady {
 			v = an.p.NewVar(f.V.Name, Int)
 			body = cloneStmt(an.p, f.Body, map[*Var]Expr{f.V: &Ref{V: v}})
 			an.learn(body)
 		}
 		g := &For{V: v, Lo: lo, Hi: hi, Body: body}
 		an.noPart[g] = true
-		pieces = append(pieces, pieceOf{g, steady, fails})
+		pieces = append(pieces, pieceOf{g, isSteady, fails})
 		list = append(list, g)
+		if isSteady {
+			steady = g
+		}
 	}
 	if len(lows) > 0 {
 		add(lo, s1, false, lows)
@@ -894,7 +980,34 @@ func (an *affineAnalysis) partition(f *For) Stmt {
 	for _, v := range defined {
 		delete(an.live, v)
 	}
-	return &Block{List: list}
+	return steady, &Block{List: list}
+}
+
+// tightest keeps of the bounds those no other one is known to be at least
+// as tight as: for lower bounds (sign 1) the greatest, for upper bounds
+// (sign -1) the least; of equal ones the first.
+func (an *affineAnalysis) tightest(bs []guardBound, sign int64) []guardBound {
+	var out []guardBound
+	for i, b := range bs {
+		redundant := false
+		for j, c := range bs {
+			if i == j {
+				continue
+			}
+			// c at least as tight as b: sign·(c - b) >= 0
+			if an.implied(c.b.plus(b.b, -1).scaled(sign)) {
+				// of two equal bounds keep the first
+				if j < i || !an.implied(b.b.plus(c.b, -1).scaled(sign)) {
+					redundant = true
+					break
+				}
+			}
+		}
+		if !redundant {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // mustLin is the form of an int expression, an opaque atom when it is
@@ -911,7 +1024,7 @@ func (an *affineAnalysis) mustLin(e Expr) lin {
 // over k is k < x_len - i): the conjuncts of the conditions of its ifs
 // and selects, anywhere in its body, with the index arithmetic the body
 // lets (t := k - 1) read through.
-func (an *affineAnalysis) loopGuards(f *For) []guardBound {
+func (an *affineAnalysis) loopGuards(f *For, likely bool) []guardBound {
 	changed, _ := loopEffects(f)
 	self, _ := an.atoms.id(&Ref{V: f.V})
 	// expand reads the body's own int lets through, and reports whether
@@ -984,14 +1097,30 @@ func (an *affineAnalysis) loopGuards(f *For) []guardBound {
 			out = append(out, gb)
 		}
 	}
+	if likely {
+		// the conditions under which the split points the body lets
+		// leave their loops whole (partition's second round)
+		WalkStmts(f.Body, func(s Stmt) {
+			if x, ok := s.(*Let); ok {
+				for _, c := range an.likely[x.V] {
+					consider(c)
+				}
+			}
+		})
+		return out
+	}
 	WalkStmts(f.Body, func(s Stmt) {
 		if x, ok := s.(*If); ok {
 			consider(x.Cond)
 		}
 	})
 	WalkStmtExprs(f.Body, func(e Expr) {
+		// a lookup's guard, not a maximum or minimum (either side of
+		// which is as likely)
 		if x, ok := e.(*Select); ok {
-			consider(x.Cond)
+			if _, _, _, mm := an.minMaxOf(x); !mm {
+				consider(x.Cond)
+			}
 		}
 	})
 	return out

@@ -43,20 +43,31 @@ func tighten(f lin) lin {
 // infeasible reports whether the constraints (each f ≥ 0) certainly have
 // no integer solution.
 func infeasible(sys []lin) bool {
+	out, ok := eliminate(sys, nil)
+	return ok && out == nil
+}
+
+// eliminate projects the constraints onto the atoms keep accepts (none
+// when keep is nil) by eliminating every other atom: the result has a
+// solution exactly where the system had one for some values of the
+// eliminated atoms (over the rationals; tightened for integers). It
+// returns nil when the system has no solution, and ok false when it gave
+// up (too many constraints).
+func eliminate(sys []lin, keep func(a int) bool) (out []lin, ok bool) {
 	cur := normalizeSystem(sys)
 	for {
 		if cur == nil {
-			return true // a false constant constraint
-		}
-		atoms := sortedAtoms(cur)
-		if len(atoms) == 0 {
-			return false
+			return nil, true // a false constant constraint
 		}
 		// eliminate the atom whose elimination adds the fewest
 		// constraints; an atom of one sign only goes with its
 		// constraints (they can always be met)
 		best, bestCost := -1, 0
-		for _, a := range atoms {
+		found := false
+		for _, a := range sortedAtoms(cur) {
+			if keep != nil && keep(a) {
+				continue
+			}
 			np, nn := 0, 0
 			for _, f := range cur {
 				switch k := f.coef(a); {
@@ -67,9 +78,12 @@ func infeasible(sys []lin) bool {
 				}
 			}
 			cost := np*nn - np - nn
-			if best < 0 || cost < bestCost {
-				best, bestCost = a, cost
+			if !found || cost < bestCost {
+				best, bestCost, found = a, cost, true
 			}
+		}
+		if !found {
+			return cur, true
 		}
 		var pos, neg, rest []lin
 		for _, f := range cur {
@@ -82,8 +96,8 @@ func infeasible(sys []lin) bool {
 				rest = append(rest, f)
 			}
 		}
-		if len(rest)+len(pos)*len(neg) > fmMaxConstraints {
-			return false
+		if len(pos)+len(neg) == 0 || len(rest)+len(pos)*len(neg) > fmMaxConstraints {
+			return cur, false
 		}
 		for _, p := range pos {
 			kp := p.coef(best)
@@ -94,6 +108,30 @@ func infeasible(sys []lin) bool {
 		}
 		cur = normalizeSystem(rest)
 	}
+}
+
+// lowerBound returns the greatest constant c with f >= c for every
+// integer solution of sys (as far as the elimination tells), and whether
+// there is one: sys with an atom t = f, projected onto t.
+func lowerBound(sys []lin, f lin) (int64, bool) {
+	const t = -1 // an atom no form uses
+	tf := atomLin(t).plus(f, -1)
+	all := append(append([]lin(nil), sys...), tf, tf.scaled(-1))
+	out, ok := eliminate(all, func(a int) bool { return a == t })
+	if !ok || out == nil {
+		return 0, false
+	}
+	found := false
+	var best int64
+	for _, g := range out {
+		if k := g.coef(t); k > 0 && len(g.ts) == 1 {
+			// k·t + c >= 0: t >= ceil(-c / k)
+			if b := ceilDiv(-g.c, k); !found || b > best {
+				best, found = b, true
+			}
+		}
+	}
+	return best, found
 }
 
 // normalizeSystem tightens every constraint, drops those that always hold

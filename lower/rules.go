@@ -143,6 +143,34 @@ func OffsetIndex(e Expr) (*Var, Expr) {
 	return nil, nil
 }
 
+// OffsetOf matches an index v + off for the variable v, off an int
+// expression not reading it, in any spelling of the sum (i + k - b is k
+// + (i - b) for k): it returns off (the constant 0 for v alone).
+func OffsetOf(e Expr, v *Var) (Expr, bool) {
+	if w, off := OffsetIndex(e); w == v {
+		if off == nil {
+			off = intConst(0)
+		}
+		return off, true
+	}
+	if e.Kind() != Int || !reads(e, v) {
+		return nil, false
+	}
+	f := affine(e)
+	key := ExprString(&Ref{V: v})
+	t, ok := f.terms[key]
+	if !ok || t.coef != 1 {
+		return nil, false
+	}
+	t.coef = 0
+	off := f.expr()
+	t.coef = 1
+	if reads(off, v) {
+		return nil, false
+	}
+	return off, true
+}
+
 func isRefTo(e Expr, v *Var) bool {
 	r, ok := e.(*Ref)
 	return ok && r.V == v
@@ -317,12 +345,9 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 		if !ok || ld.A.Kind != Real {
 			return false
 		}
-		v, off := OffsetIndex(ld.Index)
-		if v != i || off != nil && ReadsMemory(off) {
+		off, ok := OffsetOf(ld.Index, i)
+		if !ok || ReadsMemory(off) {
 			return false
-		}
-		if off == nil {
-			off = intConst(0)
 		}
 		loads++
 		switch loads {

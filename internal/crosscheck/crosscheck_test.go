@@ -49,12 +49,22 @@ type report struct {
 	goWhere  []string
 }
 
+// config is what a cross-check runs: the rules (nil: the built-in ones),
+// whether the generated Go is checked too, and whether the programs have
+// index arithmetic (sdqltest.Gen.Index).
+type config struct {
+	rules  []*fuse.Rule
+	withGo bool
+	index  bool
+}
+
 // checkProgram checks program number i of seed: the program and its
 // gradient with respect to one input, over every storage round, through
 // every variant; the generated Go cases are collected, not run.
-func checkProgram(seed uint64, i int, rules []*fuse.Rule, withGo bool) report {
+func checkProgram(seed uint64, i int, cfg config) report {
+	rules, withGo := cfg.rules, cfg.withGo
 	r := rand.New(rand.NewPCG(seed, uint64(i)))
-	g := &sdqltest.Gen{R: r}
+	g := &sdqltest.Gen{R: r, Index: cfg.index}
 	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
 	src := g.Program(typ, 4)
 	in := genInputs(r)
@@ -119,7 +129,7 @@ func checkProgram(seed uint64, i int, rules []*fuse.Rule, withGo bool) report {
 // crossCheck checks programs 0..n-1 of seed on all cores, stopping early
 // once maxFailures are found; the generated Go is built and run at the
 // end when withGo.
-func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo bool, maxFailures int) report {
+func crossCheck(t *testing.T, seed uint64, n int, cfg config, maxFailures int) report {
 	t.Helper()
 	reps := make([]report, n)
 	var next, failed int64
@@ -138,7 +148,7 @@ func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo boo
 				if i >= n || stop {
 					return
 				}
-				reps[i] = checkProgram(seed, i, rules, withGo)
+				reps[i] = checkProgram(seed, i, cfg)
 				if len(reps[i].failures) > 0 {
 					mu.Lock()
 					failed += int64(len(reps[i].failures))
@@ -166,9 +176,41 @@ func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo boo
 // --opt none|rules|full × --exec compiled|interp, and through the
 // generated Go of the optimized program.
 func TestCrossCheck(t *testing.T) {
+	runCrossCheck(t, 1, programs(), config{withGo: !testing.Short()})
+}
+
+// indexPrograms is how many programs TestCrossCheckIndex checks: 400, 30
+// with -short, 10 under the race detector, or $NABLASD_CROSSCHECK_N.
+func indexPrograms() int {
+	if s := os.Getenv("NABLASD_CROSSCHECK_N"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return n
+		}
+	}
+	switch {
+	case raceEnabled:
+		return 10
+	case testing.Short():
+		return 30
+	}
+	return 400
+}
+
+// TestCrossCheckIndex is TestCrossCheck over programs with index
+// arithmetic (sdqltest.Gen.Index): keys shifted both ways, strided and
+// summed (V(k - 1), M(2 * k)(k + j)), sums over ranges bounded by
+// enclosing keys, every input in every format (the compressed ones
+// included), the program and a gradient, through every variant and the
+// generated Go: the tests lowering decides and the loops it partitions
+// (lower's affineGuards) must not change a result.
+func TestCrossCheckIndex(t *testing.T) {
+	runCrossCheck(t, 34, indexPrograms(), config{withGo: !testing.Short(), index: true})
+}
+
+// runCrossCheck checks programs 0..n-1 of seed and reports what differs.
+func runCrossCheck(t *testing.T, seed uint64, n int, cfg config) {
 	start := time.Now()
-	n := programs()
-	rep := crossCheck(t, 1, n, nil, !testing.Short(), 20)
+	rep := crossCheck(t, seed, n, cfg, 20)
 	for _, f := range rep.failures {
 		t.Error(f)
 	}
@@ -245,7 +287,7 @@ func unsoundRules(t *testing.T) []*fuse.Rule {
 // extent condition dropped again), the cross-check finds a disagreement,
 // so it would have caught issue 15's first fault.
 func TestCrossCheckCatchesUnsoundRule(t *testing.T) {
-	rep := crossCheck(t, 1, programs(), unsoundRules(t), false, 1)
+	rep := crossCheck(t, 1, programs(), config{rules: unsoundRules(t)}, 1)
 	if len(rep.failures) == 0 {
 		t.Fatalf("the cross-check of %d programs did not notice LookupOfSum without its extent condition", rep.programs)
 	}
@@ -260,7 +302,7 @@ func FuzzCrossCheck(f *testing.F) {
 		f.Add(uint64(1), uint32(i))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, i uint32) {
-		rep := checkProgram(seed, int(i), nil, false)
+		rep := checkProgram(seed, int(i), config{})
 		for _, fail := range rep.failures {
 			t.Error(fail)
 		}
