@@ -109,6 +109,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		Interchange(l.prog)
 		eliminateDead(l.prog)
 	}
+	// a scatter into a dense vector at an affine key becomes a gather
+	// where the cost model prefers it (gather.go)
+	l.gatherScatters(l.prog)
 	// the tests of index arithmetic the facts decide are dropped, and
 	// loops are partitioned where the rest hold (bounds.go)
 	l.affineGuards(l.prog)
@@ -137,6 +140,9 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	}
 	CoverFull(l.prog)
 	DropMarks(l.prog)
+	// a locate whose key the facts put inside a dense level is its
+	// position (bounds.go)
+	l.affineLocates(l.prog)
 	MarkParallel(l.prog)
 	WriteOnce(l.prog)
 	DropEmptyGuards(l.prog)
@@ -202,8 +208,10 @@ type lowerer struct {
 	workspace map[*Tensor]bool
 	loopDepth int
 	facts
-	undo  []*Var        // assumed facts to drop at the end of a block
-	letOf map[*Var]Expr // the expression a hoisted variable holds
+	undo []*Var // assumed facts to drop at the end of a block
+	// affine is affineGuards' analysis, which affineLocates continues
+	affine *affineAnalysis
+	letOf  map[*Var]Expr // the expression a hoisted variable holds
 	// what decideStorage needs to store a level on an input's positions
 	segOf    map[*Var]segLoop // a loop variable over one parent's segment of a level
 	ordered  map[*Array]bool  // Program.Ordered

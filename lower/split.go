@@ -142,9 +142,9 @@ func unswitch(p *Program, f *For, inner map[*Var]bool, budget int) Stmt {
 	return &If{Cond: andOf(inv), Then: splitLoop(p, f, budget-1), Else: splitLoop(p, other, budget-1)}
 }
 
-// cloneStmt copies a statement without level loops, searches, locates,
-// inits or transposes (For loops neither parallel nor primitives are
-// copied), each variable it defines made anew (renamed maps old
+// cloneStmt copies a statement without level loops, searches, inits or
+// transposes (For loops neither parallel nor primitives are copied; a
+// locate is), each variable it defines made anew (renamed maps old
 // variables to the expressions replacing them).
 func cloneStmt(p *Program, s Stmt, renamed map[*Var]Expr) Stmt {
 	fresh := func(v *Var) *Var {
@@ -197,6 +197,9 @@ func cloneStmt(p *Program, s Stmt, renamed map[*Var]Expr) Stmt {
 			lo, hi := sub(x.Lo), sub(x.Hi)
 			return &For{V: fresh(x.V), Lo: lo, Hi: hi, Body: cloneStmt(p, x.Body, renamed)}
 		}
+	case *Locate:
+		parent, key := sub(x.Parent), sub(x.Key)
+		return &Locate{Pos: fresh(x.Pos), T: x.T, Level: x.Level, Parent: parent, Key: key, Body: cloneStmt(p, x.Body, renamed)}
 	}
 	panic("internal error: lower: cloneStmt of a loop other than a plain For")
 }

@@ -49,10 +49,32 @@ func (l *lowerer) upperBound(e Expr) Expr {
 			return nil
 		}
 	case *Binary:
-		if x.Op == Add {
+		switch x.Op {
+		case Add:
 			if c, ok := x.Y.(*Const); ok && c.K == Int && c.I >= 0 {
 				if b := l.upperBound(x.X); b != nil {
 					return &Binary{Op: Add, X: b, Y: intConst(c.I)}
+				}
+			}
+			// a < A and b < B: a + b < A + B - 1 (the keys of a
+			// convolution's scatter, i + k)
+			if a := l.upperBound(x.X); a != nil {
+				if b := l.upperBound(x.Y); b != nil {
+					return Canon(&Binary{Op: Sub, X: &Binary{Op: Add, X: a, Y: b}, Y: intConst(1)})
+				}
+			}
+		case Sub:
+			// a - b < A where b >= 0
+			if l.nonnegExpr(x.Y) {
+				return l.upperBound(x.X)
+			}
+		case Mul:
+			// c * a < c * (A - 1) + 1 for a constant c >= 0
+			for _, pair := range [][2]Expr{{x.X, x.Y}, {x.Y, x.X}} {
+				if c, ok := pair[0].(*Const); ok && c.K == Int && c.I >= 0 {
+					if a := l.upperBound(pair[1]); a != nil {
+						return Canon(&Binary{Op: Add, X: &Binary{Op: Mul, X: intConst(c.I), Y: &Binary{Op: Sub, X: a, Y: intConst(1)}}, Y: intConst(1)})
+					}
 				}
 			}
 		}

@@ -136,7 +136,7 @@ func cloneable(s Stmt) bool {
 	ok := true
 	WalkStmts(s, func(x Stmt) {
 		switch x := x.(type) {
-		case *Block, *Let, *Assign, *If, *Insert, *Store, *Fail:
+		case *Block, *Let, *Assign, *If, *Insert, *Store, *Fail, *Locate:
 		case *For:
 			ok = ok && x.Par == nil && x.Prim == nil
 		default:
