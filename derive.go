@@ -22,20 +22,27 @@ type Derivative struct {
 	// Value asks for the program's value too, from the same run.
 	Value bool
 	// Cotangent, when set, makes the derivative the vector–Jacobian
-	// product: the cotangent (a value of the result's kind, as Inputs
-	// takes) times the Jacobian, one result of each Wrt input's type.
-	// Reverse mode.
+	// product: the cotangent (a value of the result's kind and shape, as
+	// Inputs takes) times the Jacobian, one result of each Wrt input's
+	// type. Reverse mode.
 	Cotangent any
 	// Tangents, when set, makes the derivative the Jacobian–vector
 	// product: the derivative in the direction of the tangents given for
-	// some inputs (each of the input's kind; the others' are zero), of the
-	// result's type. Forward mode; Wrt is then empty.
+	// some inputs (each of the input's kind and shape; the others' are
+	// zero), of the result's type. A tangent is taken on its input's
+	// stored positions, as a gradient is given on them: its entries
+	// elsewhere are ignored (doc/spec.md, "Derivatives"). Forward mode;
+	// Wrt is then empty.
 	Tangents Inputs
 	// Direction, when set with one Wrt input, makes the derivative the
 	// Hessian–vector product of a program with a real result: the
 	// derivative of its gradient with respect to Wrt in that direction (of
-	// the input's kind), forward over reverse (forward over forward with
+	// the input's kind and shape, taken on its stored positions as a
+	// tangent is), forward over reverse (forward over forward with
 	// Options.Mode "forward").
+	//
+	// The shapes of a Cotangent, Tangents and a Direction stored as
+	// tensors are checked as the inputs' are (Options.NoShapeCheck).
 	Direction any
 }
 
@@ -128,7 +135,7 @@ func (q *Query) request(d *Derivative) (*request, error) {
 			r.tangents[n] = b
 			r.wrt = append(r.wrt, n)
 		}
-		return r, nil
+		return r, q.checkProducts(r, r.dims(q.dims()))
 	case len(d.Wrt) == 0:
 		return nil, errors.New("nablasd: a Derivative needs the inputs to differentiate with respect to (Wrt)")
 	case d.Cotangent != nil:
@@ -149,7 +156,22 @@ func (q *Query) request(d *Derivative) (*request, error) {
 		}
 		r.dir = b
 	}
-	return r, nil
+	return r, q.checkProducts(r, r.dims(q.dims()))
+}
+
+// dims returns the extents of the tensor inputs with the request's
+// products' added.
+func (r *request) dims(inputs map[string][]int) map[string][]int {
+	d := make(map[string][]int, len(inputs)+len(r.extra))
+	for n, s := range inputs {
+		d[n] = s
+	}
+	for n, in := range r.extra {
+		if in.tensor != nil {
+			d[n] = in.tensor.Shape
+		}
+	}
+	return d
 }
 
 // bindExtra converts a product's value and binds it under base, or a
@@ -202,7 +224,7 @@ func (q *Query) with(r *request) *Query {
 	if len(r.extra) == 0 {
 		return q
 	}
-	c := &Query{name: q.name, prog: q.prog, opts: q.opts, inputs: map[string]*input{}, types: map[string]sdql.Type{},
+	c := &Query{name: q.name, prog: q.prog, opts: q.opts, ceiling: q.ceiling, inputs: map[string]*input{}, types: map[string]sdql.Type{},
 		info: q.info, planOnly: q.planOnly, warnings: q.warnings, shapes: q.shapes,
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	for n, in := range q.inputs {

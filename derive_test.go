@@ -173,3 +173,71 @@ func ones(n int) []float64 {
 	}
 	return v
 }
+
+// TestProductShapes: tangents, directions and cotangents get the inputs'
+// shape check (issue 39), on Prepare's inputs and on a kernel's new ones,
+// and Options.NoShapeCheck lets them through with the language's
+// partial-dictionary semantics; a logical value has no shape to check.
+func TestProductShapes(t *testing.T) {
+	A := lsInputs(t)["A"]
+	x3 := []float64{1, 2, 3}
+	const spmv = "sum(<i, row> in A) { i -> sum(<j, a> in row) a * x(j) }"
+	const loss = "sum(<i, a> in x) a * a"
+	for _, c := range []struct {
+		prog    string
+		d       nablasd.Derivative
+		want    string // the error, or with NoShapeCheck the result
+		lenient string
+	}{
+		{spmv, nablasd.Derivative{Tangents: nablasd.Inputs{"x": []float64{1, 1}}}, "tangent of x: 2 entries, but x has 3", "{0 -> 3, 1 -> -1, 2 -> 0.5}"},
+		{spmv, nablasd.Derivative{Tangents: nablasd.Inputs{"x": []float64{1, 1, 1, 1, 1}}}, "tangent of x: 5 entries, but x has 3", "{0 -> 3, 1 -> -1, 2 -> 3.5}"},
+		{spmv, nablasd.Derivative{Wrt: []string{"x"}, Cotangent: []float64{1, 1}}, "cotangent: 2 entries, but the result has 3", "{0 -> 1, 1 -> 1, 2 -> 0}"},
+		{spmv, nablasd.Derivative{Wrt: []string{"x"}, Cotangent: []float64{1, 1, 1, 1}}, "cotangent: 4 entries, but the result has 3", "{0 -> 1.5, 1 -> 1, 2 -> 3}"},
+		{loss, nablasd.Derivative{Wrt: []string{"x"}, Direction: []float64{1, 1}}, "direction of x: 2 entries, but x has 3", "{0 -> 2, 1 -> 2, 2 -> 0}"},
+		{spmv, nablasd.Derivative{Tangents: nablasd.Inputs{"A": [][]float64{{1, 1}, {1, 1}, {1, 1}}}}, "tangent of A: 2 columns, but A has 3", "{0 -> 3, 1 -> 2, 2 -> 1}"},
+		// a logical tangent has no shape: not checked
+		{spmv, nablasd.Derivative{Tangents: nablasd.Inputs{"x": map[int]float64{0: 1, 7: 1}}}, "", "{0 -> 1, 1 -> 0, 2 -> 0.5}"},
+	} {
+		for _, lenient := range []bool{false, true} {
+			q, err := nablasd.Prepare(c.prog, nablasd.Inputs{"A": A, "x": x3}, &nablasd.Options{NoShapeCheck: lenient})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := q.CompileDerivative(&c.d)
+			switch {
+			case !lenient && c.want != "":
+				if err == nil || err.Error() != c.want {
+					t.Errorf("%s %+v: error %v, want %q", c.prog, c.d, err, c.want)
+				}
+				continue
+			case err != nil:
+				t.Errorf("%s %+v (lenient %v): %v", c.prog, c.d, lenient, err)
+				continue
+			}
+			r := k.NewResult()
+			if err := k.Run(r, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.String(); got != c.lenient {
+				t.Errorf("%s %+v (lenient %v): %s, want %s", c.prog, c.d, lenient, got, c.lenient)
+			}
+		}
+	}
+	// a kernel rerun over a new x of another length than its tangent
+	q, err := nablasd.Prepare(spmv, nablasd.Inputs{"A": A, "x": x3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := q.CompileDerivative(&nablasd.Derivative{Tangents: nablasd.Inputs{"A": A}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	B, err := formats.FromCoords([]int{3, 4}, [][]int{{0}, {3}}, []float64{1}, formats.CSR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = k.Run(k.NewResult(), nablasd.Inputs{"A": B, "x": []float64{1, 2, 3, 4}})
+	if err == nil || err.Error() != "tangent of A: 3 columns, but A has 4" {
+		t.Errorf("a rerun over an A of another shape than its tangent: %v", err)
+	}
+}

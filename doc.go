@@ -52,7 +52,8 @@
 // language's partial-dictionary semantics), the precedence trap of sum's
 // body is a warning (Query.Warnings), and a program certain to need more
 // memory than the budget (Options.MemoryLimit, by default 80% of the
-// machine's) is an error, not an exhausted machine.
+// machine's; without a budget, than the machine has) is an error, not an
+// exhausted machine.
 //
 // The command nablasd (cmd/nablasd) is this package behind flags.
 package nablasd

@@ -231,5 +231,5 @@ func (in *input) resolve(t sdql.Type) error {
 
 // dense reports whether the input stores every position of its shape.
 func (in *input) dense() bool {
-	return in.tensor != nil && (in.tensor.Format == formats.Dense || in.tensor.Format == formats.DenseCol)
+	return in.tensor != nil && in.tensor.AllDense()
 }

@@ -69,7 +69,7 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	if q.planOnly {
 		for _, v := range sdql.FreeVars(q.prog) {
 			if _, ok := q.inputs[v]; !ok {
-				return nil, undefined(q.name, q.prog, v)
+				return nil, undefined(q.name, q.prog, v, q.boundNames())
 			}
 		}
 	}
@@ -100,13 +100,12 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 		}
 	}
 	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
-		if p.Loops != nil && equalInts(p.loopsShape, k.resultShape) {
-			k.ex, err = exec.CompileLowered(p.Program, p.Info, p.Loops, kq.execOptions(p, k.resultShape))
-			if err != nil {
-				return nil, kq.withFile(err)
-			}
-		} else if k.ex, err = kq.compileProgram(p, k.resultShape); err != nil {
+		ir, err := kq.loopsFor(p, k.resultShape)
+		if err != nil {
 			return nil, err
+		}
+		if k.ex, err = exec.CompileLowered(p.Program, p.Info, ir, kq.execOptions(p, k.resultShape)); err != nil {
+			return nil, kq.withFile(err)
 		}
 	}
 	if q.opts.Exec == "auto" {
@@ -125,15 +124,29 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	return k, nil
 }
 
-// compileProgram compiles the program that runs: the one place the
-// executor is called, so that a later stage (lowering to a loop IR) has
-// one place to go.
-func (q *Query) compileProgram(p *Plan, shape []int) (*exec.Kernel, error) {
-	k, err := exec.Compile(p.Program, p.Info.Free, q.execOptions(p, shape))
+// lowerPlan lowers the plan's program to the loop IR for a dense result
+// of the given shape, calling trace after each pass (nil: none): the one
+// place the pipeline lowers a program. The plan keeps the loops it made
+// (Plan.Loops); the closures (exec) and the generated Go (gogen) consume
+// them (loopsFor).
+func (q *Query) lowerPlan(p *Plan, shape []int, trace func(string, *lower.Program)) (*lower.Program, error) {
+	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: q.formats(), ResultShape: shape, NoViews: q.opts.NoDPS,
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), Disable: q.opts.DisablePasses, Trace: trace})
 	if err != nil {
 		return nil, q.withFile(err)
 	}
-	return k, nil
+	return ir, nil
+}
+
+// loopsFor returns the loops of plan p for a dense result of the given
+// shape: the plan's own when it was lowered for that shape, else the
+// program lowered again for it. The back ends only read the loops, so
+// the closures and a native build in the background may share them.
+func (q *Query) loopsFor(p *Plan, shape []int) (*lower.Program, error) {
+	if p.Loops != nil && equalInts(p.loopsShape, shape) {
+		return p.Loops, nil
+	}
+	return q.lowerPlan(p, shape, nil)
 }
 
 // execOptions are the executor's options for plan p and a dense result
@@ -142,8 +155,8 @@ func (q *Query) execOptions(p *Plan, shape []int) exec.Options {
 	// the tensors were validated when bound (convertInput): the kernel
 	// need not check them again on every run
 	opts := exec.Options{Dict: q.opts.Dict, Threads: q.opts.Threads, NoValidate: true,
-		ResultShape: shape, Opt: "dps", MemoryLimit: max(q.opts.MemoryLimit, 0), Formats: q.formats(),
-		CompletedOn: q.completedOn(p), EqualModes: q.equalModes()}
+		ResultShape: shape, Opt: "dps", MemoryLimit: q.ceiling, Formats: q.formats(),
+		CompletedOn: q.completedOn(p), EqualModes: q.equalModes(), DisablePasses: q.opts.DisablePasses}
 	if q.opts.NoDPS {
 		opts.Opt = "norm"
 	}
@@ -329,7 +342,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		return nil
 	}
 	if k.ex == nil {
-		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: max(k.q.opts.MemoryLimit, 0)}).Run(k.plan.Program, k.plan.Info, bindings)
+		v, err := (&sdql.Interp{File: k.q.name, MemoryLimit: k.q.ceiling}).Run(k.plan.Program, k.plan.Info, bindings)
 		if err != nil {
 			return err
 		}
@@ -508,9 +521,13 @@ func (k *Kernel) execFor(shape []int) (*exec.Kernel, error) {
 	if ex := k.others[key]; ex != nil {
 		return ex, nil
 	}
-	ex, err := k.q.compileProgram(k.plan, shape)
+	ir, err := k.q.loopsFor(k.plan, shape)
 	if err != nil {
 		return nil, err
+	}
+	ex, err := exec.CompileLowered(k.plan.Program, k.plan.Info, ir, k.q.execOptions(k.plan, shape))
+	if err != nil {
+		return nil, k.q.withFile(err)
 	}
 	if k.others == nil {
 		k.others = map[string]*exec.Kernel{}
@@ -556,6 +573,9 @@ func (k *Kernel) rebind(inputs Inputs) (map[string]sdql.Value, map[string][]int,
 	}
 	if !q.opts.NoShapeCheck {
 		if err := q.shapes.check(q.name, dims); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := q.checkProducts(k.plan.req, dims); err != nil {
 			return nil, nil, nil, err
 		}
 	}

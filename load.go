@@ -1,7 +1,9 @@
 package nablasd
 
 import (
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/nablasd/nablasd/datasets"
@@ -23,18 +25,52 @@ type LoadOptions struct {
 //	matrix.mtx[.gz][:FORMAT]                a Matrix Market file
 //	suitesparse:NAME[:FORMAT]               a SuiteSparse matrix by name
 //	synthetic:rows=1000,cols=1000,density=0.01,seed=1[:FORMAT]
+//	table.parquet[:FORMAT][?OPTIONS]        a Parquet, Arrow IPC (.arrow) or
+//	table.arrow[:FORMAT][?OPTIONS]          Arrow stream (.arrows) table: one
+//	table.arrows[:FORMAT][?OPTIONS]         row per entry (doc/batch.md)
 //
+// OPTIONS name a table's columns and shape, e.g.
+// ?row=src,col=dst,val=weight,shape=100x100 (datasets.ParseTableOptions).
 // A Matrix Market file of one column is a vector (datasets.LoadMatrixMarket
 // gives it as an n×1 matrix). The default format is dense for array files,
-// coo for sparse vectors, csr for sparse matrices and csf above. A
-// SuiteSparse matrix is looked for in the cache (datasets.DataDir), then
-// in datasets.SharedDirs, else downloaded; a name outside the paper's
-// Table 1 found locally needs no group.
+// coo for sparse vectors, csr for sparse matrices and csf above (a table's
+// is recorded in it, else the same). A SuiteSparse matrix is looked for in
+// the cache (datasets.DataDir), then in datasets.SharedDirs, else
+// downloaded; a name outside the paper's Table 1 found locally needs no
+// group. A table holding a single number is not a tensor: LoadValue
+// reads it.
 func Load(spec string, opts *LoadOptions) (*formats.Tensor, error) {
+	v, err := loadSpec(spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := v.(*formats.Tensor)
+	if !ok {
+		return nil, fmt.Errorf("%s holds a number, not a tensor (LoadValue reads it)", spec)
+	}
+	return t, nil
+}
+
+// LoadValue reads an input's value as `--in NAME=VALUE` gives it: a number
+// ("0.7"), or anything Load reads, a table of one number included. The
+// value binds an input of Prepare (Inputs).
+func LoadValue(spec string, opts *LoadOptions) (any, error) {
+	if x, err := strconv.ParseFloat(spec, 64); err == nil {
+		return x, nil
+	}
+	return loadSpec(spec, opts)
+}
+
+// loadSpec reads a spec of Load: a *formats.Tensor, or a float64 for a
+// table of one number.
+func loadSpec(spec string, opts *LoadOptions) (any, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	src, fmtName := splitFormat(spec)
+	if v, ok, err := loadTable(spec); ok {
+		return v, err
+	}
+	src, fmtName := SplitFormat(spec)
 	var coords *datasets.Coords
 	dense := false
 	switch {
@@ -92,9 +128,63 @@ func oneColumnVector(c *datasets.Coords) *datasets.Coords {
 	return c
 }
 
-// splitFormat splits SPEC[:FORMAT] when the part after the last colon is a
+// TableSpec is a table binding's value, FILE[:FORMAT][?OPTIONS] with FILE
+// a .parquet, .arrow or .arrows file (ParseTableSpec).
+type TableSpec struct {
+	Path   string
+	Format formats.Format // zero: the table's default
+	Opts   datasets.TableOptions
+}
+
+// ParseTableSpec parses spec as a table's; ok is false when it does not
+// name a table file.
+func ParseTableSpec(spec string) (ts TableSpec, ok bool, err error) {
+	left, opts := spec, ""
+	if i := strings.LastIndexByte(spec, '?'); i >= 0 {
+		left, opts = spec[:i], spec[i+1:]
+	}
+	src, fmtName := SplitFormat(left)
+	if _, isTable := datasets.TableKindOf(src); !isTable {
+		if i := strings.LastIndexByte(left, ':'); i >= 0 {
+			if _, isTable := datasets.TableKindOf(left[:i]); isTable {
+				_, err := formats.ByName(left[i+1:])
+				return ts, true, err
+			}
+		}
+		return ts, false, nil
+	}
+	ts.Path = src
+	if fmtName != "" {
+		if ts.Format, err = formats.ByName(fmtName); err != nil {
+			return ts, true, err
+		}
+	}
+	if ts.Opts, err = datasets.ParseTableOptions(opts); err != nil {
+		return ts, true, err
+	}
+	return ts, true, nil
+}
+
+// loadTable reads a table spec whole: a tensor, or a number for a table of
+// one number; ok is false when spec names no table file.
+func loadTable(spec string) (v any, ok bool, err error) {
+	ts, ok, err := ParseTableSpec(spec)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	tt, err := datasets.ReadTable(ts.Path, ts.Opts, ts.Format)
+	if err != nil {
+		return nil, true, err
+	}
+	if tt.Tensor == nil {
+		return tt.Scalar, true, nil
+	}
+	return tt.Tensor, true, nil
+}
+
+// SplitFormat splits SPEC[:FORMAT] when the part after the last colon is a
 // format's name.
-func splitFormat(v string) (string, string) {
+func SplitFormat(v string) (string, string) {
 	i := strings.LastIndexByte(v, ':')
 	if i < 0 {
 		return v, ""

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 	"gonum.org/v1/gonum/mat"
@@ -158,12 +159,15 @@ func TestWarningsAndErrors(t *testing.T) {
 		t.Errorf("(1 - 1) + (2 - 1) = 1, got %v", r)
 	}
 	for src, want := range map[string]string{
-		"sum(<i, a> in v) a * y":    "p.sdql:1:22: undefined: y (no input binds it)",
-		"sum(<i, a> in v) logg(a)":  "p.sdql:1:18: unknown function logg (did you mean log?)",
-		"sum(<i, a> in v) tanhh(i)": "p.sdql:1:18: unknown function tanhh (did you mean tanh?)",
-		"sum(<i, a> in v) a +":      "p.sdql:1:21: expected an expression, found end of input",
-		"sum(<i, a> in v) pow(a)":   "p.sdql:1:23: expected ',' and a second argument: pow takes two, pow(x, y); found ')'",
-		"sum(<i, a> in v) v(i)(0)":  "p.sdql:1:18: cannot look up a key in real (want a dictionary)",
+		"sum(<i, a> in v) a * y":     "p.sdql:1:22: undefined: y (no input binds it)",
+		"sum(<i, a> in v) logg(a)":   "p.sdql:1:18: unknown function logg (did you mean log?)",
+		"sum(<i, a> in v) tanhh(i)":  "p.sdql:1:18: unknown function tanhh (did you mean tanh?)",
+		"sum(<i, a> in v) a +":       "p.sdql:1:21: expected an expression, found end of input",
+		"sum(<i, a> in v) pow(a)":    "p.sdql:1:23: expected ',' and a second argument: pow takes two, pow(x, y); found ')'",
+		"sum(<i, a> in v) v(i)(0)":   "p.sdql:1:15: v is a vector ({int -> real}) here; the program uses it as a matrix ({int -> {int -> real}}), first at 1:15 (the type error: 1:18: cannot look up a key in real (want a dictionary))",
+		"sum(<i, a> in v) a - w(i)":  "p.sdql:1:22: undefined: w (no input binds it)",
+		"sum(<i, a> in v) a * vv(i)": "p.sdql:1:22: undefined: vv (did you mean the input v?)",
+		"sum(<i, a> in v) aa":        "p.sdql:1:18: undefined: aa (did you mean a?)",
 	} {
 		_, err := nablasd.Prepare(src, nablasd.Inputs{"v": []float64{1, 2}}, &nablasd.Options{File: "p.sdql"})
 		if err == nil || err.Error() != want {
@@ -253,11 +257,23 @@ func TestMemoryBudget(t *testing.T) {
 			t.Errorf("ParseBytes(%q) = %d, %v", s, n, err)
 		}
 	}
-	if n, err := nablasd.ParseBytes("none"); err != nil || n != -1 {
-		t.Errorf("ParseBytes(none) = %d, %v", n, err)
+	for _, s := range []string{"none", "0", "0B", "0 MiB", "0.0"} {
+		if n, err := nablasd.ParseBytes(s); err != nil || n != -1 {
+			t.Errorf("ParseBytes(%q) = %d, %v; want -1 (no budget)", s, n, err)
+		}
 	}
-	if _, err := nablasd.ParseBytes("lots"); err == nil {
-		t.Errorf("ParseBytes(lots): no error")
+	for _, s := range []string{"lots", "0.5B", "-1", "0%"} {
+		if _, err := nablasd.ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q): no error", s)
+		}
+	}
+	// without a budget, the memory available still bounds a result
+	if avail := nablasd.AvailableMemory(); avail > 0 {
+		_, err := nablasd.Prepare("sum(<i, _> in (0:n)) { i -> { i -> 1.0 } }", nablasd.Inputs{"n": 1 << 40}, &nablasd.Options{MemoryLimit: -1})
+		want := "1:1: the result needs 8.0 TiB (1099511627776 entries), more than the memory available (" + sdql.FormatBytes(float64(avail)) + ")"
+		if err == nil || err.Error() != want {
+			t.Errorf("no budget: %v, want %s", err, want)
+		}
 	}
 	if d := nablasd.DefaultMemoryLimit(); d != -1 && d != nablasd.AvailableMemory()/5*4 {
 		t.Errorf("DefaultMemoryLimit %d is not 80%% of %d", d, nablasd.AvailableMemory())
@@ -277,5 +293,49 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := nablasd.Load("synthetic:rows=3,colz=2", nil); err == nil || !strings.Contains(err.Error(), "colz") {
 		t.Errorf("bad synthetic: %v", err)
+	}
+}
+
+// TestLoadTables: Load reads the table specs the CLI's --in does
+// (Parquet and Arrow, with a format and column options), and LoadValue a
+// number and a table of one number.
+func TestLoadTables(t *testing.T) {
+	dir := t.TempDir()
+	m, err := formats.FromCoords([]int{3, 4}, [][]int{{0, 2, 2}, {1, 0, 3}}, []float64{1.5, -2, 4}, formats.COO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".parquet", ".arrow", ".arrows"} {
+		p := filepath.Join(dir, "m"+ext)
+		if err := datasets.WriteTensorTable(p, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := nablasd.Load(p+":csc", nil)
+		if err != nil {
+			t.Fatalf("Load %s:csc: %v", ext, err)
+		}
+		if got.Format != formats.CSC || !sdql.Equal(formats.ToValue(got), formats.ToValue(m)) {
+			t.Errorf("Load %s:csc: %v, want %v in CSC", ext, formats.ToValue(got), formats.ToValue(m))
+		}
+		// a shape option must agree with the one the table records
+		if _, err = nablasd.Load(p+"?shape=5x6", nil); err == nil || !strings.Contains(err.Error(), "disagrees") {
+			t.Errorf("Load %s?shape=5x6: %v, want the disagreement", ext, err)
+		}
+	}
+	if _, err := nablasd.Load(filepath.Join(dir, "m.parquet")+":cssr", nil); err == nil || !strings.Contains(err.Error(), "cssr") {
+		t.Errorf("a misspelt format: %v", err)
+	}
+	s := filepath.Join(dir, "s.parquet")
+	if err := datasets.WriteTable(s, &datasets.TableTensor{Scalar: 2.5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := nablasd.LoadValue(s, nil); err != nil || v != 2.5 {
+		t.Errorf("LoadValue of a number's table: %v, %v", v, err)
+	}
+	if _, err := nablasd.Load(s, nil); err == nil || !strings.Contains(err.Error(), "holds a number") {
+		t.Errorf("Load of a number's table: %v", err)
+	}
+	if v, err := nablasd.LoadValue("0.7", nil); err != nil || v != 0.7 {
+		t.Errorf("LoadValue 0.7: %v, %v", v, err)
 	}
 }

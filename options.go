@@ -72,17 +72,31 @@ type Options struct {
 	// NoShapeCheck turns off the shape check: a lookup x(j) with j over
 	// another input's dimension (A's columns) is then not compared with
 	// x's extent, and keys x does not store read as zero, the language's
-	// partial-dictionary semantics.
+	// partial-dictionary semantics. The check of the products' shapes
+	// (Derivative: a tangent has its input's shape, a cotangent the
+	// result's) is off too: keys a product lacks read as zero, and those
+	// its input or the result does not store are ignored.
 	NoShapeCheck bool
 	// MemoryLimit is the memory budget in bytes: a program certain to
 	// build a larger result (a dense range of 10^12 entries) is an error
 	// before anything runs, and a dense level or a dictionary that would
 	// take the heap past it stops the run with an error before the memory
 	// is taken. 0 means DefaultMemoryLimit() (80% of AvailableMemory); a
-	// negative value means no budget. The Go runtime's soft limit
+	// negative value means no budget, where the memory available
+	// (AvailableMemory: the machine's, the cgroup's, half the
+	// address-space limit) still bounds a result the same way, so that one
+	// larger than the machine is an error rather than the Go runtime's
+	// fatal "out of memory". The Go runtime's soft limit
 	// (debug.SetMemoryLimit) is the caller's to set; the command line sets
 	// it to the budget.
 	MemoryLimit int64
+	// DisablePasses names lowering passes (lower.Passes) that do not run,
+	// for tests and debugging (`nablasd plan --disable`): the kernel stays
+	// right, only slower. A required pass cannot be disabled.
+	DisablePasses []string
+	// TracePasses makes Plan record the loop IR after each lowering pass
+	// (Plan.Passes: `nablasd plan --passes` and `--after`).
+	TracePasses bool
 }
 
 // The values of Options.Opt, Options.Exec, Options.Dict and Options.Mode.

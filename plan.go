@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/nablasd/nablasd/ad"
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/fuse"
 	"github.com/nablasd/nablasd/lower"
@@ -55,6 +54,18 @@ type Plan struct {
 	req *request
 	// loopsShape is the dense result shape Loops was lowered with
 	loopsShape []int
+	// Passes is the loop IR as lowering built it and after each pass
+	// that ran, with Options.TracePasses (nil otherwise).
+	Passes []PassStep
+}
+
+// A PassStep is the loop IR after one lowering pass (Options.TracePasses).
+type PassStep struct {
+	// Pass names the pass (lower.Passes), or lower.BuildStep for the
+	// program as lowering built it, before the first pass.
+	Pass string
+	// Loops is the IR after the pass, as lower.Print prints it.
+	Loops string
 }
 
 // String prints every stage, each after a line "-- stage: NAME", then the
@@ -193,9 +204,15 @@ func (q *Query) plan(r *request) (*Plan, error) {
 	p.Info = info
 	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
-		loops, err := exec.Lower(p.Program, info, q.execOptions(p, p.loopsShape))
+		var trace func(string, *lower.Program)
+		if q.opts.TracePasses {
+			trace = func(pass string, lp *lower.Program) {
+				p.Passes = append(p.Passes, PassStep{Pass: pass, Loops: lower.Print(lp)})
+			}
+		}
+		loops, err := q.lowerPlan(p, p.loopsShape, trace)
 		if err != nil {
-			return nil, q.withFile(err)
+			return nil, err
 		}
 		p.Loops = loops
 	}

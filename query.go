@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/nablasd/nablasd/sdql"
@@ -28,6 +29,9 @@ type Query struct {
 	planOnly bool
 	warnings []string
 	shapes   *shapeInfo
+	// ceiling bounds a result: the budget, or the memory available
+	// (memoryCeiling)
+	ceiling int64
 
 	mu      sync.Mutex
 	plans   map[string]*Plan   // by wrt ("" for the value)
@@ -53,7 +57,7 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{},
+	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{}, ceiling: memoryCeiling(o.MemoryLimit),
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	if ws, err := sdql.Lint(o.File, src); err == nil {
 		for _, w := range ws {
@@ -78,7 +82,7 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	}
 	info, err := sdql.Check(prog, &sdql.CheckConfig{File: o.File, Inputs: given})
 	if err != nil {
-		return nil, err
+		return nil, explainTypeError(o.File, prog, given, err)
 	}
 	free := sdql.FreeVars(prog)
 	for _, v := range free {
@@ -87,7 +91,7 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 				q.planOnly = true
 				continue
 			}
-			return nil, undefined(o.File, prog, v)
+			return nil, undefined(o.File, prog, v, names)
 		}
 	}
 	used := map[string]bool{}
@@ -163,45 +167,161 @@ type UndefinedError struct {
 	File string
 	Pos  sdql.Pos
 	Name string
+	// Suggestion is the name the user probably meant: a loop or let
+	// variable in scope where Name is used, or an input ("" when none is
+	// close). InScope says which.
+	Suggestion string
+	InScope    bool
 }
 
-// Error prints "prog.sdql:1:22: undefined: y (no input binds it)".
+// Error prints "prog.sdql:1:22: undefined: y (no input binds it)", or with
+// a suggestion "undefined: rr (did you mean r?)".
 func (e *UndefinedError) Error() string {
-	return (&sdql.Error{File: e.File, Pos: e.Pos, Msg: "undefined: " + e.Name + " (no input binds it)"}).Error()
+	return (&sdql.Error{File: e.File, Pos: e.Pos, Msg: e.Message("no input binds it")}).Error()
+}
+
+// Message is the error's text without its place; unbound says what to do
+// when nothing close to the name is in scope or bound ("bind it with --in
+// y=VALUE" on the command line).
+func (e *UndefinedError) Message(unbound string) string {
+	switch {
+	case e.Suggestion != "" && e.InScope:
+		return fmt.Sprintf("undefined: %s (did you mean %s?)", e.Name, e.Suggestion)
+	case e.Suggestion != "":
+		return fmt.Sprintf("undefined: %s (did you mean the input %s?)", e.Name, e.Suggestion)
+	}
+	return fmt.Sprintf("undefined: %s (%s)", e.Name, unbound)
 }
 
 // undefined is the error of an unbound free variable: at its first use,
-// "unknown function" when it is called like a misspelt operation.
-func undefined(file string, prog sdql.Expr, name string) error {
-	pos, called := firstUse(prog, name)
-	if called && sdql.Suggest(name, sdql.OpNames()) != "" {
-		return &sdql.Error{File: file, Pos: pos, Msg: sdql.UnknownFunction(name)}
+// "unknown function" when it is called like a misspelt operation, with
+// the closest variable in scope there, or input, suggested.
+func undefined(file string, prog sdql.Expr, name string, inputs []string) error {
+	use, _ := sdql.FirstFreeUse(prog, name)
+	if use.Called && sdql.Suggest(name, sdql.OpNames()) != "" {
+		return &sdql.Error{File: file, Pos: use.Pos, Msg: sdql.UnknownFunction(name)}
 	}
-	return &UndefinedError{File: file, Pos: pos, Name: name}
+	e := &UndefinedError{File: file, Pos: use.Pos, Name: name}
+	if len(name) < 2 {
+		// every other one-letter name is one edit away: no suggestion
+		return e
+	}
+	if s := suggestName(name, use.InScope); s != "" {
+		e.Suggestion, e.InScope = s, true
+	} else {
+		e.Suggestion = suggestName(name, inputs)
+	}
+	return e
 }
 
-// firstUse returns the position of the first use of a free variable and
-// whether it is looked up there (called, as in name(x)).
-func firstUse(e sdql.Expr, name string) (sdql.Pos, bool) {
-	var pos sdql.Pos
-	called := false
-	sdql.Inspect(e, func(x sdql.Expr) bool {
-		if pos.IsValid() {
-			return false
+// suggestName is sdql.Suggest without the names that differ from name
+// only in their digits (x1 for x2: numbered names are meant apart).
+func suggestName(name string, candidates []string) string {
+	stem := strings.TrimRight(name, "0123456789")
+	var keep []string
+	for _, c := range candidates {
+		if c != name && strings.TrimRight(c, "0123456789") == stem && stem != name {
+			continue
 		}
-		switch x := x.(type) {
-		case *sdql.LookupExpr:
-			if id, ok := x.X.(*sdql.Ident); ok && id.Name == name {
-				pos, called = id.NamePos, true
-			}
-		case *sdql.Ident:
-			if x.Name == name {
-				pos = x.NamePos
+		keep = append(keep, c)
+	}
+	return sdql.Suggest(name, keep)
+}
+
+// explainTypeError rewrites a type error that comes from an input bound
+// with the wrong order (a matrix where the program uses a vector) as one
+// naming the input: "1:21: y is a matrix here; the program uses a vector
+// (y is first used at 1:21; the type error: ...)". The program is checked
+// again with each input's type left to inference: an input whose
+// inferred type differs from its value's, and without which the program
+// checks, is the culprit. Other errors are returned as they are.
+func explainTypeError(file string, prog sdql.Expr, given map[string]sdql.Type, err error) error {
+	var se *sdql.Error
+	var list sdql.ErrorList
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+		se = list[0]
+	case errors.As(err, &se):
+	default:
+		return err
+	}
+	names := make([]string, 0, len(given))
+	for n := range given {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	// the culprit is the input whose inferred type has the lowest order
+	// (the program wants less of it), then the one used nearest the error
+	best, bestOrder, bestDist := "", 0, 0
+	var bestWant sdql.Type
+	var bestUse sdql.Pos
+	for _, n := range names {
+		rest := make(map[string]sdql.Type, len(given)-1)
+		for m, t := range given {
+			if m != n {
+				rest[m] = t
 			}
 		}
-		return !pos.IsValid()
-	})
-	return pos, called
+		info, cerr := sdql.Check(prog, &sdql.CheckConfig{File: file, Inputs: rest})
+		if cerr != nil {
+			continue
+		}
+		want, ok := info.Free[n]
+		if !ok || sdql.TypesEqual(want, given[n]) || len(info.Free) > len(given) {
+			// unchanged, or the check passed only by inferring a name
+			// nothing binds (a misspelt function): not this input
+			continue
+		}
+		use, _ := sdql.FirstFreeUse(prog, n)
+		order := sdql.Order(want)
+		if order < 0 {
+			order = 1 << 20
+		}
+		dist := abs(use.Pos.Line-se.Pos.Line)<<16 + abs(use.Pos.Col-se.Pos.Col)
+		if best == "" || order < bestOrder || order == bestOrder && dist < bestDist {
+			best, bestOrder, bestDist, bestWant, bestUse = n, order, dist, want, use.Pos
+		}
+	}
+	if best == "" {
+		return err
+	}
+	msg := fmt.Sprintf("%s is %s here; the program uses it as %s, first at %s (the type error: %s: %s)",
+		best, describeType(given[best]), describeType(bestWant), bestUse, se.Pos, se.Msg)
+	return &sdql.Error{File: file, Pos: bestUse, Msg: msg}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// describeType names a type as a user would: a number, a vector, a
+// matrix, an order-n tensor; other types as SDQL writes them.
+func describeType(t sdql.Type) string {
+	switch sdql.Order(t) {
+	case 0:
+		return "a number"
+	case 1:
+		return "a vector ({int -> real})"
+	case 2:
+		return "a matrix ({int -> {int -> real}})"
+	case -1:
+		return "of type " + t.String()
+	default:
+		return fmt.Sprintf("an order-%d tensor", sdql.Order(t))
+	}
+}
+
+// boundNames are the names of the inputs Prepare was given, sorted.
+func (q *Query) boundNames() []string {
+	names := make([]string, 0, len(q.inputs))
+	for n := range q.inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Warnings returns the query's warnings, one a string, with their places:
@@ -318,8 +438,10 @@ func (q *Query) VJP(cotangent any, wrt ...string) ([]*Result, error) {
 
 // JVP computes the Jacobian–vector product: the derivative of the program
 // in the direction of the tangents given for some of its inputs (each of
-// the input's kind; the others' are zero), of the result's type. It is
-// forward mode on tangents.
+// the input's kind and shape; the others' are zero), of the result's type.
+// A tangent is taken on its input's stored positions, as the gradient is
+// given on them, so that J·v = ⟨grad, v⟩ for a real result. It is forward
+// mode on tangents.
 func (q *Query) JVP(tangents Inputs) (*Result, error) {
 	if len(tangents) == 0 {
 		return nil, errors.New("nablasd: JVP needs the tangent of an input")
@@ -333,7 +455,8 @@ func (q *Query) JVP(tangents Inputs) (*Result, error) {
 
 // HVP computes the Hessian–vector product of a program with a real
 // result: the derivative of its gradient with respect to wrt in the
-// direction given (of wrt's kind), forward over reverse, on wrt's stored
+// direction given (of wrt's kind and shape, taken on wrt's stored
+// positions as a tangent is), forward over reverse, on wrt's stored
 // positions.
 func (q *Query) HVP(wrt string, direction any) (*Result, error) {
 	if direction == nil {

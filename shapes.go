@@ -120,6 +120,63 @@ func (q *Query) shapeEqualities() []string {
 	return out
 }
 
+// checkProducts compares the shapes of a request's products with what
+// they belong to, as the shape check compares inputs (and with the same
+// escape hatch, Options.NoShapeCheck): a tangent or a direction has its
+// input's extents, a cotangent the result's (as far as the program tells
+// them, sdql.AnalyzeExtents). dims gives the extents of the tensor inputs,
+// the products' among them; a product bound as a logical value (a Go map,
+// an sdql.Value) has no shape and is not checked, like such an input.
+func (q *Query) checkProducts(r *request, dims map[string][]int) error {
+	if q.opts.NoShapeCheck || r == nil {
+		return nil
+	}
+	check := func(what, name string, want []int, of string) error {
+		got := dims[name]
+		if got == nil || want == nil {
+			return nil
+		}
+		if len(got) != len(want) {
+			return fmt.Errorf("%s: a tensor of order %d, where %s has order %d", what, len(got), of, len(want))
+		}
+		for m := range got {
+			if want[m] != 0 && got[m] != want[m] {
+				return fmt.Errorf("%s: %d %s, but %s has %d", what, got[m], modeName(len(got), m), of, want[m])
+			}
+		}
+		return nil
+	}
+	for _, n := range sortedNames(r.tangents) {
+		if err := check("tangent of "+n, r.tangents[n], dims[n], n); err != nil {
+			return err
+		}
+	}
+	if r.dir != "" {
+		if err := check("direction of "+r.wrt[0], r.dir, dims[r.wrt[0]], r.wrt[0]); err != nil {
+			return err
+		}
+	}
+	if r.cot != "" {
+		var want []int
+		if ext, err := sdql.AnalyzeExtents(q.prog, q.types, dims); err == nil {
+			want = extentsOf(ext.Result, max(sdql.Order(q.info.Result), 0))
+		}
+		if err := check("cotangent", r.cot, want, "the result"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedNames(m map[string]string) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // modeName names mode m of a tensor of the given order: a vector's
 // entries, a matrix's rows and columns, else "mode m" (counted from 0).
 func modeName(order, m int) string {

@@ -35,7 +35,7 @@ import (
 // before an "auto" kernel's native code is built. The build takes about a
 // second of another core (10–30 s the first time on a machine), off the
 // runs' path, and pays for itself within 1.1–2 s more of closure run time
-// at the workloads' 2–8× (README: Measurements). A kernel that has run
+// at the workloads' 2–8× (bench/results/report.md). A kernel that has run
 // for 200 ms is in a loop (training, a batch of groups) likely to run as
 // long again; a program that runs its kernels for less (a command, a
 // test, a script) never builds, and a process that ends during a build

@@ -125,30 +125,8 @@ func wrtType(e sdql.Expr, wrt string, inputs map[string]sdql.Type) (sdql.Type, e
 
 // firstUse returns the position of the first free occurrence of name in e.
 func firstUse(e sdql.Expr, name string) sdql.Pos {
-	var pos sdql.Pos
-	var walk func(e sdql.Expr, bound map[string]int) bool
-	walk = func(e sdql.Expr, bound map[string]int) bool {
-		if id, ok := e.(*sdql.Ident); ok && id.Name == name && bound[name] == 0 {
-			pos = id.NamePos
-			return true
-		}
-		for i, k := range sdql.Children(e) {
-			bs := sdql.Binders(e, i)
-			for _, b := range bs {
-				bound[b]++
-			}
-			found := walk(k, bound)
-			for _, b := range bs {
-				bound[b]--
-			}
-			if found {
-				return true
-			}
-		}
-		return false
-	}
-	walk(e, map[string]int{})
-	return pos
+	use, _ := sdql.FirstFreeUse(e, name)
+	return use.Pos
 }
 
 // ExpandOneHot replaces every onehot[tensor n] x by its definition in Fig. 7:

@@ -188,7 +188,8 @@ func checkRequest(e sdql.Expr, req *Request, inputs map[string]sdql.Type) error 
 // positions, the transpose of the seed onehot[tw] w of forward mode (a
 // reverse sweep scatters into every key the program looks w up at), and
 // for a whole Jacobian (ρ a tensor) puts the result's indices first. For a
-// gradient (m the order of w)
+// gradient (m the order of w) it is onPositions, as a tangent's
+// definition is:
 //
 //	sum(<i1, u1> in w) let g1 = g(i1) in { i1 -> ... sum(<im, _> in u(m-1)) let gm = g(m-1)(im) in { im -> gm } ... }
 //
@@ -203,6 +204,9 @@ func (t *transposer) restrict(g sdql.Expr, w string, tw sdql.Type, dense bool) s
 	m, n := sdql.Order(tw), sdql.Order(t.rho)
 	if m == 0 || dense && n == 0 {
 		return g
+	}
+	if n == 0 {
+		return onPositions(g, w, m, t.names, "g")
 	}
 	is := make([]string, m)
 	us := make([]string, m)
@@ -232,13 +236,6 @@ func (t *transposer) restrict(g sdql.Expr, w string, tw sdql.Type, dense bool) s
 		}
 		body = &sdql.LetExpr{Names: []sdql.Binder{binder(gs[i])}, Values: []sdql.Expr{&sdql.LookupExpr{X: from, Key: ident(is[i])}}, Body: body}
 		return &sdql.SumExpr{Key: binder(is[i]), Val: binder(us[i]), Src: src, Body: body}
-	}
-	if n == 0 {
-		var x sdql.Expr = ident(gs[m-1])
-		for i := m - 1; i >= 0; i-- {
-			x = level(i, single(ident(is[i]), x))
-		}
-		return x
 	}
 	js := make([]string, n)
 	vs := make([]string, n)

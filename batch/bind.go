@@ -8,7 +8,6 @@ import (
 
 	"github.com/nablasd/nablasd"
 	"github.com/nablasd/nablasd/datasets"
-	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -58,41 +57,17 @@ func ValidName(s string) bool {
 	return ok && id.Name == s && s != "_"
 }
 
-// TableSpec is a table binding's value: FILE[:FORMAT][?OPTIONS], FILE a
-// .parquet, .arrow or .arrows file.
-type TableSpec struct {
-	Path   string
-	Format formats.Format // zero: the table's default
-	Opts   datasets.TableOptions
-}
+// TableSpec is a table binding's value (nablasd.TableSpec).
+type TableSpec = nablasd.TableSpec
 
 // ParseTableSpec parses the value of the binding of name as a table; ok
 // is false when it does not name a table file.
 func ParseTableSpec(name, val string) (ts TableSpec, ok bool, err error) {
-	left, opts := val, ""
-	if i := strings.LastIndexByte(val, '?'); i >= 0 {
-		left, opts = val[:i], val[i+1:]
+	ts, ok, err = nablasd.ParseTableSpec(val)
+	if err != nil {
+		return ts, ok, Usagef("--in %s: %v", name, err)
 	}
-	src, fmtName := SplitFormat(left)
-	if _, isTable := datasets.TableKindOf(src); !isTable {
-		if i := strings.LastIndexByte(left, ':'); i >= 0 {
-			if _, isTable := datasets.TableKindOf(left[:i]); isTable {
-				_, err := formats.ByName(left[i+1:])
-				return ts, true, Usagef("--in %s: %v", name, err)
-			}
-		}
-		return ts, false, nil
-	}
-	ts.Path = src
-	if fmtName != "" {
-		if ts.Format, err = formats.ByName(fmtName); err != nil {
-			return ts, true, Usagef("--in %s: %v", name, err)
-		}
-	}
-	if ts.Opts, err = datasets.ParseTableOptions(opts); err != nil {
-		return ts, true, Usagef("--in %s: %v", name, err)
-	}
-	return ts, true, nil
+	return ts, ok, nil
 }
 
 // ReadTableInput reads a table file whole for a binding: a tensor, or a
@@ -117,17 +92,4 @@ func TableValue(tt *datasets.TableTensor) any {
 		return tt.Scalar
 	}
 	return tt.Tensor
-}
-
-// SplitFormat splits VALUE[:FORMAT] when the part after the last colon is
-// a format name.
-func SplitFormat(v string) (string, string) {
-	i := strings.LastIndexByte(v, ':')
-	if i < 0 {
-		return v, ""
-	}
-	if _, err := formats.ByName(v[i+1:]); err == nil {
-		return v[:i], v[i+1:]
-	}
-	return v, ""
 }

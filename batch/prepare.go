@@ -21,7 +21,7 @@ func Prepare(text string, inputs nablasd.Inputs, o *nablasd.Options, wrt string,
 	if err != nil {
 		var ue *nablasd.UndefinedError
 		if errors.As(err, &ue) {
-			return nil, &sdql.Error{File: ue.File, Pos: ue.Pos, Msg: fmt.Sprintf("undefined: %s (bind it with --in %s=VALUE)", ue.Name, ue.Name)}
+			return nil, &sdql.Error{File: ue.File, Pos: ue.Pos, Msg: ue.Message(fmt.Sprintf("bind it with --in %s=VALUE", ue.Name))}
 		}
 		return nil, err
 	}

@@ -45,11 +45,6 @@ var Kernels = []struct{ Name, Format string }{
 	{"vva", "dense"}, {"vvd", "dense"}, {"vsm", "dense"},
 }
 
-// SuiteSparseDir is where the real matrices are looked for after the
-// shared folders beside the working directory or the module
-// (datasets.SharedDirs, $NABLASD_SHARED).
-var SuiteSparseDir = "/work/shared/datasets/suitesparse"
-
 // Inputs are the benchmark inputs: two SuiteSparse matrices of Table 1
 // and a synthetic 100,000 x 100,000 matrix with 1,000,000 entries.
 var Inputs = []string{"bcspwr10", "nopoly", "synthetic"}
@@ -63,15 +58,16 @@ var SyntheticSpecs = map[string]string{
 }
 
 // LoadInput loads a named input matrix: a name of SyntheticSpecs, else a
-// SuiteSparse matrix in datasets.SharedDirs or SuiteSparseDir; c is nil (with the reason) when
-// its file is absent.
+// SuiteSparse matrix in datasets.SharedDirs ($NABLASD_SHARED, else
+// shared/ beside the working directory, its parents, the module or the
+// executable); c is nil (with the reason) when its file is absent.
 func LoadInput(name string) (c *datasets.Coords, why string, err error) {
 	if spec, ok := SyntheticSpecs[name]; ok {
 		c, err := datasets.ParseSynthetic(spec)
 		return c, "", err
 	}
 	var looked []string
-	for _, dir := range append(datasets.SharedDirs(), SuiteSparseDir) {
+	for _, dir := range datasets.SharedDirs() {
 		path := filepath.Join(dir, name+".mtx.gz")
 		if _, err := os.Stat(path); err != nil {
 			looked = append(looked, path)

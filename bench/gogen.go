@@ -41,7 +41,7 @@ func (cs *Case) Formats() map[string]lower.Format { return cs.formats }
 func (cs *Case) resultSizes() []string {
 	sizes := make([]string, len(cs.Shape))
 	w := Wrt[cs.Kernel]
-	if f, ok := cs.formats[w]; ok && (f.Format == formats.Dense || f.Format == formats.DenseCol) {
+	if f, ok := cs.formats[w]; ok && allDense(f) {
 		if ls, err := formats.Levels(f.Format, w, f.Order); err == nil {
 			for _, l := range ls {
 				if l.Mode < len(sizes) {
@@ -67,4 +67,10 @@ func (cs *Case) resultSizes() []string {
 		}
 	}
 	return sizes
+}
+
+// allDense reports whether an input's format stores every position.
+func allDense(f lower.Format) bool {
+	l, err := f.Format.Layout(f.Order)
+	return err == nil && l.AllDense()
 }

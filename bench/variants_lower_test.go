@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd"
-	"github.com/nablasd/nablasd/exec"
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -135,7 +134,7 @@ func caseShape(t *testing.T, cs *Case, extra int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := exec.Lower(cs.Prog, info, exec.Options{Formats: cs.formats, ResultShape: cs.Shape})
+	p, err := lower.Lower(cs.Prog, info, lower.Options{Formats: cs.formats, ResultShape: cs.Shape})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,9 +59,9 @@ const FactorizationK = 16
 // WorkloadDir returns the folder of the workload programs:
 // $NABLASD_SHARED/workloads, else the workloads folder beside the
 // SuiteSparse folders datasets.SharedDirs finds (shared/workloads as
-// ../shared of the working directory, one of its parents or the module),
-// else the one beside SuiteSparseDir. It returns "" (with the places it
-// looked) when there is none.
+// ../shared of the working directory, one of its parents, the module or
+// the executable). It returns "" (with the places it looked) when there
+// is none.
 func WorkloadDir() (dir, looked string) {
 	var cands []string
 	if d := os.Getenv("NABLASD_SHARED"); d != "" {
@@ -70,7 +70,6 @@ func WorkloadDir() (dir, looked string) {
 	for _, d := range datasets.SharedDirs() {
 		cands = append(cands, filepath.Join(d, "..", "..", "workloads"))
 	}
-	cands = append(cands, filepath.Join(SuiteSparseDir, "..", "..", "workloads"))
 	for _, c := range cands {
 		if st, err := os.Stat(filepath.Join(c, "least_squares.sdql")); err == nil && !st.IsDir() {
 			return filepath.Clean(c), ""

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"os"
@@ -43,6 +44,47 @@ type journal struct {
 	format string       // the results' format name
 	done   map[Key]bool // keys written (also those copied on resume)
 	meta   map[string]string
+	// batches counts the record batches written (journalSum)
+	batches int64
+}
+
+// journalSum is the checksum of record batch n of a journal, the rows of
+// a group of the given shape: "crc32 batch=N sum=XXXXXXXX", the CRC-32 of
+// the shape and of the columns' checksums (ipc_checksum.go), so that a
+// journal damaged on disk is noticed when a job resumes or finishes.
+func journalSum(n int64, shape string, rec arrow.RecordBatch) string {
+	cols := make([]int, rec.NumCols())
+	for i := range cols {
+		cols[i] = i
+	}
+	h := crc32.NewIEEE()
+	writeString(h, shape)
+	for _, c := range columnSums(rec, cols) {
+		writeInt(h, int64(c))
+	}
+	return fmt.Sprintf("crc32 batch=%d sum=%08x", n, h.Sum32())
+}
+
+// verifyJournal checks record batch n of a journal against its checksum;
+// a journal of an earlier nablasd, without checksums (the first batch
+// tells), is not checked (sums false).
+func verifyJournal(n int64, rec arrow.RecordBatch, sums *bool) error {
+	md := arrow.Metadata{}
+	if rm, ok := rec.(arrow.RecordBatchWithMetadata); ok {
+		md = rm.Metadata()
+	}
+	v, has := md.GetValue(checksumsKey)
+	if n == 0 {
+		*sums = has
+	}
+	if !*sums {
+		return nil
+	}
+	shape, _ := md.GetValue(MetaShape)
+	if !has || v != journalSum(n, shape, rec) {
+		return fmt.Errorf("record batch %d fails its checksum", n)
+	}
+	return nil
 }
 
 // createJournal starts a job's journal: a new one, or with resume the
@@ -128,8 +170,13 @@ func (j *journal) copyJournal(path string) error {
 	if err := j.compatible(path, r.Schema()); err != nil {
 		return err
 	}
-	for r.Next() {
+	sums := false
+	for n := int64(0); r.Next(); n++ {
 		rec := r.RecordBatch()
+		if verifyJournal(n, rec, &sums) != nil {
+			// damaged: keep the groups before it; the others run again
+			break
+		}
 		if rec.NumRows() == 0 {
 			continue
 		}
@@ -233,9 +280,12 @@ func groupRecord(schema *arrow.Schema, key Key, t *TableTensor) (arrow.RecordBat
 	return entriesRecord(schema, &key, idx, val), nil
 }
 
-// write appends a group's rows.
+// write appends a group's rows, with its shape and its checksum
+// (journalSum).
 func (j *journal) write(k Key, rec arrow.RecordBatch, shape []int) error {
-	md := arrow.NewMetadata([]string{MetaShape}, []string{formatExtents(shape, ",")})
+	ext := formatExtents(shape, ",")
+	md := arrow.NewMetadata([]string{MetaShape, checksumsKey}, []string{ext, journalSum(j.batches, ext, rec)})
+	j.batches++
 	cols := rec.Columns()
 	wrapped := array.NewRecordBatchWithMetadata(j.schema, cols, rec.NumRows(), md)
 	defer wrapped.Release()
@@ -328,8 +378,12 @@ func (j *journal) copyTo(w *TableWriter) error {
 	defer r.Release()
 	sorted := slices.IsSortedFunc(j.keys, Key.Compare)
 	var held []arrow.RecordBatch
-	for r.Next() {
+	sums := false
+	for n := int64(0); r.Next(); n++ {
 		rec := r.RecordBatch()
+		if err := verifyJournal(n, rec, &sums); err != nil {
+			return fmt.Errorf("%s: corrupt journal: %v", j.path, err)
+		}
 		plain := array.NewRecordBatch(w.Schema(), rec.Columns(), rec.NumRows())
 		if !sorted {
 			held = append(held, plain)

@@ -17,6 +17,9 @@
 // with memory bounded by the largest group. For distributed runners it
 // reads tables in splits (a Parquet row group, an Arrow file) and builds a
 // group's tensor from chunks gathered from any splits (see OpenSplits),
-// and writes groups' results in a Job's layout (see CreateGroupTable). Of
-// the project it imports only formats.
+// and writes groups' results in a Job's layout (see CreateGroupTable).
+// Every table it writes carries checksums, verified as it is read, so that
+// a damaged byte is an error naming the file and column; another writer's
+// file is verified where it has page checksums and checked for its
+// structure (doc/checksums.md). Of the project it imports only formats.
 package datasets

@@ -14,6 +14,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // LoadOption configures LoadSuiteSparse and FetchSuiteSparse.
@@ -173,6 +175,9 @@ func fetch(m Matrix, cfg *loadConfig) (string, error) {
 	where := fmt.Sprintf("no %s.mtx, %s.mtx.gz or %s/%s.mtx in %s", m.Name, m.Name, m.Name, m.Name, strings.Join(tried, ", "))
 	switch {
 	case cfg.unknown != nil:
+		if name, path := nearestLocal(m.Name, append([]string{cfg.dataDir}, cfg.extraDirs...)); name != "" {
+			return "", fmt.Errorf("%v: %s; did you mean %s (%s)?", cfg.unknown, where, name, path)
+		}
 		return "", fmt.Errorf("%v: %s", cfg.unknown, where)
 	case cfg.offline:
 		return "", fmt.Errorf("%s: %s, and downloading is off", m.Path(), where)
@@ -182,6 +187,41 @@ func fetch(m Matrix, cfg *loadConfig) (string, error) {
 		return "", fmt.Errorf("%s: %s, and %w", m.Path(), where, err)
 	}
 	return p, nil
+}
+
+// nearestLocal returns the matrix in dirs (NAME.mtx, NAME.mtx.gz or
+// NAME/NAME.mtx) whose name is closest to name, and its path, or "" when
+// none is close (sdql.Suggest).
+func nearestLocal(name string, dirs []string) (string, string) {
+	paths := map[string]string{}
+	var names []string
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			n, p := "", filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir():
+				if st, err := os.Stat(filepath.Join(p, e.Name()+".mtx")); err == nil && st.Mode().IsRegular() {
+					n, p = e.Name(), filepath.Join(p, e.Name()+".mtx")
+				}
+			case strings.HasSuffix(e.Name(), ".mtx.gz"):
+				n = strings.TrimSuffix(e.Name(), ".mtx.gz")
+			case strings.HasSuffix(e.Name(), ".mtx"):
+				n = strings.TrimSuffix(e.Name(), ".mtx")
+			}
+			if n != "" && paths[n] == "" {
+				paths[n] = p
+				names = append(names, n)
+			}
+		}
+	}
+	if s := sdql.Suggest(name, names); s != "" {
+		return s, paths[s]
+	}
+	return "", ""
 }
 
 // download fetches GROUP/NAME.tar.gz and extracts NAME.mtx into the cache.

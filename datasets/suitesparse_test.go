@@ -151,6 +151,11 @@ func TestLoadSuiteSparseLocal(t *testing.T) {
 	if want := `unknown SuiteSparse matrix "west0479" (want one of bcspwr10, nopoly, pdb1HYS, rma10, cant, consph, cop20k_A, or GROUP/NAME): no west0479.mtx, west0479.mtx.gz or west0479/west0479.mtx in ` + cache + ", " + extra; err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
+	// A name one letter off a local matrix's is suggested, with its path.
+	_, _, err = LoadSuiteSparse("karatee", WithDataDir(cache), WithExtraDirs(extra), WithBaseURL(srv.URL))
+	if want := "; did you mean karate (" + filepath.Join(extra, "karate.mtx") + ")?"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("karatee: got %v, want it to end %q", err, want)
+	}
 	// The registry's dimensions are checked.
 	os.WriteFile(filepath.Join(extra, "nopoly.mtx"), []byte(tinyMTX), 0o644)
 	_, _, err = LoadSuiteSparse("nopoly", WithDataDir(t.TempDir()), WithExtraDirs(extra), Offline())

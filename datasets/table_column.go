@@ -123,30 +123,12 @@ func (c *indexCheck) ints(spans []span, keep []bool) ([]int, error) {
 			if keep != nil && !keep[at] {
 				continue
 			}
-			var x int64
-			switch a := s.arr.(type) {
-			case *array.Int64:
-				x = a.Value(i)
-			case *array.Int32:
-				x = int64(a.Value(i))
-			case *array.Int16:
-				x = int64(a.Value(i))
-			case *array.Int8:
-				x = int64(a.Value(i))
-			case *array.Uint64:
-				u := a.Value(i)
-				if u > math.MaxInt64 {
-					return nil, tableErrorf(c.file, c.column, s.row+int64(i-s.lo), "index %d is too large", u)
-				}
-				x = int64(u)
-			case *array.Uint32:
-				x = int64(a.Value(i))
-			case *array.Uint16:
-				x = int64(a.Value(i))
-			case *array.Uint8:
-				x = int64(a.Value(i))
-			default:
+			x, ok, tooBig := integerAt(s.arr, i)
+			switch {
+			case !ok:
 				return nil, tableErrorf(c.file, c.column, -1, "type %s, want integers", s.arr.DataType())
+			case tooBig:
+				return nil, tableErrorf(c.file, c.column, s.row+int64(i-s.lo), "index %d is too large", s.arr.(*array.Uint64).Value(i))
 			}
 			if uint64(x) > uint64(lim) {
 				return nil, c.bad(s, i, x)
@@ -174,45 +156,69 @@ func floats(file, column string, spans []span, keep []bool) ([]float64, error) {
 			if keep != nil && !keep[at] {
 				continue
 			}
-			var x float64
-			switch a := s.arr.(type) {
-			case *array.Float64:
-				x = a.Value(i)
-			case *array.Float32:
-				x = float64(a.Value(i))
-			case *array.Float16:
-				x = float64(a.Value(i).Float32())
-			case *array.Int64:
-				x = float64(a.Value(i))
-			case *array.Int32:
-				x = float64(a.Value(i))
-			case *array.Int16:
-				x = float64(a.Value(i))
-			case *array.Int8:
-				x = float64(a.Value(i))
-			case *array.Uint64:
-				x = float64(a.Value(i))
-			case *array.Uint32:
-				x = float64(a.Value(i))
-			case *array.Uint16:
-				x = float64(a.Value(i))
-			case *array.Uint8:
-				x = float64(a.Value(i))
-			case *array.Decimal32:
-				x = a.Value(i).ToFloat64(scaleOf(a))
-			case *array.Decimal64:
-				x = a.Value(i).ToFloat64(scaleOf(a))
-			case *array.Decimal128:
-				x = a.Value(i).ToFloat64(scaleOf(a))
-			case *array.Decimal256:
-				x = a.Value(i).ToFloat64(scaleOf(a))
-			default:
+			x, ok := floatAt(s.arr, i)
+			if !ok {
 				return nil, tableErrorf(file, column, -1, "type %s, want numbers", s.arr.DataType())
 			}
 			out = append(out, x)
 		}
 	}
 	return out, nil
+}
+
+// integerAt is the value at row i of an integer column of any width,
+// signed or not; ok is false for a column of another type, tooBig true for
+// an unsigned 64-bit value past math.MaxInt64.
+func integerAt(arr arrow.Array, i int) (x int64, ok, tooBig bool) {
+	switch a := arr.(type) {
+	case *array.Int64:
+		return a.Value(i), true, false
+	case *array.Int32:
+		return int64(a.Value(i)), true, false
+	case *array.Int16:
+		return int64(a.Value(i)), true, false
+	case *array.Int8:
+		return int64(a.Value(i)), true, false
+	case *array.Uint64:
+		u := a.Value(i)
+		return int64(u), true, u > math.MaxInt64
+	case *array.Uint32:
+		return int64(a.Value(i)), true, false
+	case *array.Uint16:
+		return int64(a.Value(i)), true, false
+	case *array.Uint8:
+		return int64(a.Value(i)), true, false
+	}
+	return 0, false, false
+}
+
+// floatAt is the value at row i of a numeric column as a float64: floats
+// of any width, decimals at their scale, and integers (integerAt); ok is
+// false for a column of another type.
+func floatAt(arr arrow.Array, i int) (float64, bool) {
+	switch a := arr.(type) {
+	case *array.Float64:
+		return a.Value(i), true
+	case *array.Float32:
+		return float64(a.Value(i)), true
+	case *array.Float16:
+		return float64(a.Value(i).Float32()), true
+	case *array.Decimal32:
+		return a.Value(i).ToFloat64(scaleOf(a)), true
+	case *array.Decimal64:
+		return a.Value(i).ToFloat64(scaleOf(a)), true
+	case *array.Decimal128:
+		return a.Value(i).ToFloat64(scaleOf(a)), true
+	case *array.Decimal256:
+		return a.Value(i).ToFloat64(scaleOf(a)), true
+	}
+	if x, ok, _ := integerAt(arr, i); ok {
+		if u, isU := arr.(*array.Uint64); isU {
+			return float64(u.Value(i)), true
+		}
+		return float64(x), true
+	}
+	return 0, false
 }
 
 func scaleOf(a arrow.Array) int32 {

@@ -39,9 +39,14 @@ type tableFile struct {
 	pq     *file.Reader
 	pqProp *parquet.ReaderProperties
 	pqa    *pqarrow.FileReader
+	// checks are the Parquet file's checksums (parquet_verify.go)
+	checks parquetChecks
 	// the Arrow IPC stream (for an IPC file: the one inside it) is bytes
 	// ipcStart to ipcEnd of the file
 	ipcStart, ipcEnd int64
+	// ipcSums: the schema says every record batch has its checksums
+	// (ipc_checksum.go)
+	ipcSums bool
 }
 
 // batch is one record batch of a table with the columns asked for, and the
@@ -118,6 +123,11 @@ func (t *tableFile) openParquet() error {
 	props.BufferedStreamEnabled = true // read pages as needed, not whole column chunks
 	props.BufferSize = 64 << 10
 	t.pqProp = props
+	// the footer's checksums first: arrow-go decodes only a footer that
+	// matches them
+	if err := t.readChecksums(); err != nil {
+		return err
+	}
 	r, err := file.NewParquetReader(t.f, file.WithReadProps(props))
 	if err != nil {
 		return t.corrupt(err)
@@ -137,7 +147,9 @@ func (t *tableFile) openParquet() error {
 	t.meta = map[string]string{}
 	kv := r.MetaData().KeyValueMetadata()
 	for i, k := range kv.Keys() {
-		t.meta[k] = kv.Values()[i]
+		if k != checksumsKey { // the file's, not the table's
+			t.meta[k] = kv.Values()[i]
+		}
 	}
 	t.rows = r.NumRows()
 	if t.rows < 0 {
@@ -149,7 +161,17 @@ func (t *tableFile) openParquet() error {
 // newStreamReader reads an Arrow IPC stream of size bytes from r, each
 // message's metadata verified before arrow-go decodes it (verifyMessage).
 func newStreamReader(r io.Reader, size int64) (*ipc.Reader, error) {
-	return ipc.NewReaderFromMessageReader(newVerifiedMessages(r, size), ipc.WithAllocator(goAlloc))
+	rd, _, err := newVerifiedStream(r, size)
+	return rd, err
+}
+
+// newVerifiedStream is newStreamReader that also returns its messages'
+// reader, which says whether the stream ended with its end-of-stream
+// marker.
+func newVerifiedStream(r io.Reader, size int64) (*ipc.Reader, *verifiedMessages, error) {
+	m := newVerifiedMessages(r, size)
+	rd, err := ipc.NewReaderFromMessageReader(m, ipc.WithAllocator(goAlloc))
+	return rd, m, err
 }
 
 // ipcFileMagic starts and ends an Arrow IPC file.
@@ -181,20 +203,28 @@ func (t *tableFile) openArrow() error {
 			return tableErrorf(t.name, "", -1, "corrupt Arrow IPC file: a footer of %d bytes", footer)
 		}
 	}
-	r, err := t.ipcReader()
+	r, _, err := t.ipcReader()
 	if err != nil {
 		return t.corrupt(err)
 	}
 	defer r.Release()
 	t.schema = r.Schema()
 	t.meta = schemaMeta(t.schema)
+	if v, ok := t.meta[checksumsKey]; ok {
+		// the file's, not the table's (ipc_checksum.go)
+		delete(t.meta, checksumsKey)
+		if v != ipcChecksums {
+			return tableErrorf(t.name, "", -1, "corrupt %s: unknown checksums %q", t.kind, v)
+		}
+		t.ipcSums = true
+	}
 	return nil
 }
 
 // ipcReader starts reading the IPC stream from its beginning.
-func (t *tableFile) ipcReader() (*ipc.Reader, error) {
+func (t *tableFile) ipcReader() (*ipc.Reader, *verifiedMessages, error) {
 	sec := io.NewSectionReader(t.f, t.ipcStart, t.ipcEnd-t.ipcStart)
-	return newStreamReader(bufio.NewReaderSize(sec, 1<<16), t.ipcEnd-t.ipcStart)
+	return newVerifiedStream(bufio.NewReaderSize(sec, 1<<16), t.ipcEnd-t.ipcStart)
 }
 
 func schemaMeta(s *arrow.Schema) map[string]string {
@@ -254,11 +284,15 @@ func (t *tableFile) batches(cols []int, rowGroups []int) (br batchReader, err er
 		}
 		return &parquetBatches{t: t, leaves: leaves, groups: rowGroups, start: start}, nil
 	default:
-		r, err := t.ipcReader()
+		r, m, err := t.ipcReader()
 		if err != nil {
 			return nil, t.corrupt(err)
 		}
-		return &ipcStreamBatches{t: t, r: r, cols: cols}, nil
+		b := &ipcStreamBatches{t: t, r: r, m: m, cols: cols}
+		if t.ipcSums {
+			b.sums = &ipcVerifier{name: t.name, schema: schemaSum(r.Schema())}
+		}
+		return b, nil
 	}
 }
 
@@ -279,11 +313,22 @@ type parquetBatches struct {
 	groups []int   // row groups still to read
 	start  []int64 // file row of each row group's first row
 	rr     pqarrow.RecordReader
+	group  int // the row group rr reads
 	row    int64
 }
 
 func (p *parquetBatches) next() (b batch, err error) {
+	group := -1 // the row group being read
+	defer func() {
+		// a page that does not decode names its column chunk
+		if err != nil && !errors.Is(err, io.EOF) && group >= 0 {
+			err = p.t.chunkError(group, p.leaves, err)
+		}
+	}()
 	defer recovered(p.t.name, p.t.kind, &err)
+	if p.rr != nil {
+		group = p.group
+	}
 	for {
 		if p.rr != nil {
 			rec, err := p.rr.Read()
@@ -307,11 +352,16 @@ func (p *parquetBatches) next() (b batch, err error) {
 		if p.t.pq.MetaData().RowGroup(g).NumRows() == 0 {
 			continue
 		}
+		// every page is verified before arrow-go decodes it
+		if err := p.t.verifyChunks(g, p.leaves); err != nil {
+			return batch{}, err
+		}
+		group = g
 		rr, err := p.t.pqa.GetRecordReader(context.Background(), p.leaves, []int{g})
 		if err != nil {
 			return batch{}, p.t.corrupt(err)
 		}
-		p.rr, p.row = rr, p.start[g]
+		p.rr, p.row, p.group = rr, p.start[g], g
 	}
 }
 
@@ -325,14 +375,36 @@ func (p *parquetBatches) close() {
 type ipcStreamBatches struct {
 	t    *tableFile
 	r    *ipc.Reader
+	m    *verifiedMessages
 	cols []int
 	row  int64
+	// batches counts the record batches read
+	batches int64
+	// sums verifies the batches of a table written with checksums
+	sums *ipcVerifier
 }
 
 func (p *ipcStreamBatches) next() (b batch, err error) {
 	defer recovered(p.t.name, p.t.kind, &err)
 	for p.r.Next() {
 		rec := p.r.RecordBatch()
+		n := p.batches
+		p.batches++
+		if err := validateBatch(p.t.name, p.m, rec, n); err != nil {
+			return batch{}, err
+		}
+		if _, ours := batchChecksums(rec); ours && p.sums == nil {
+			// the schema's mark is lost, a batch's is not
+			if n > 0 {
+				return batch{}, tableErrorf(p.t.name, "", -1, "record batch %d: corrupt %s: checksums the batches before lack", n, p.t.kind)
+			}
+			p.sums = &ipcVerifier{name: p.t.name, schema: schemaSum(p.r.Schema())}
+		}
+		if p.sums != nil {
+			if err := p.sums.verify(rec, p.cols); err != nil {
+				return batch{}, err
+			}
+		}
 		if rec.NumRows() == 0 {
 			continue
 		}
@@ -342,6 +414,11 @@ func (p *ipcStreamBatches) next() (b batch, err error) {
 	}
 	if err := p.r.Err(); err != nil {
 		return batch{}, p.t.corrupt(err)
+	}
+	if p.sums != nil && !p.sums.ended {
+		// a table nablasd wrote ends with its last batch: without it,
+		// batches are missing
+		return batch{}, tableErrorf(p.t.name, "", -1, "truncated %s: it ends after %d record batches, before its last", p.t.kind, p.sums.batch)
 	}
 	return batch{}, io.EOF
 }

@@ -276,6 +276,10 @@ type verifiedMessages struct {
 	left int64 // bytes of the input not read yet
 	msg  *ipc.Message
 	refs int64
+	// eos: the stream ended with its end-of-stream marker
+	eos bool
+	// meta and body are the last message's (validateBatch)
+	meta, body []byte
 }
 
 func newVerifiedMessages(r io.Reader, size int64) *verifiedMessages {
@@ -315,6 +319,7 @@ func (m *verifiedMessages) Message() (*ipc.Message, error) {
 		n = binary.LittleEndian.Uint32(head)
 	}
 	if n == 0 {
+		m.eos = true
 		return nil, io.EOF // end of stream
 	}
 	meta, err := m.read(int64(n))
@@ -329,7 +334,11 @@ func (m *verifiedMessages) Message() (*ipc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := validateMessage(meta, body); err != nil {
+		return nil, err
+	}
 	m.msg = ipc.NewMessage(memory.NewBufferBytes(meta), memory.NewBufferBytes(body))
+	m.meta, m.body = meta, body
 	return m.msg, nil
 }
 

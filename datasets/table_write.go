@@ -23,15 +23,21 @@ import (
 // temporary file beside the destination, which Close renames over it
 // (after flushing it to disk) and Abort removes, so a failed job leaves
 // nothing half-written. The file gets the permissions 0666 less the
-// umask (0644 under the usual 022), as os.Create would give.
+// umask (0644 under the usual 022), as os.Create would give. It carries
+// checksums that the reader verifies: page, column chunk and footer
+// checksums in Parquet (parquet_checksum.go), each record batch's in
+// Arrow IPC, which then ends with an empty record batch (ipc_checksum.go).
 type TableWriter struct {
 	path, tmp string
 	f         *os.File
 	bw        *bufio.Writer
 	schema    *arrow.Schema
 	pq        *pqarrow.FileWriter
+	sums      *parquetChecksums
 	ipcf      *ipc.FileWriter
 	ipcs      *ipc.Writer
+	ipcSchema *arrow.Schema // the schema with the checksums' marker
+	batches   int64         // record batches written (IPC)
 	rows      int64
 	done      bool
 	buffered  bool
@@ -68,18 +74,29 @@ func createTable(path string, schema *arrow.Schema, rowGroup int64, buffered boo
 			parquet.WithCompression(compress.Codecs.Snappy),
 			parquet.WithDictionaryDefault(false),
 			parquet.WithMaxRowGroupLength(rowGroup),
-			parquet.WithCreatedBy("nablasd"),
+			parquet.WithCreatedBy(writtenBy),
+			parquet.WithRootName(rootName),
+			// parquetChecksums moves the offsets of the pages and the
+			// footer only: no page index or bloom filter
+			parquet.WithPageIndexEnabled(false),
+			parquet.WithBloomFilterEnabled(false),
 		}
 		if len(schema.Fields()) > 0 && schema.Field(0).Name != "val" && !isIndexName(schema.Field(0).Name) {
 			// a key column: few distinct values, dictionary encoded
 			opts = append(opts, parquet.WithDictionaryFor(schema.Field(0).Name, true))
 		}
-		w.pq, err = pqarrow.NewFileWriter(schema, w.bw, parquet.NewWriterProperties(opts...),
+		// every page with its checksum, and the footer with those of
+		// every column chunk and its own (parquet_checksum.go)
+		w.sums = newParquetChecksums(w.bw)
+		w.pq, err = pqarrow.NewFileWriter(schema, w.sums, parquet.NewWriterProperties(opts...),
 			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	case ArrowFile:
-		w.ipcf, err = ipc.NewFileWriter(w.bw, ipc.WithSchema(schema), ipc.WithAllocator(goAlloc))
+		// every record batch with its checksums (ipc_checksum.go)
+		w.ipcSchema = ipcSchema(schema)
+		w.ipcf, err = ipc.NewFileWriter(w.bw, ipc.WithSchema(w.ipcSchema), ipc.WithAllocator(goAlloc))
 	case ArrowStream:
-		w.ipcs = ipc.NewWriter(w.bw, ipc.WithSchema(schema), ipc.WithAllocator(goAlloc))
+		w.ipcSchema = ipcSchema(schema)
+		w.ipcs = ipc.NewWriter(w.bw, ipc.WithSchema(w.ipcSchema), ipc.WithAllocator(goAlloc))
 	}
 	if err != nil {
 		w.Abort()
@@ -103,9 +120,15 @@ func (w *TableWriter) Write(rec arrow.RecordBatch) error {
 	case w.pq != nil:
 		err = w.pq.Write(rec)
 	case w.ipcf != nil:
-		err = w.ipcf.Write(rec)
+		sum := withChecksums(rec, w.ipcSchema, w.batches)
+		err = w.ipcf.Write(sum)
+		sum.Release()
+		w.batches++
 	default:
-		err = w.ipcs.Write(rec)
+		sum := withChecksums(rec, w.ipcSchema, w.batches)
+		err = w.ipcs.Write(sum)
+		sum.Release()
+		w.batches++
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", w.path, err)
@@ -124,9 +147,18 @@ func (w *TableWriter) Close() error {
 	case w.pq != nil:
 		err = w.pq.Close()
 	case w.ipcf != nil:
-		err = w.ipcf.Close()
+		// the last batch, which says how many came before it
+		last := lastBatch(w.ipcSchema, w.batches)
+		if err = w.ipcf.Write(last); err == nil {
+			err = w.ipcf.Close()
+		}
+		last.Release()
 	default:
-		err = w.ipcs.Close()
+		last := lastBatch(w.ipcSchema, w.batches)
+		if err = w.ipcs.Write(last); err == nil {
+			err = w.ipcs.Close()
+		}
+		last.Release()
 	}
 	if err == nil {
 		err = w.bw.Flush()

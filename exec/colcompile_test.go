@@ -317,7 +317,7 @@ func lowerFor(t *testing.T, src string, in map[string]sdql.Value) (sdql.Expr, *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Lower(prog, info, Options{Formats: csrFormats})
+	p, err := lower.Lower(prog, info, lower.Options{Formats: csrFormats})
 	if err != nil {
 		t.Fatal(err)
 	}

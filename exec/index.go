@@ -6,7 +6,8 @@ import "github.com/dolthub/swiss"
 // default index, "intmap", is the level's own open addressing (tensor.go)
 // and needs no hashIndex; Options.Dict "map" selects Go's built-in map (a
 // Swiss table since Go 1.24) and "swiss" github.com/dolthub/swiss, kept
-// so the README's measurement comparing the three can be rerun.
+// so the measurement comparing the three (bench/results/report.md) can
+// be rerun.
 type hashIndex interface {
 	get(parent, key int) (int, bool)
 	put(parent, key, c int)

@@ -26,8 +26,8 @@ type Options struct {
 	// Dict selects the hash index of hashed levels (exec/index.go):
 	// "intmap" (the default, open addressing on int keys), "map" (Go's
 	// built-in map, a Swiss table since Go 1.24) or "swiss"
-	// (github.com/dolthub/swiss, archived upstream; kept for the README's
-	// measurement).
+	// (github.com/dolthub/swiss, archived upstream; kept to compare the
+	// three by measurement).
 	Dict string
 	// NoDense hashes every level of every dictionary the kernel builds
 	// (the paper's dictionary variant); by default lowering chooses dense
@@ -65,6 +65,10 @@ type Options struct {
 	// builds: a dense level of known extent past it is an error before it
 	// is allocated. 0: no limit.
 	MemoryLimit int64
+	// DisablePasses and TracePasses are lowering's Options.Disable and
+	// Options.Trace (tests and debugging), for Compile.
+	DisablePasses []string
+	TracePasses   func(pass string, p *lower.Program)
 }
 
 // Kernel is a compiled program: call Run or RunInto with the bindings of
@@ -93,22 +97,23 @@ func Compile(prog sdql.Expr, inputs map[string]sdql.Type, opts Options) (k *Kern
 	if err := checkOptions(opts); err != nil {
 		return nil, err
 	}
-	p, err := Lower(prog, info, opts)
+	p, err := lower.Lower(prog, info, lowerOptions(opts))
 	if err != nil {
 		return nil, err
 	}
 	return compileIR(prog, info, p, opts)
 }
 
-// Lower lowers a checked program to the loop IR as Compile does with
-// these options (what `nablasd plan` prints as the loops stage).
-func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (*lower.Program, error) {
-	return lower.Lower(prog, info, lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
-		CompletedOn: opts.CompletedOn, EqualModes: opts.EqualModes, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm"})
+// lowerOptions are lowering's options for a kernel compiled with opts.
+func lowerOptions(opts Options) lower.Options {
+	return lower.Options{Formats: opts.Formats, ResultShape: opts.ResultShape,
+		CompletedOn: opts.CompletedOn, EqualModes: opts.EqualModes, NoDense: opts.NoDense, NoViews: opts.Opt == "none" || opts.Opt == "norm",
+		Disable: opts.DisablePasses, Trace: opts.TracePasses}
 }
 
-// CompileLowered compiles a program already lowered with Lower and the
-// same options (the program is checked again; p must be its lowering).
+// CompileLowered compiles a program already lowered (lower.Lower) with the
+// options these give (the program is checked again; p must be its
+// lowering): how the root package compiles the loops its plan holds.
 func CompileLowered(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) (*Kernel, error) {
 	if err := checkOptions(opts); err != nil {
 		return nil, err
@@ -277,39 +282,7 @@ func (k *Kernel) bind(fr *frame, b map[string]sdql.Value) error {
 // ascending.
 func fillTensor(rt *tensor, d *sdql.Dict) {
 	rt.reset(make([]int, len(rt.levels)))
-	var walk func(lv, parent int, v sdql.Value)
-	walk = func(lv, parent int, v sdql.Value) {
-		dd, ok := v.(*sdql.Dict)
-		if !ok {
-			return
-		}
-		keys := dd.Keys()
-		sort.Ints(keys)
-		for _, key := range keys {
-			x, _ := dd.Get(key)
-			c := rt.insert(lv, parent, key)
-			if lv == len(rt.levels)-1 {
-				rt.vals[c] = scalarOf(x)
-			} else {
-				walk(lv+1, c, x)
-			}
-		}
-	}
-	walk(0, 0, d)
-}
-
-func scalarOf(v sdql.Value) float64 {
-	switch x := v.(type) {
-	case sdql.Real:
-		return float64(x)
-	case sdql.Int:
-		return float64(x)
-	case sdql.Bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
+	lower.FillDict(d, len(rt.levels), rt.insert, func(c int, v float64) { rt.vals[c] = v })
 }
 
 // check is a validation of an input before a run.
@@ -345,7 +318,7 @@ func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
 		}
 		// a compressed level under a dense top level has one pos entry a
 		// row and one more
-		if len(ls) > 1 && ls[0].Kind == "dense" && ls[1].Kind == "compressed" {
+		if len(ls) > 1 && ls[0].CoordIter && ls[1].Pos != "" {
 			if n, pos := vars[ls[0].Extent], arrays[ls[1].Pos]; n != nil && pos != nil {
 				top, lvl := ls[0], ls[1]
 				out = append(out, func(fr *frame) error {
@@ -357,7 +330,7 @@ func checksFor(p *lower.Program, fs map[string]lower.Format) []check {
 			}
 		}
 		for _, l := range ls {
-			if l.Kind != "compressed" || l.Pos == "" {
+			if l.Pos == "" {
 				continue
 			}
 			pos, idx := arrays[l.Pos], arrays[l.Idx]

@@ -1,11 +1,6 @@
 package exec
 
-import (
-	"runtime/metrics"
-	"sync"
-
-	"github.com/nablasd/nablasd/sdql"
-)
+import "github.com/nablasd/nablasd/sdql"
 
 // Options.MemoryLimit bounds the Go heap a run may grow to. The tensors a
 // kernel builds check it when they are sized (a dense level of known
@@ -13,28 +8,13 @@ import (
 // now plus the bytes about to be allocated must fit, else the run stops
 // with an error naming both.
 
-var heapSample = struct {
-	sync.Mutex
-	s []metrics.Sample
-}{s: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
-
-func heapBytes() float64 {
-	heapSample.Lock()
-	defer heapSample.Unlock()
-	metrics.Read(heapSample.s)
-	if heapSample.s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return float64(heapSample.s[0].Value.Uint64())
-}
-
 // reserve stops the run when more bytes for this tensor would take the
 // heap past the limit.
 func (rt *tensor) reserve(more float64) {
 	if rt.limit <= 0 {
 		return
 	}
-	heap := heapBytes()
+	heap := sdql.HeapBytes()
 	if more > float64(rt.limit) || heap+more > float64(rt.limit) {
 		what := "a dictionary the kernel builds"
 		if rt.t.Name == "out" {

@@ -31,7 +31,9 @@ type tensor struct {
 //     at Init): the children of parent q are pos[q]..pos[q+1]-1 (0..
 //     len(idx)-1 without pos), keys idx[p]; present marks those inserted
 //     (Insert gives the position itself, lower.Insert.At).
-//   - hash: children numbered in insertion order; keys[c] and parent[c]
+//   - hash (also written as source in gogen/runtime.go, for generated files
+//     that import only the standard library): children numbered in
+//     insertion order; keys[c] and parent[c]
 //     describe child c; table maps (parent, key) to c + 1; head and next
 //     chain each parent's children for iteration.
 //   - appended: children numbered in insertion order, each parent's in

@@ -70,6 +70,21 @@ func (l Layout) AllDense() bool {
 	return true
 }
 
+// AllRows reports whether a tensor of this layout holds every key of its
+// first mode, empty rows included (its logical dictionary has as many keys
+// as the mode's extent): every level is dense, or the first level is a
+// dense level over mode 0 (CSR).
+func (l Layout) AllRows() bool {
+	if l.AllDense() {
+		return true
+	}
+	if len(l.Levels) == 0 {
+		return false
+	}
+	_, dense := l.Levels[0].(DenseLevel)
+	return dense && l.ModeOrder[0] == 0
+}
+
 // String describes the layout, e.g. "{dense, compressed} order {0, 1}".
 func (l Layout) String() string {
 	var b strings.Builder

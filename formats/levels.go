@@ -1,5 +1,7 @@
 package formats
 
+import "fmt"
+
 // LevelInfo is what a format says of one of its levels, for a tensor bound
 // under a name: which definition inputs the level reads and what it can
 // do, in the manner of TACO's level capabilities. The lowering (package
@@ -9,9 +11,11 @@ type LevelInfo struct {
 	Tensor string
 	Format Format
 	// Level is the level's index, outermost first; Mode the logical mode
-	// it stores; Kind "dense", "compressed" or "singleton".
+	// it stores. Which kind of level it is stays inside this package:
+	// callers ask what it can do (the fields below), as TACO's lowerer
+	// asks a level's capabilities and never its format.
 	Level, Mode int
-	Kind        string
+	kind        string
 	// Unique: coordinates are unique within a parent position; Ordered:
 	// ascending within a parent (every built-in level is).
 	Unique, Ordered bool
@@ -28,6 +32,17 @@ type LevelInfo struct {
 	// in constant time (dense), find one by binary search (a unique
 	// ordered compressed level below the top).
 	CoordIter, PosIter, Locate, Search bool
+	// OnePerParent: each parent position has exactly one position here,
+	// the same number (a singleton level: COO's coordinates below the
+	// first). Positions of a level with Pos are segments instead,
+	// Pos[p]..Pos[p+1] for parent p.
+	OnePerParent bool
+}
+
+// String describes the level for messages and tests, e.g. "A level 1
+// (mode 1): compressed".
+func (l LevelInfo) String() string {
+	return fmt.Sprintf("%s level %d (mode %d): %s", l.Tensor, l.Level, l.Mode, l.kind)
 }
 
 // Levels describes the levels of format f for tensors of the given order
@@ -41,7 +56,7 @@ func Levels(f Format, name string, order int) ([]LevelInfo, error) {
 	out := make([]LevelInfo, order)
 	for k, l := range g.lay.Levels {
 		m := g.lay.ModeOrder[k]
-		li := LevelInfo{Tensor: name, Format: f, Level: k, Mode: m, Kind: l.Kind(),
+		li := LevelInfo{Tensor: name, Format: f, Level: k, Mode: m, kind: l.Kind(),
 			Unique: l.IsUnique(), Ordered: true, Val: name + "_val"}
 		switch l.(type) {
 		case DenseLevel:
@@ -65,7 +80,7 @@ func Levels(f Format, name string, order int) ([]LevelInfo, error) {
 			}
 			li.Search = k > 0 && li.Unique
 		case SingletonLevel:
-			li.PosIter = true
+			li.PosIter, li.OnePerParent = true, true
 			li.Idx = g.coordArray(m)
 		}
 		out[k] = li

@@ -52,7 +52,7 @@ func TestLevelsCSR(t *testing.T) {
 	var b strings.Builder
 	for _, l := range ls {
 		fmt.Fprintf(&b, "%d %s mode=%d unique=%v pos=%s idx=%s extent=%s coord=%v positer=%v locate=%v search=%v\n",
-			l.Level, l.Kind, l.Mode, l.Unique, l.Pos, l.Idx, l.Extent, l.CoordIter, l.PosIter, l.Locate, l.Search)
+			l.Level, l.kind, l.Mode, l.Unique, l.Pos, l.Idx, l.Extent, l.CoordIter, l.PosIter, l.Locate, l.Search)
 	}
 	want := "0 dense mode=0 unique=true pos= idx= extent=A_len coord=true positer=false locate=true search=false\n" +
 		"1 compressed mode=1 unique=true pos=A_pos idx=A_idx extent= coord=false positer=true locate=false search=true\n"

@@ -34,6 +34,20 @@ func (t *Tensor) NNZ() int { return len(t.Val) }
 // Layout returns the layout of the tensor's format for its order.
 func (t *Tensor) Layout() (Layout, error) { return t.Format.Layout(len(t.Shape)) }
 
+// AllDense reports whether the tensor stores every position (its format's
+// levels are all dense for its order).
+func (t *Tensor) AllDense() bool {
+	l, err := t.Layout()
+	return err == nil && l.AllDense()
+}
+
+// AllRows reports whether the tensor holds every key of its first mode
+// (Layout.AllRows).
+func (t *Tensor) AllRows() bool {
+	l, err := t.Layout()
+	return err == nil && l.AllRows()
+}
+
 // String returns a short description, e.g. "csr 3×4 nnz=5".
 func (t *Tensor) String() string {
 	dims := make([]string, len(t.Shape))

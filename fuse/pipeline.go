@@ -171,6 +171,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			rc.Disabled = cfg.Disabled
 			rc.Dims = cfg.Dims
 			out, rep := Saturate(prog, saturationRules(cfg.rules()), cfg.Inputs, dense, cfg.Stats, rc)
+			rep.Stage = StageSaturated
 			res.Reports = append(res.Reports, rep)
 			res.noteTimeLimit(rep)
 			for k, v := range rep.Fired {
@@ -201,6 +202,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 				rc := cfg.Runner
 				rc.Disabled = cfg.Disabled
 				out, rep := Saturate(prog, saturationRules(cfg.rules()), phys, nil, cfg.PhysStats, rc)
+				rep.Stage = StageComposed
 				res.Reports = append(res.Reports, rep)
 				res.noteTimeLimit(rep)
 				for k, v := range rep.Fired {
@@ -249,6 +251,16 @@ func (r *Result) Notes() string {
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "-- warning: %s\n", w)
+	}
+	return b.String()
+}
+
+// FiredNotes prints, for each saturation, the rules it applied and how
+// many times (`nablasd plan --rules`).
+func (r *Result) FiredNotes() string {
+	var b strings.Builder
+	for _, rep := range r.Reports {
+		b.WriteString(rep.FiredLines())
 	}
 	return b.String()
 }

@@ -73,26 +73,43 @@ type Report struct {
 	Elapsed    time.Duration
 	Fired      map[string]int // rule -> applications (matches whose conditions held)
 	Banned     map[string]int // rule -> times banned (backoff)
+	// Stage names the pipeline stage the saturation produced (Optimize
+	// sets it: StageSaturated over the logical program, StageComposed
+	// over the physical one); "" outside Optimize.
+	Stage string
 }
 
-// Lines prints the report as "--" comment lines.
+// Lines prints the report as a "--" comment line: what the saturation
+// for its stage did and why it stopped.
 func (r *Report) Lines() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "-- saturation: %d iterations, %d e-nodes, %d e-classes, stopped: %s\n", r.Iterations, r.Nodes, r.Classes, r.Stop)
-	fmt.Fprintf(&b, "-- cost: %.4g -> %.4g\n", r.CostBefore, r.CostAfter)
+	label := "saturation"
+	if r.Stage != "" {
+		label += " for stage " + r.Stage
+	}
+	return fmt.Sprintf("-- %s: %d iterations, %d e-nodes, %d e-classes, stopped: %s; cost %.4g -> %.4g\n",
+		label, r.Iterations, r.Nodes, r.Classes, r.Stop, r.CostBefore, r.CostAfter)
+}
+
+// FiredLines prints the rules the saturation applied, with how many times
+// each, as a "--" comment line ("" when none fired).
+func (r *Report) FiredLines() string {
 	var names []string
 	for n := range r.Fired {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if len(names) > 0 {
-		parts := make([]string, len(names))
-		for i, n := range names {
-			parts[i] = fmt.Sprintf("%s=%d", n, r.Fired[n])
-		}
-		fmt.Fprintf(&b, "-- fired: %s\n", strings.Join(parts, " "))
+	if len(names) == 0 {
+		return ""
 	}
-	return b.String()
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s=%d", n, r.Fired[n])
+	}
+	label := "fired"
+	if r.Stage != "" {
+		label += " for stage " + r.Stage
+	}
+	return fmt.Sprintf("-- %s: %s\n", label, strings.Join(parts, " "))
 }
 
 // SaturationRules returns the rules equality saturation uses: the Explore

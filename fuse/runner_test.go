@@ -39,7 +39,9 @@ func TestRunnerLimits(t *testing.T) {
 		if tc.want == StopNodeLimit && rep.Nodes > 2*tc.cfg.NodeLimit {
 			t.Errorf("node limit %d overshot: %d e-nodes", tc.cfg.NodeLimit, rep.Nodes)
 		}
-		if tc.want == StopTimeLimit && time.Since(start) > 200*time.Millisecond {
+		// far above 1 ms, so that a busy machine does not fail it, and far
+		// below the time the iteration limit alone would take
+		if tc.want == StopTimeLimit && time.Since(start) > 10*time.Second {
 			t.Errorf("time limit 1ms overshot: %v", time.Since(start))
 		}
 		if !strings.Contains(rep.Lines(), "stopped: "+string(tc.want)) {

@@ -655,7 +655,7 @@ func (g *gen) flatten(s *lower.For) bool {
 		return false
 	}
 	p := lo.A
-	if p.Level == nil || p.Level.Kind != "compressed" || p.Level.Pos != p.Name {
+	if p.Level == nil || p.Level.Pos != p.Name {
 		return false
 	}
 	// the lets serve the bounds only, and the body reads neither them nor

@@ -28,7 +28,7 @@ import (
 // dense row at an offset), nested in a loop that calls a function (exp,
 // tanh, ...: everything live across the call is spilled, and reloaded in
 // the inner loop) or in a kernel of several passes (whose arrays are live
-// from one to the next). Measured both ways on the workloads (README):
+// from one to the next). Measured both ways on the workloads:
 // gradients whose pass calls exp or tanh, or of three passes, gained 5–15%
 // outlined; a one-pass kernel calling nothing lost 15%, the call costing
 // more than the registers saved.

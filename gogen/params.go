@@ -76,9 +76,9 @@ func (g *gen) describeParams() {
 			continue
 		}
 		switch {
-		case len(ls) == 1 && last.Kind == "dense" && vars[last.Extent] != nil:
+		case len(ls) == 1 && last.CoordIter && vars[last.Extent] != nil:
 			g.lens = append(g.lens, lenFact{a: val, extent: vars[last.Extent]})
-		case last.Kind != "dense" && arrays[last.Idx] != nil:
+		case !last.CoordIter && arrays[last.Idx] != nil:
 			g.lens = append(g.lens, lenFact{a: val, same: arrays[last.Idx]})
 		}
 	}
@@ -103,7 +103,7 @@ func (g *gen) inferFormats() map[string]lower.Format {
 				continue
 			}
 			l := ls[li.Level]
-			if l.Kind == li.Kind && l.Pos == li.Pos && l.Idx == li.Idx && l.Mode == li.Mode {
+			if l.CoordIter == li.CoordIter && l.OnePerParent == li.OnePerParent && l.Pos == li.Pos && l.Idx == li.Idx && l.Mode == li.Mode {
 				out[li.Tensor] = lower.Format{Format: li.Format, Order: order}
 				break
 			}

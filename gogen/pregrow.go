@@ -58,7 +58,7 @@ func (g *gen) preGrowths(v *lower.Var, body lower.Stmt, f *lower.For) []preGrowt
 // of the compressed level whose coordinates are a, which then ascend.
 func (g *gen) oneParent(a *lower.Array, f *lower.For) bool {
 	l := a.Level
-	if l == nil || l.Kind != "compressed" || !l.Ordered || l.Idx != a.Name {
+	if l == nil || !l.PosIter || l.OnePerParent || !l.Ordered || l.Idx != a.Name {
 		return false
 	}
 	if l.Pos == "" {

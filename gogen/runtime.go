@@ -8,6 +8,11 @@ import (
 // The fixed code a generated file may need, written once per file with
 // its names prefixed (PFX is replaced by the kernel's prefix), so that
 // several kernels can share a package.
+//
+// The hashed level is the one algorithm written twice: here as source and
+// in exec/tensor.go as compiled Go. A generated file imports only the
+// standard library (it must build without nablasd), so it cannot call
+// exec's; the cross-check compares the two back ends on every program.
 
 var helperSources = map[string]string{
 	"hash": `// PFXHash is a hashed level of a tensor: it maps (parent position, key)

@@ -54,7 +54,7 @@
 //
 // # Primitives
 //
-// Primitives are named IR rules (rules.go): an inner loop of a known shape
+// Primitives are named IR rules (rules.go; the markprimitives pass): an inner loop of a known shape
 // (a dot product gathering from a dense vector, a scatter-add, a dense
 // axpy, ...) is marked with the primitive's name, which the closure
 // runtime runs as one Go loop over the slices and the printer shows. They

@@ -528,6 +528,16 @@ func (rt *rtTensor) children(lv, parent int) []int {
 
 // fill loads a dictionary input, keys ascending.
 func (rt *rtTensor) fill(d *sdql.Dict) {
+	FillDict(d, len(rt.levels), rt.insert, func(c int, v float64) { rt.vals[c] = v })
+}
+
+// FillDict walks a dictionary input of the given number of levels, keys
+// ascending, for a back end loading it into a tensor of its own: insert
+// adds key under parent at level lv and returns its position (the top
+// level's parent is 0), set stores a leaf's value (sdql.Number) at its
+// position. The IR interpreter and exec's kernels load dictionary inputs
+// with it.
+func FillDict(d *sdql.Dict, levels int, insert func(lv, parent, key int) int, set func(pos int, v float64)) {
 	var walk func(lv, parent int, v sdql.Value)
 	walk = func(lv, parent int, v sdql.Value) {
 		dd, ok := v.(*sdql.Dict)
@@ -538,29 +548,15 @@ func (rt *rtTensor) fill(d *sdql.Dict) {
 		sort.Ints(keys)
 		for _, k := range keys {
 			x, _ := dd.Get(k)
-			c := rt.insert(lv, parent, k)
-			if lv == len(rt.levels)-1 {
-				rt.vals[c] = scalarOf(x)
+			c := insert(lv, parent, k)
+			if lv == levels-1 {
+				set(c, sdql.Number(x))
 			} else {
 				walk(lv+1, c, x)
 			}
 		}
 	}
 	walk(0, 0, d)
-}
-
-func scalarOf(v sdql.Value) float64 {
-	switch x := v.(type) {
-	case sdql.Real:
-		return float64(x)
-	case sdql.Int:
-		return float64(x)
-	case sdql.Bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
 }
 
 // value exports the tensor as a nested dictionary.

@@ -74,7 +74,7 @@ func (l *lowerer) describeArrays() {
 			if a := byName[ls[k].Idx]; a != nil {
 				group = append(group, a)
 			}
-			if ls[k].Kind != "singleton" {
+			if !ls[k].OnePerParent {
 				break
 			}
 		}
@@ -82,13 +82,13 @@ func (l *lowerer) describeArrays() {
 			l.same[a] = group
 		}
 		top := ls[0]
-		if len(ls) == 2 && ls[0].Kind == "dense" && ls[1].Kind == "dense" && val != nil {
+		if len(ls) == 2 && ls[0].CoordIter && ls[1].CoordIter && val != nil {
 			if r, c := vars[ls[0].Extent], vars[ls[1].Extent]; r != nil && c != nil {
 				l.grid[val] = [2]*Var{r, c}
 			}
 		}
 		for _, lv := range ls {
-			if v := vars[lv.Extent]; lv.Kind == "dense" && v != nil {
+			if v := vars[lv.Extent]; lv.CoordIter && v != nil {
 				m := Mode{name, lv.Mode}
 				l.extents[m] = append(l.extents[m], v)
 			}
@@ -98,15 +98,15 @@ func (l *lowerer) describeArrays() {
 			continue
 		}
 		switch {
-		case top.Kind == "dense" && len(ls) == 1 && val != nil:
+		case top.CoordIter && len(ls) == 1 && val != nil:
 			l.lenOf[val] = lenFact{n, 0}
-		case top.Kind == "dense" && len(ls) > 1 && ls[1].Kind == "compressed":
+		case top.CoordIter && len(ls) > 1 && ls[1].Pos != "":
 			if pos := byName[ls[1].Pos]; pos != nil {
 				l.lenOf[pos] = lenFact{n, 1}
 			}
-		case top.Kind == "compressed":
+		case top.PosIter:
 			for _, a := range group {
-				if ls[len(ls)-1].Kind == "singleton" || len(ls) == 1 {
+				if ls[len(ls)-1].OnePerParent || len(ls) == 1 {
 					l.lenOf[a] = lenFact{n, 0}
 				}
 			}

@@ -33,6 +33,16 @@ import (
 //	----
 //	the IR (lower.Print)
 //
+// pass=NAME says the case pins lowering pass NAME (lower.Passes): the IR
+// must change when NAME is disabled, and the kernel without it must still
+// agree with the interpreter. off=(NAME, ...) lowers with those passes
+// disabled (Options.DisablePasses).
+//
+// scope=steady holds expect= and expect-not= to the innermost loops a
+// partition made its steady state (printed "steady"): where index
+// arithmetic's tests held, so that expect-not=(select) says the stencil's
+// inner loop has no test, whatever its boundary loops keep.
+//
 // expect= names words that must occur in the IR (primitive names such as
 // SegDot, storages such as appended, statements such as transpose) and
 // expect-not= words that must not: what a change must keep, whatever else
@@ -82,38 +92,108 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		wrt = []string{w}
 	}
 	noShape := argOne(d, "shape-check") == "off"
-	q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: noShape})
+	off := argList(d, "off")
+	loops := func(off []string) (string, error) {
+		q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: noShape, DisablePasses: off})
+		if err != nil {
+			return "", err
+		}
+		p, err := q.Plan(wrt...)
+		if err != nil {
+			return "", err
+		}
+		if p.Loops == nil {
+			t.Fatalf("%s: no loops stage", d.Pos)
+		}
+		return lower.Print(p.Loops), nil
+	}
+	out, err := loops(off)
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
-	p, err := q.Plan(wrt...)
-	if err != nil {
-		return "error: " + err.Error() + "\n"
+	for _, pass := range argList(d, "pass") {
+		without, err := loops(append(off[:len(off):len(off)], pass))
+		if err != nil {
+			t.Fatalf("%s: without %s: %v", d.Pos, pass, err)
+		}
+		if without == out {
+			t.Errorf("%s: the case pins pass %s, but the loops are the same without it", d.Pos, pass)
+		}
+		compareRuns(t, d, src, inputs, wrt, noShape, append(off[:len(off):len(off)], pass), false)
 	}
-	if p.Loops == nil {
-		t.Fatalf("%s: no loops stage", d.Pos)
+	scope := out
+	if argOne(d, "scope") == "steady" {
+		inner := steadyInnerLoops(out)
+		if len(inner) == 0 {
+			t.Errorf("%s: scope=steady, but no loop is a partition's steady state:\n%s", d.Pos, out)
+		}
+		scope = strings.Join(inner, "\n")
 	}
-	out := lower.Print(p.Loops)
 	for _, w := range argList(d, "expect") {
-		if !strings.Contains(out, w) {
-			t.Errorf("%s: expected %q in the loops:\n%s", d.Pos, w, out)
+		if !strings.Contains(scope, w) {
+			t.Errorf("%s: expected %q in the loops:\n%s", d.Pos, w, scope)
 		}
 	}
 	for _, w := range argList(d, "expect-not") {
-		if strings.Contains(out, w) {
-			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, out)
+		if strings.Contains(scope, w) {
+			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, scope)
 		}
 	}
-	compareRuns(t, d, src, inputs, wrt, noShape)
+	compareRuns(t, d, src, inputs, wrt, noShape, off, true)
 	return out
 }
 
+// steadyInnerLoops returns the printed innermost loops (for statements
+// with no loop inside) marked steady, partitions' steady states
+// (AffineGuards): what scope=steady holds expect= and expect-not= to, the
+// inner loops that run where every test of index arithmetic held.
+func steadyInnerLoops(out string) []string {
+	lines := strings.Split(out, "\n")
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	isLoop := func(l string) bool { return strings.HasPrefix(strings.TrimLeft(l, " "), "for ") }
+	// end is the line closing the block opened at line i
+	end := func(i int) int {
+		for j := i + 1; j < len(lines); j++ {
+			if indent(lines[j]) == indent(lines[i]) && strings.HasPrefix(strings.TrimLeft(lines[j], " "), "}") {
+				return j
+			}
+		}
+		return len(lines) - 1
+	}
+	var inner []string
+	seen := map[int]bool{}
+	for i, l := range lines {
+		if !isLoop(l) || !strings.Contains(l, "steady") {
+			continue
+		}
+		e := end(i)
+		for a := i; a <= e; a++ {
+			if !isLoop(lines[a]) || seen[a] || !strings.Contains(lines[a], "steady") {
+				continue
+			}
+			b := end(a)
+			nested := false
+			for c := a + 1; c < b; c++ {
+				nested = nested || isLoop(lines[c])
+			}
+			if !nested {
+				seen[a] = true
+				inner = append(inner, strings.Join(lines[a:b+1], "\n"))
+			}
+		}
+	}
+	return inner
+}
+
 // compareRuns runs the program (or its gradient) compiled (the closures,
-// then the JIT where plugins load) and through the reference interpreter,
-// and compares them.
-func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, noShape bool) {
+// then with jit the JIT where plugins load) with the lowering passes off
+// disabled, and through the reference interpreter, and compares them.
+func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, noShape bool, off []string, jit bool) {
 	run := func(o *nablasd.Options) sdql.Value {
 		o.NoShapeCheck = noShape
+		if o.Exec != "interp" {
+			o.DisablePasses = off
+		}
 		q, err := nablasd.Prepare(src, inputs, o)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
@@ -144,6 +224,9 @@ func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablas
 	if diff := sdql.DiffDicts(got, want, 1e-9); diff != "" {
 		t.Errorf("%s: the compiled kernel and the interpreter differ: %s\ncompiled    %s\ninterpreter %s",
 			d.Pos, diff, sdql.FormatValue(got), sdql.FormatValue(want))
+	}
+	if !jit {
+		return
 	}
 	if why := jitUnavailable(); why != "" {
 		t.Logf("%s: the JIT is not checked: %s", d.Pos, why)

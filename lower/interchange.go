@@ -31,7 +31,7 @@ package lower
 //
 // The body runs once per (i, p) as before, in another order: it is done
 // only where the loop's iterations are independent up to the order of
-// their additions (the parallel analysis: parallel.go), so the result is
+// their additions (the parallel analysis: markparallel.go), so the result is
 // the same up to floating-point reassociation. Every insert into T is in
 // the loop and T has two levels: each row of T is then inserted during
 // one iteration of j', so T's second level can be stored Appended
@@ -309,7 +309,7 @@ func replaceLoop(s Stmt, g *For, repl func() Stmt) Stmt {
 		if x == g {
 			return repl()
 		}
-		return &For{V: x.V, Lo: x.Lo, Hi: x.Hi, Body: replaceLoop(x.Body, g, repl), Par: x.Par, Prim: x.Prim}
+		return &For{V: x.V, Lo: x.Lo, Hi: x.Hi, Body: replaceLoop(x.Body, g, repl), Par: x.Par, Prim: x.Prim, Steady: x.Steady}
 	}
 	return s
 }

@@ -196,6 +196,12 @@ type Program struct {
 	// stored on the level's positions), by ID. A back end validates them
 	// before a run; other arrays' order does not change the result.
 	Ordered []*Array
+	// facts are what lowering knew of the inputs' arrays and extents
+	// when it built the loops (the formats' lengths, the shape check's
+	// equal extents), and affine the analysis AffineGuards left for
+	// AffineLocates to continue: the affine passes' knowledge
+	facts  *facts
+	affine *affineAnalysis
 }
 
 // Expr is a scalar expression.
@@ -354,13 +360,17 @@ type (
 
 	// For runs Body for V = Lo, Lo+1, ..., Hi-1. Par, when set, says the
 	// iterations may run on several workers and how their results merge;
-	// Prim names the primitive that runs the whole loop (rules.go).
+	// Prim names the primitive that runs the whole loop (rules.go, markprimitives.go).
 	For struct {
 		V      *Var
 		Lo, Hi Expr
 		Body   Stmt
 		Par    *Par
 		Prim   *Prim
+		// Steady marks the steady state of a partitioned loop
+		// (AffineGuards): every test of its variable against bounds it
+		// does not change holds there, so its inner loops have none.
+		Steady bool
 	}
 
 	// ForLevel runs Body for every child of position Parent at level

@@ -32,7 +32,7 @@ type Options struct {
 	// (ad.OnStoredPositions: a scalar program's gradient with respect to
 	// it). Where the result's levels can hold only that input's stored
 	// positions, the kernel may then store zeros at more of them than the
-	// program builds (complete.go); "" promises nothing.
+	// program builds (complete.go, zeroextend.go, fullrows.go); "" promises nothing.
 	CompletedOn string
 	// EqualModes groups modes of the tensor inputs whose extents the
 	// caller has checked to be equal, and checks again before every run
@@ -42,6 +42,16 @@ type Options struct {
 	// the tensor is validated, so below the extent of every mode of its
 	// group: a dense lookup x(j) by such a key needs no range test.
 	EqualModes [][]Mode
+	// Disable names passes of the table (Passes) that do not run: for
+	// tests and debugging (`nablasd plan --disable`). Every pass but the
+	// required ones keeps the program's meaning, so the kernel is still
+	// right, only slower.
+	Disable []string
+	// Trace, when set, is called with the program as lowering built it
+	// (BuildStep) and after each pass that ran, with the pass's name
+	// (`nablasd plan --passes` and `--after`). The program is lowering's
+	// own: print it, do not keep or change it.
+	Trace func(pass string, p *Program)
 }
 
 // A Mode is one mode (dimension) of a tensor input.
@@ -74,6 +84,10 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 			p, err = nil, le.err
 		}
 	}()
+	off, err := checkDisable(opts.Disable)
+	if err != nil {
+		return nil, err
+	}
 	if err := l.describeFormats(); err != nil {
 		return nil, err
 	}
@@ -102,59 +116,11 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		}
 	}
 	l.prog.Body = root
-	Canonicalize(l.prog)
-	eliminateDead(l.prog)
-	Coalesce(l.prog)
-	if !l.opts.NoDense {
-		Interchange(l.prog)
-		eliminateDead(l.prog)
+	if opts.Trace != nil {
+		opts.Trace(BuildStep, l.prog)
 	}
-	// a scatter into a dense vector at an affine key becomes a gather
-	// where the cost model prefers it (gather.go)
-	l.gatherScatters(l.prog)
-	// the tests of index arithmetic the facts decide are dropped, and
-	// loops are partitioned where the rest hold (bounds.go)
-	l.affineGuards(l.prog)
-	SplitGuards(l.prog)
-	HoistInvariants(l.prog)
-	if !l.opts.NoDense {
-		ChooseDiagonal(l.prog)
-		ChooseAppended(l.prog)
-	}
-	HoistExprs(l.prog)
-	MergeGuards(l.prog)
-	DropImpliedGuards(l.prog)
-	LocalAccumulators(l.prog)
-	HoistConjuncts(l.prog)
-	CommonSubexprs(l.prog)
-	PropagateCopies(l.prog)
-	FactorConstants(l.prog)
-	if l.prog.Body == nil {
-		l.prog.Body = &Block{}
-	}
-	RangeLevelLoops(l.prog)
-	ZeroExtend(l.prog, l.opts)
-	if !l.opts.NoDense {
-		FullPositions(l.prog)
-		FullRows(l.prog, l.opts)
-	}
-	CoverFull(l.prog)
-	DropMarks(l.prog)
-	// a locate whose key the facts put inside a dense level is its
-	// position (bounds.go)
-	l.affineLocates(l.prog)
-	MarkParallel(l.prog)
-	WriteOnce(l.prog)
-	DropEmptyGuards(l.prog)
-	if !l.opts.NoDense {
-		DropRowInserts(l.prog)
-	}
-	PropagateCopies(l.prog) // DropMarks' zero-defaulted lookups copied into a row's variable
-	FuseLoops(l.prog)
-	VersionLoops(l.prog)
-	eliminateDead(l.prog) // what a copy's known conditions left unread
-	MarkPrimitives(l.prog)
-	FingerSearches(l.prog)
+	l.prog.facts = &l.facts // what the affine passes know of the inputs
+	runPasses(l.prog, opts, off)
 	l.collectOrdered()
 	return l.prog, nil
 }
@@ -208,10 +174,8 @@ type lowerer struct {
 	workspace map[*Tensor]bool
 	loopDepth int
 	facts
-	undo []*Var // assumed facts to drop at the end of a block
-	// affine is affineGuards' analysis, which affineLocates continues
-	affine *affineAnalysis
-	letOf  map[*Var]Expr // the expression a hoisted variable holds
+	undo  []*Var        // assumed facts to drop at the end of a block
+	letOf map[*Var]Expr // the expression a hoisted variable holds
 	// what decideStorage needs to store a level on an input's positions
 	segOf    map[*Var]segLoop // a loop variable over one parent's segment of a level
 	ordered  map[*Array]bool  // Program.Ordered

@@ -328,7 +328,7 @@ func (r *run) addInto(acc, x Value) Value {
 			if n := d.Len(); r.in.MemoryLimit > 0 && n >= 1024 && n&(n-1) == 0 {
 				// growing to 2n keys takes new arrays beside the old ones
 				more := float64(2 * n * InterpEntryBytes)
-				if heap := heapBytes(); more > float64(r.in.MemoryLimit) || heap+more > float64(r.in.MemoryLimit) {
+				if heap := HeapBytes(); more > float64(r.in.MemoryLimit) || heap+more > float64(r.in.MemoryLimit) {
 					r.fail(r.at, "the dictionary this sum builds has %d keys and grows: the run needs more than %s, over the memory limit of %s",
 						n, FormatBytes(heap+more), FormatBytes(float64(r.in.MemoryLimit)))
 				}
@@ -407,8 +407,9 @@ var heapSample = struct {
 	s []metrics.Sample
 }{s: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
 
-// heapBytes is the Go heap's objects, what Interp.MemoryLimit bounds.
-func heapBytes() float64 {
+// HeapBytes is the bytes of the Go heap's objects: what Interp.MemoryLimit
+// bounds, and what exec's kernels check their growth against.
+func HeapBytes() float64 {
 	heapSample.Lock()
 	defer heapSample.Unlock()
 	metrics.Read(heapSample.s)

@@ -366,3 +366,20 @@ func FormatBytes(b float64) string {
 	}
 	return fmt.Sprintf("%.1f %s", b, units[i])
 }
+
+// Number is the number a scalar value holds: a real or an int as it is,
+// true as 1 and false as 0; 0 for anything else. The back ends store
+// every scalar as a float64 this way.
+func Number(v Value) float64 {
+	switch x := v.(type) {
+	case Real:
+		return float64(x)
+	case Int:
+		return float64(x)
+	case Bool:
+		if x {
+			return 1
+		}
+	}
+	return 0
+}

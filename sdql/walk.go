@@ -194,3 +194,72 @@ func Any(e Expr, pred func(Expr) bool) bool {
 	})
 	return found
 }
+
+// A FreeUse is where a free variable of a program is first used, and what
+// is in scope there (FirstFreeUse).
+type FreeUse struct {
+	// Pos is the variable's first free occurrence.
+	Pos Pos
+	// Called: that occurrence is looked up or called, name(...).
+	Called bool
+	// InScope are the names bound at that place (loop and let variables),
+	// innermost first, each once.
+	InScope []string
+}
+
+// FirstFreeUse returns where name first occurs free in e (an occurrence
+// no enclosing sum or let binds), in the order the text reads, with the
+// names in scope there; ok is false when name does not occur free.
+func FirstFreeUse(e Expr, name string) (use FreeUse, ok bool) {
+	var scope []string // bound names, outermost first
+	var walk func(e Expr) bool
+	walk = func(e Expr) bool {
+		if l, isLookup := e.(*LookupExpr); isLookup {
+			if id, isIdent := l.X.(*Ident); isIdent && id.Name == name && !bound(scope, name) {
+				use, ok = FreeUse{Pos: id.NamePos, Called: true, InScope: inScope(scope)}, true
+				return true
+			}
+		}
+		if id, isIdent := e.(*Ident); isIdent {
+			if id.Name == name && !bound(scope, name) {
+				use, ok = FreeUse{Pos: id.NamePos, InScope: inScope(scope)}, true
+				return true
+			}
+			return false
+		}
+		for i, k := range Children(e) {
+			bs := Binders(e, i)
+			scope = append(scope, bs...)
+			found := walk(k)
+			scope = scope[:len(scope)-len(bs)]
+			if found {
+				return true
+			}
+		}
+		return false
+	}
+	walk(e)
+	return use, ok
+}
+
+func bound(scope []string, name string) bool {
+	for _, s := range scope {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// inScope lists scope's names innermost first, each once, without "_".
+func inScope(scope []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := len(scope) - 1; i >= 0; i-- {
+		if n := scope[i]; n != "_" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -326,7 +326,7 @@ func denseShape(v any) []int {
 	case []float64:
 		return []int{len(t)}
 	case *formats.Tensor:
-		if t.Format == formats.Dense {
+		if t.AllDense() {
 			return append([]int(nil), t.Shape...)
 		}
 	}

@@ -30,6 +30,9 @@ func (c *commonArgs) options(name string) (*nablasd.Options, error) {
 		return nil, usagef("--memory-limit: %v", err)
 	}
 	o.MemoryLimit = limit
+	if o.DisablePasses, err = passNames(c.disable, "--disable"); err != nil {
+		return nil, err
+	}
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 	}
@@ -57,7 +60,7 @@ func (c *commonArgs) prepare(o *nablasd.Options, stderr io.Writer) (*nablasd.Que
 	if err != nil {
 		var ue *nablasd.UndefinedError
 		if errors.As(err, &ue) {
-			return nil, &sdql.Error{File: ue.File, Pos: ue.Pos, Msg: fmt.Sprintf("undefined: %s (bind it with --in %s=VALUE)", ue.Name, ue.Name)}
+			return nil, &sdql.Error{File: ue.File, Pos: ue.Pos, Msg: ue.Message(fmt.Sprintf("bind it with --in %s=VALUE", ue.Name))}
 		}
 		return nil, err
 	}

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/sdql"
 )
 
 // TestCLIDataDriven runs testdata/cli/*.txt, command lines of nablasd with
@@ -24,6 +27,9 @@ import (
 //	                     output once when all six agree textually, else
 //	                     each variant's
 //	cat NAME             prints a file the commands wrote
+//
+// The memory available on the machine (nablasd.AvailableMemory) prints as
+// AVAILABLE, so that the expected output does not depend on the machine.
 //
 // Regenerate with go test ./cmd/nablasd -rewrite and review the diff.
 func TestCLIDataDriven(t *testing.T) {
@@ -68,6 +74,9 @@ func TestCLIDataDriven(t *testing.T) {
 
 func runLine(t *testing.T, d *datadriven.TestData, args []string) string {
 	code, stdout, stderr := runCLI(args...)
+	avail := "(" + sdql.FormatBytes(float64(nablasd.AvailableMemory())) + ")"
+	stdout = strings.ReplaceAll(stdout, avail, "(AVAILABLE)")
+	stderr = strings.ReplaceAll(stderr, avail, "(AVAILABLE)")
 	if code == 0 {
 		if d.HasArg("stderr") && stderr != "" {
 			return stdout + "stderr:\n" + stderr

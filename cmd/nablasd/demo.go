@@ -56,7 +56,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "its gradient with respect to x (βAᵀA), differentiated, optimized and fused with CSR\n(the paper's section 5.4 loop nest):\n%s\n= %s\n",
 			prog, res)
 	}
-	fmt.Fprintln(stdout, "\nTry: go run ./cmd/nablasd plan -e '...' --wrt x   (every stage), or see README.md.")
+	fmt.Fprintln(stdout, "\nTry: go run ./cmd/nablasd plan -e '...' --wrt x   (every stage), or see doc/cli.md.")
 	return nil
 }
 

@@ -144,6 +144,7 @@ type commonArgs struct {
 	opt          string
 	noShapeCheck bool
 	memoryLimit  string
+	disable      string // --disable PASS[,PASS...]
 }
 
 func (c *commonArgs) register(fs *flagSet, withWrt bool) {
@@ -155,8 +156,9 @@ func (c *commonArgs) register(fs *flagSet, withWrt bool) {
 		c.diff.register(fs)
 	}
 	fs.String(&c.opt, "opt", "full", "optimizations, a `LEVEL`: full, rules (no equality saturation) or none (the logical program)")
-	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns): keys x lacks read as zero")
-	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none; also the Go runtime's soft limit")
+	fs.Bool(&c.noShapeCheck, "no-shape-check", false, "do not check lookups against the inputs' shapes (x(j) with j over A's columns), nor products against theirs (--jvp, --hvp, --vjp): keys x lacks read as zero")
+	fs.String(&c.disable, "disable", "", "lowering passes not to run, `PASS[,PASS...]` (debugging: the kernel stays right, only slower; nablasd plan --passes lists them)")
+	fs.String(&c.memoryLimit, "memory-limit", "80%", "memory budget: a `SIZE` in bytes (512MiB, 4GB, ...), a percentage of the memory available (the least of the machine's, the cgroup's and half the address-space limit), or none (also 0, 0B: no budget, but a result larger than the memory available is still refused); also the Go runtime's soft limit")
 }
 
 // source returns the program's name (for error messages) and text.
@@ -218,9 +220,20 @@ func gradFlags(a *evalArgs) *flagSet {
 	return fs
 }
 
-func planFlags(c *commonArgs) *flagSet {
+// planArgs are the flags of plan.
+type planArgs struct {
+	commonArgs
+	passes bool   // --passes: the lowering passes and what each changed
+	after  string // --after PASS: the loop IR after one pass
+	rules  bool   // --rules: the rules each saturation applied
+}
+
+func planFlags(a *planArgs) *flagSet {
 	fs := newFlagSet("plan")
-	c.register(fs, true)
+	a.commonArgs.register(fs, true)
+	fs.Bool(&a.passes, "passes", false, "list the lowering passes in order, with what each changed in the loops")
+	fs.String(&a.after, "after", "", "print the loops after lowering pass `PASS` (build: as lowering built them, before the passes)")
+	fs.Bool(&a.rules, "rules", false, "also list the rewrite rules each equality saturation applied, with how many times")
 	return fs
 }
 
@@ -254,15 +267,26 @@ lower order than the inputs (a loss) and keeps the mode whose optimized
 program the cost model estimates cheaper. Several --wrt and --value come
 from one run and print one per line: value: ..., grad x: .... --vjp's NAME
 labels the cotangent; --jvp x=VALUE gives x's tangent; --hvp x=VALUE the
-direction of a Hessian-vector product (forward over reverse).
+direction of a Hessian-vector product (forward over reverse). A tangent and
+a direction are taken on x's stored positions, as the gradient is given on
+them (their entries elsewhere are ignored), so J·v = <grad, v>. Products
+stored as tensors must have the shape of x (a cotangent: of the result),
+unless --no-shape-check.
 `
 
 const planHelp = `Each stage prints after a line "-- stage: NAME": logical, in reverse mode anf,
 linearized, unzipped and transposed, differentiated (with --wrt), sparsity,
 saturated (or simplified with --opt rules), composed (with the inputs'
-storage formats), normalized; the last is the program that runs. A
-derivative's plan ends with "-- mode: ...", how --mode auto chose.
-Without --in the inputs' types are inferred from their use.
+storage formats), normalized, and last loops: the loop IR the kernel runs.
+Then one "-- saturation for stage S" line for each equality saturation (its
+e-graph's size, why it stopped, the cost before and after; --rules adds the
+rules it applied). A derivative's plan ends with "-- mode: ...", how --mode
+auto chose. Without --in the inputs' types are inferred from their use.
+
+--passes lists the lowering passes that turn the program into the loops,
+in order, with the lines each changed; --after PASS prints the loops after
+one of them; --disable PASS[,PASS...] (also for eval, grad and gen) turns
+passes off to see what each does: results stay right, only slower.
 `
 
 const genHelp = `The source is self-contained (standard library only, no maps over storage

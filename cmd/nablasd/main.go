@@ -3,7 +3,7 @@
 // programs and their gradients over sparse tensors bound from numbers,
 // Matrix Market files, SuiteSparse matrices or synthetic data, prints
 // every stage of the pipeline, and generates Go. See "nablasd help",
-// "nablasd help CMD" and ../../README.md.
+// "nablasd help CMD" and doc/cli.md.
 //
 // Exit status: 0 on success, 1 on bad input (programs, files, values),
 // 2 on bad usage.
@@ -49,7 +49,7 @@ func init() {
 		"grad": {"(-f FILE | -e TEXT) --wrt NAME[,NAME...] [--mode MODE] [--value] [--in NAME=VALUE]... [--out FILE]", "evaluate gradients (or --vjp, --jvp, --hvp products)",
 			cmdGrad, func() *flagSet { return gradFlags(new(evalArgs)) }, gradHelp},
 		"plan": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] [--in NAME=VALUE]...", "print every stage of the pipeline",
-			cmdPlan, func() *flagSet { return planFlags(new(commonArgs)) }, planHelp},
+			cmdPlan, func() *flagSet { return planFlags(new(planArgs)) }, planHelp},
 		"gen": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] --in NAME=VALUE... [--out FILE]", "write the kernel as Go source",
 			cmdGen, func() *flagSet { return genFlags(new(genArgs)) }, genHelp},
 		"demo": {"", "run the paper's BATAx kernel and its gradient on built-in data",
@@ -68,11 +68,19 @@ VALUE is a number (beta=0.7) or tensor data with an optional storage format:
                                       working directory, the module and the
                                       executable; else downloaded)
   A=synthetic:rows=1000,cols=1000,density=0.01,seed=1[:FORMAT]
+  A=table.parquet[:FORMAT][?OPTIONS]  a Parquet table, one row per entry:
+                                      coordinate columns and a value column
+  A=table.arrow[:FORMAT][?OPTIONS]    an Arrow IPC file (.arrows: a stream)
+OPTIONS name a table's columns and shape when they depart from the convention
+(i, or row and col, or i0, i1, ...; val): ?row=src,col=dst,val=w,shape=100x100
+(i= for a vector, i0=, i1=, ... for any order). With --group-by KEY a table
+holds one tensor per value of its KEY column, and the job runs once per group.
 FORMAT is one of dense, coo, csr, csc, dcsr, dense_col, csf (default csr for
 sparse matrices, coo for sparse vectors, dense for array files).
 
-The result prints as an SDQL literal with sorted keys; --out FILE.mtx writes
-it as Matrix Market instead (orders 1 and 2).
+The result prints as an SDQL literal with sorted keys; --out FILE writes it
+instead: FILE.mtx[.gz] as Matrix Market (orders 1 and 2), FILE.parquet,
+FILE.arrow or FILE.arrows as a table of one row per entry.
 
 Kernels run as closures, or as native code (--exec, default auto) found in
 the JIT's cache ($NABLASD_JIT_CACHE, else the user cache directory): run a

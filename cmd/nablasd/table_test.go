@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +27,8 @@ import (
 //	cat NAME                              a table's columns, nablasd
 //	                                      metadata and rows; a text file
 //	ls                                    the files in the directory
+//	corrupt NAME value=X                  damages the bytes of the value X
+//	                                      in the file NAME (corrupt)
 //
 // Regenerate with go test ./cmd/nablasd -run TestTablesDataDriven -rewrite.
 func TestTablesDataDriven(t *testing.T) {
@@ -86,6 +91,8 @@ func TestTablesDataDriven(t *testing.T) {
 					}
 					sort.Strings(names)
 					return strings.Join(names, "\n") + "\n"
+				case "corrupt":
+					return corrupt(t, d)
 				case "run":
 					return runLine(t, d, splitWords(t, d))
 				case "run-all":
@@ -96,4 +103,27 @@ func TestTablesDataDriven(t *testing.T) {
 			})
 		})
 	}
+}
+
+// corrupt damages a file as a disk might: "corrupt NAME value=X" flips
+// every bit of the last byte (sign and exponent) of the first stored
+// float64 X (its eight little-endian bytes, as Parquet's plain encoding,
+// compressed by Snappy or not, and Arrow store them).
+func corrupt(t *testing.T, d *datadriven.TestData) string {
+	name := d.CmdArgs[0].Key
+	var x float64
+	d.ScanArgs(t, "value", &x)
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	at := bytes.Index(b, binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)))
+	if at < 0 {
+		t.Fatalf("%s: %s does not store %v", d.Pos, name, x)
+	}
+	b[at+7] ^= 0xff
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
+	}
+	return ""
 }

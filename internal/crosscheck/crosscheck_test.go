@@ -34,9 +34,16 @@ func programs() int {
 	return 2000
 }
 
-// goEvery: the generated Go of every goEvery-th program's jobs is built
-// (in one go build) and checked, over one of its storage rounds.
-const goEvery = 4
+// goEvery: the generated Go of every goEvery()-th program's jobs is built
+// (in one go build) and checked, over one of its storage rounds: every
+// 4th program, every 10th with -short (a sample of about 30 kernels, so
+// that make test checks the native path too).
+func goEvery() int {
+	if testing.Short() {
+		return 10
+	}
+	return 4
+}
 
 // report is what a cross-check found.
 type report struct {
@@ -63,18 +70,13 @@ type config struct {
 // every variant; the generated Go cases are collected, not run.
 func checkProgram(seed uint64, i int, cfg config) report {
 	rules, withGo := cfg.rules, cfg.withGo
-	r := rand.New(rand.NewPCG(seed, uint64(i)))
-	g := &sdqltest.Gen{R: r, Index: cfg.index}
-	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
-	src := g.Program(typ, 4)
-	in := genInputs(r)
-	prog, err := sdql.Parse("gen.sdql", src)
+	c, err := generateWith(seed, i, cfg.index)
 	if err != nil {
-		return report{failures: []string{fmt.Sprintf("program %d does not parse: %v\n%s", i, err, src)}}
+		return report{failures: []string{err.Error()}}
 	}
-	wrt := []string{"V", "W", "M", "s"}[r.IntN(4)]
+	r, src, in, prog, wrt := c.r, c.src, c.in, c.prog, c.wrt
 	goRound := -1
-	if withGo && i%goEvery == 0 {
+	if withGo && i%goEvery() == 0 {
 		goRound = r.IntN(rounds())
 	}
 	var rep report
@@ -124,6 +126,36 @@ func checkProgram(seed uint64, i int, cfg config) report {
 		}
 	}
 	return rep
+}
+
+// generated is program number i of a seed: its text, inputs and the
+// input to differentiate it with respect to, and the random source that
+// made them, to draw more from.
+type generated struct {
+	r    *rand.Rand
+	src  string
+	in   inputs
+	prog sdql.Expr
+	wrt  string
+}
+
+// generate makes program number i of seed.
+func generate(seed uint64, i int) (*generated, error) { return generateWith(seed, i, false) }
+
+// generateWith is generate, with index arithmetic in the programs when
+// index is set (sdqltest.Gen.Index).
+func generateWith(seed uint64, i int, index bool) (*generated, error) {
+	r := rand.New(rand.NewPCG(seed, uint64(i)))
+	g := &sdqltest.Gen{R: r, Index: index}
+	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
+	src := g.Program(typ, 4)
+	in := genInputs(r)
+	prog, err := sdql.Parse("gen.sdql", src)
+	if err != nil {
+		return nil, fmt.Errorf("program %d does not parse: %v\n%s", i, err, src)
+	}
+	wrt := []string{"V", "W", "M", "s"}[r.IntN(4)]
+	return &generated{r: r, src: src, in: in, prog: prog, wrt: wrt}, nil
 }
 
 // crossCheck checks programs 0..n-1 of seed on all cores, stopping early
@@ -176,7 +208,7 @@ func crossCheck(t *testing.T, seed uint64, n int, cfg config, maxFailures int) r
 // --opt none|rules|full × --exec compiled|interp, and through the
 // generated Go of the optimized program.
 func TestCrossCheck(t *testing.T) {
-	runCrossCheck(t, 1, programs(), config{withGo: !testing.Short()})
+	runCrossCheck(t, 1, programs(), config{withGo: !raceEnabled})
 }
 
 // indexPrograms is how many programs TestCrossCheckIndex checks: 400, 30
@@ -204,7 +236,7 @@ func indexPrograms() int {
 // generated Go: the tests lowering decides and the loops it partitions
 // (lower's affineGuards) must not change a result.
 func TestCrossCheckIndex(t *testing.T) {
-	runCrossCheck(t, 34, indexPrograms(), config{withGo: !testing.Short(), index: true})
+	runCrossCheck(t, 34, indexPrograms(), config{withGo: !raceEnabled, index: true})
 }
 
 // runCrossCheck checks programs 0..n-1 of seed and reports what differs.

@@ -12,6 +12,14 @@
 // duplicates or symmetric, skew-symmetric and pattern entries, and
 // bodies that do not vanish on an empty row.
 //
-// make test runs 2,000 programs (300 with -short); make fuzz runs
-// FuzzCrossCheck, one program per seed, for longer.
+// The same programs check the identities of the derivative products
+// (package internal/adtest): ⟨ȳ, J·v⟩ = ⟨ȳ·J, v⟩, J·v = ⟨grad, v⟩ for a
+// real result and H·v against finite differences of the gradient, with
+// tangents that have entries where their input stores nothing, over
+// every storage format (the tangent's too) and both modes; the products
+// also run through every optimization level and executor.
+//
+// make test runs 2,000 programs (300 with -short) and the identities of
+// 400 (24 with -short); make fuzz runs FuzzCrossCheck, one program per
+// seed, for longer.
 package crosscheck

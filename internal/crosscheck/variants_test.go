@@ -64,12 +64,16 @@ type outcome struct {
 	err     error
 }
 
-// job is a program, or its gradient with respect to wrt, over a binding.
+// job is a program, or its gradient with respect to wrt, or another
+// derivative of it (derive), over a binding.
 type job struct {
 	prog  sdql.Expr
 	wrt   string
 	b     *binding
 	rules []*fuse.Rule // nil: the built-in rules
+	// derive, when set, makes the logical program the job computes from
+	// the inputs' types (a product's, whose values the binding holds)
+	derive func(types map[string]sdql.Type) (sdql.Expr, error)
 
 	logical sdql.Expr // the logical program --opt none runs, once derived
 }
@@ -81,14 +85,11 @@ type job struct {
 func (j *job) program(opt string) (sdql.Expr, map[string]sdql.Value, error) {
 	if opt == "none" {
 		if j.logical == nil {
-			j.logical = j.prog
-			if j.wrt != "" {
-				g, err := ad.Grad(j.prog, j.wrt, j.b.cfg.Inputs)
-				if err != nil {
-					return nil, nil, err
-				}
-				j.logical = g
+			g, err := j.derivative(j.b.cfg.Inputs)
+			if err != nil {
+				return nil, nil, err
 			}
+			j.logical = g
 		}
 		return j.logical, j.b.logical, nil
 	}
@@ -97,15 +98,14 @@ func (j *job) program(opt string) (sdql.Expr, map[string]sdql.Value, error) {
 	if opt == "rules" {
 		cfg.Opt = "rules"
 	}
-	prog := j.prog
-	if j.wrt != "" {
-		// fuse optimizes a derivative; ad differentiates (as the root
-		// package's Plan does)
-		g, err := ad.Grad(j.prog, j.wrt, cfg.Inputs)
-		if err != nil {
-			return nil, nil, err
-		}
-		prog, cfg.InputStage = g, fuse.StageDifferentiated
+	// fuse optimizes a derivative; ad differentiates (as the root
+	// package's Plan does)
+	prog, err := j.derivative(cfg.Inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if j.wrt != "" || j.derive != nil {
+		cfg.InputStage = fuse.StageDifferentiated
 	}
 	res, err := fuse.Optimize(prog, &cfg)
 	if err != nil {
@@ -114,10 +114,22 @@ func (j *job) program(opt string) (sdql.Expr, map[string]sdql.Value, error) {
 	return res.Program, j.b.phys, nil
 }
 
+// derivative is the logical program the job computes: the program, its
+// gradient with respect to wrt (ad.Grad), or what derive makes.
+func (j *job) derivative(types map[string]sdql.Type) (sdql.Expr, error) {
+	switch {
+	case j.derive != nil:
+		return j.derive(types)
+	case j.wrt != "":
+		return ad.Grad(j.prog, j.wrt, types)
+	}
+	return j.prog, nil
+}
+
 // scalarGrad reports whether the job is the gradient of a scalar program
 // with respect to a tensor, given on the tensor's stored positions.
 func (j *job) scalarGrad() bool {
-	if j.wrt == "" || j.b.tensors[j.wrt] == nil {
+	if j.wrt == "" || j.derive != nil || j.b.tensors[j.wrt] == nil {
 		return false
 	}
 	info, err := sdql.Check(j.prog, &sdql.CheckConfig{Inputs: j.b.cfg.Inputs})

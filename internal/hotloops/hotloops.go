@@ -5,8 +5,8 @@
 // before it ends, except in a function a profile (PGO) says is hot: there
 // it starts a loop header on a new 64-byte line when fewer than 32 bytes of
 // the current one remain. A small loop that straddles two lines costs the
-// CPU's front end a second fetch per iteration. On the 2-core Intel VM of
-// the README, a loop storing a constant into a slice ran 1.85× slower per
+// CPU's front end a second fetch per iteration. On the project's 2-core Intel
+// VM, a loop storing a constant into a slice ran 1.85× slower per
 // element when it straddled a line, and the same kernel's loops straddled
 // in some builds and not in others. So every kernel's speed was a lottery
 // on where its loops fell, and a parallel kernel's workers could lose what

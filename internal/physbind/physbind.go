@@ -63,7 +63,7 @@ func BindFormats(t testing.TB, ts map[string]*formats.Tensor, s sdql.Value) (phy
 		cfg.Inputs[n] = sdql.Tensor(x.Order())
 		cfg.Dims[n] = x.Shape
 		cfg.Stats[n] = x.Fanout()
-		if x.Format == formats.Dense || x.Format == formats.DenseCol {
+		if x.AllDense() {
 			cfg.Dense[n] = true
 		}
 		storage[n] = fuse.Storage{Format: x.Format, Order: x.Order()}

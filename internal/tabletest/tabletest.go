@@ -109,7 +109,8 @@ func Write(path, text string, batch int, meta map[string]string) error {
 	return fmt.Errorf("%s: not a table file", path)
 }
 
-// Cat returns a table's columns, its nablasd.* metadata and its rows.
+// Cat returns a table's columns, its nablasd.* metadata (but the
+// checksums of the files nablasd writes) and its rows.
 func Cat(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -191,7 +192,8 @@ func Cat(path string) (string, error) {
 	b.WriteByte('\n')
 	var keys []string
 	for k := range meta {
-		if strings.HasPrefix(k, "nablasd.") {
+		// nablasd.checksums are the file's (doc/checksums.md), not the table's
+		if strings.HasPrefix(k, "nablasd.") && k != "nablasd.checksums" {
 			keys = append(keys, k)
 		}
 	}

@@ -164,6 +164,7 @@ func main() {
 	jitFlag := flag.Bool("jit", true, "time the workloads' JIT kernels too, and the JIT's kernels in the threads tables (Options.Exec \"jit\": built with the Go toolchain, about a second each the first time)")
 	printProg := flag.Bool("print", false, "print each kernel's program (the pipeline's output) to standard error")
 	child := flag.String("child", "", "internal: measure the peak memory of KERNEL,INPUT,VARIANT")
+	page := flag.String("page", "", "also write the report as a Markdown page to `FILE`, with the date, commit, machine and flags (make bench: bench/results/report.md)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: report [flags]\n")
 		flag.VisitAll(func(f *flag.Flag) {
@@ -187,6 +188,17 @@ func main() {
 	}
 	if *rounds < 1 {
 		fail(fmt.Errorf("-rounds %d: want at least 1", *rounds))
+	}
+	if *page != "" {
+		finish, err := teePage(*page, os.Args[1:])
+		if err != nil {
+			fail(err)
+		}
+		defer func() {
+			if err := finish(); err != nil {
+				fail(err)
+			}
+		}()
 	}
 	var childArgs []string
 	flag.Visit(func(f *flag.Flag) {

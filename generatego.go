@@ -5,7 +5,6 @@ import (
 
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/gogen"
-	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -88,10 +87,9 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 func (q *Query) generateFor(p *Plan, opts gogen.Options) (*gogen.Kernel, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
-	ir, err := lower.Lower(p.Program, p.Info, lower.Options{Formats: fs, ResultShape: shape, NoViews: q.opts.NoDPS,
-		CompletedOn: q.completedOn(p), EqualModes: q.equalModes()})
+	ir, err := q.loopsFor(p, shape)
 	if err != nil {
-		return nil, q.withFile(err)
+		return nil, err
 	}
 	opts.Doc, opts.Formats, opts.ResultSizes = q.goDoc(p), fs, q.resultSizes(p, shape)
 	k, err := gogen.Generate(ir, opts)
@@ -148,7 +146,7 @@ func (q *Query) resultSizes(p *Plan, shape []int) []string {
 	}
 	sizes := make([]string, len(shape))
 	for _, l := range ls {
-		if l.Mode < len(sizes) && l.Kind == "dense" {
+		if l.Mode < len(sizes) && l.CoordIter {
 			sizes[l.Mode] = l.Extent
 		}
 	}

@@ -68,7 +68,7 @@ func versionLoop(p *Program, f *For) Stmt {
 			v = p.NewVar(f.V.Name, Int)
 			body = cloneStmt(p, f.Body, map[*Var]Expr{f.V: &Ref{V: v}})
 		}
-		cp := &For{V: v, Lo: f.Lo, Hi: f.Hi, Body: resolveKnown(body, known)}
+		cp := &For{V: v, Lo: f.Lo, Hi: f.Hi, Body: resolveKnown(body, known), Steady: f.Steady}
 		if chain == nil {
 			chain = cp // the last combination: no test
 			continue

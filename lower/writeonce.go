@@ -33,6 +33,8 @@ func WriteOnce(p *Program) { onceEach(p, false) }
 // sized n): every key is present when anything reads it, so the level
 // needs no presence, its lookups no test, and a parallel loop writes it in
 // place. It runs before MarkParallel.
+//
+// It lives with WriteOnce, whose analysis (onceEach) it shares.
 func CoverFull(p *Program) { onceEach(p, true) }
 
 func onceEach(p *Program, full bool) {

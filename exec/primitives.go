@@ -4,7 +4,7 @@ import (
 	"github.com/nablasd/nablasd/lower"
 )
 
-// Fused loops: the loops lowering marks with a primitive (lower.Rules)
+// Primitive loops: the loops lowering marks with a primitive (lower.Rules)
 // run as one Go loop per lane of the columnar batch around them, instead
 // of flattening their iterations into a child batch: the innermost loops
 // of sparse code are short (a row's entries), and flattening them costs
@@ -26,26 +26,27 @@ func (rg *region) fusedLoop(s *lower.For, l int) vstmt {
 	if m == nil || rg.c.opts.NoFast {
 		return nil
 	}
-	switch m.Name {
-	case "SegDot":
+	if run := primitiveLoops[m.Name]; run != nil {
+		return run(rg, s, l, m)
+	}
+	return nil
+}
+
+// primitiveLoops runs each primitive of lower.Rules, by the rule's name
+// (TestPrimitiveLoops: every rule has one).
+var primitiveLoops = map[string]func(rg *region, s *lower.For, l int, m *lower.Prim) vstmt{
+	"SegDot": func(rg *region, s *lower.For, l int, m *lower.Prim) vstmt {
 		if d, inner := rg.level[m.Acc]; inner && d != l {
 			return nil // a sum into a grandparent's column: flatten it
 		}
 		return rg.segDot(s, l, m)
-	case "Dot":
-		return rg.dot(s, l, m)
-	case "MapRow":
-		return rg.mapRow(s, l, m)
-	case "SegScatter":
-		return rg.segScatter(s, l, m)
-	case "SegStoreAt":
-		return rg.segStoreAt(s, l, m)
-	case "SegAccum":
-		return rg.segAccum(s, l, m)
-	case "Map":
-		return rg.mapLoop(s, l, m)
-	}
-	return nil
+	},
+	"Dot":        (*region).dot,
+	"MapRow":     (*region).mapRow,
+	"SegScatter": (*region).segScatter,
+	"SegStoreAt": (*region).segStoreAt,
+	"SegAccum":   (*region).segAccum,
+	"Map":        (*region).mapLoop,
 }
 
 // segBounds compiles a fused loop's bounds per lane.

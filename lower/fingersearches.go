@@ -139,7 +139,7 @@ func ascendsIn(e Expr, f *For, lets map[*Var]Expr, defs map[*Var]int) bool {
 	}
 	at, ok := ld.Index.(*Ref)
 	li := ld.A.Level
-	if !ok || at.V != f.V || li == nil || li.Idx != ld.A.Name || !li.Unique || !li.Ordered || li.Kind != "compressed" || defs[f.V] != 1 {
+	if !ok || at.V != f.V || li == nil || li.Idx != ld.A.Name || !li.Unique || !li.Ordered || !li.PosIter || li.OnePerParent || defs[f.V] != 1 {
 		return false
 	}
 	lo, ok1 := resolveLet(f.Lo, lets, defs).(*Load)

@@ -4,7 +4,7 @@ import (
 	"strconv"
 )
 
-// affineGuards decides the tests of index arithmetic from what is known
+// AffineGuards decides the tests of index arithmetic from what is known
 // of the indices, and partitions loops so that their inner loops run
 // without tests (bounds inference, as Halide and TACO users expect of
 // it). Lowering guards every lookup by its key's range: a convolution
@@ -43,16 +43,16 @@ import (
 // loops that can be copied (cloneable) are partitioned, each at most
 // once, and not a loop of a prologue or epilogue: the code grows by at
 // most three copies per loop of a nest.
-func (l *lowerer) affineGuards(p *Program) {
-	an := newAffineAnalysis(l, p)
+func AffineGuards(p *Program) {
+	an := newAffineAnalysis(p)
 	p.Body = an.stmt(p.Body, true)
-	l.affine = an
+	p.affine = an
 }
 
-// affineAnalysis is the state of affineGuards: the atoms, the facts known
+// affineAnalysis is the state of AffineGuards: the atoms, the facts known
 // of them, and the variables' definitions.
 type affineAnalysis struct {
-	l     *lowerer
+	f     *facts // what lowering knew of the inputs (Program.facts)
 	p     *Program
 	atoms *atomTable
 	// mutable are the variables the program assigns: never atoms of a
@@ -77,8 +77,11 @@ type affineAnalysis struct {
 	likely map[*Var][]Expr
 	// consts are the variables let to a constant (a split point decided)
 	consts map[*Var]*Const
+	// steady are the facts a partition made known of its steady
+	// state's variable (every test held), for its copies (copySteady)
+	steady map[*Var][]lin
 	// locates turns locates certainly found into positions
-	// (affineLocates)
+	// (AffineLocates)
 	locates bool
 	// live are the variables defined where the analysis stands (the
 	// parameters, the enclosing loops' indices, the lets before it): a
@@ -90,14 +93,18 @@ type affineAnalysis struct {
 	budget int
 }
 
-// partitionBudget bounds the statements affineGuards copies in all.
+// partitionBudget bounds the statements AffineGuards copies in all.
 const partitionBudget = 2000
 
-func newAffineAnalysis(l *lowerer, p *Program) *affineAnalysis {
-	an := &affineAnalysis{l: l, p: p, atoms: newAtomTable(), mutable: map[*Var]bool{},
+func newAffineAnalysis(p *Program) *affineAnalysis {
+	f := p.facts
+	if f == nil {
+		f = &facts{}
+	}
+	an := &affineAnalysis{f: f, p: p, atoms: newAtomTable(), mutable: map[*Var]bool{},
 		intDef: map[*Var]Expr{}, boolDef: map[*Var]Expr{}, lets: map[*Var]int{},
 		byAtom: map[int][]int{}, noPart: map[*For]bool{}, budget: partitionBudget,
-		live: map[*Var]bool{}, params: map[*Var]bool{}, likely: map[*Var][]Expr{}, consts: map[*Var]*Const{}}
+		live: map[*Var]bool{}, params: map[*Var]bool{}, likely: map[*Var][]Expr{}, consts: map[*Var]*Const{}, steady: map[*Var][]lin{}}
 	for _, q := range p.Params {
 		if q.Var != nil {
 			an.params[q.Var] = true
@@ -206,7 +213,7 @@ func (an *affineAnalysis) atom(e Expr) int {
 		return a
 	}
 	self := atomLin(a)
-	l := an.l
+	l := an.f
 	switch x := e.(type) {
 	case *Len:
 		an.know(self)
@@ -363,7 +370,7 @@ func (an *affineAnalysis) productFacts(a int) []lin {
 	var out []lin
 	for _, pair := range [][2]Expr{{b.X, b.Y}, {b.Y, b.X}} {
 		r, ok := pair[0].(*Ref)
-		if !ok || len(an.l.modesOf[r.V]) == 0 {
+		if !ok || len(an.f.modesOf[r.V]) == 0 {
 			continue
 		}
 		x, ok := an.linOf(pair[1])
@@ -377,7 +384,7 @@ func (an *affineAnalysis) productFacts(a int) []lin {
 		if c, ok := an.lowerConst(x.scaled(-1)); ok {
 			out = append(out, n.scaled(-c).plus(self, -1)) // -c*n - n*x >= 0 (x <= -c)
 		}
-		for _, g := range an.l.grid {
+		for _, g := range an.f.grid {
 			var m *Var
 			switch {
 			case g[0] == r.V:
@@ -809,76 +816,6 @@ func (an *affineAnalysis) scoped1(s Stmt, part bool) Stmt {
 	return stmtsOf(b.List)
 }
 
-// directLocate is the position of a locate's child when the key is
-// certainly found (affineLocates): a dense level that is full or keeps
-// no presence (every key below its extent reads as present), the key
-// known to lie in 0..Size-1; the child is then parent·Size + key (a
-// dense level only grows at level 0, where the parent is 0).
-func (an *affineAnalysis) directLocate(x *Locate) (Expr, bool) {
-	if !an.locates || x.T.Input {
-		return nil, false
-	}
-	lv := x.T.Levels[x.Level]
-	if lv.Storage != Dense || !lv.Full && !lv.Unmarked || lv.Size == nil {
-		return nil, false
-	}
-	size, ok := an.linOf(lv.Size)
-	if !ok || !an.stable(size) {
-		return nil, false
-	}
-	for _, t := range size.ts {
-		if _, isLen := an.atoms.exprs[t.a].(*Len); !isLen {
-			if r, isRef := an.atoms.exprs[t.a].(*Ref); !isRef || !an.params[r.V] {
-				return nil, false // sized by what a loop computes
-			}
-		}
-	}
-	key, ok := an.linOf(x.Key)
-	if !ok || !an.implied(key) || !an.implied(size.plus(key, -1).plus(constLin(1), -1)) {
-		return nil, false
-	}
-	if x.Level == 0 {
-		if !isConst(x.Parent, 0) {
-			return nil, false
-		}
-		return x.Key, true
-	}
-	return Canon(&Binary{Op: Add, X: &Binary{Op: Mul, X: x.Parent, Y: lv.Size}, Y: x.Key}), true
-}
-
-// affineLocates turns the locates whose key is certainly found into the
-// child's position (directLocate), once the storages and their marks are
-// final (after DropMarks): a gradient's lookup of its tape, ybar(i) over
-// i < n with ybar dense(n), is a read.
-//
-// It continues affineGuards' analysis: what the partitions made known of
-// their steady states (every test held there) is true of those loops
-// still, the passes between having kept each variable's value.
-func (l *lowerer) affineLocates(p *Program) {
-	an := l.affine
-	if an == nil {
-		an = newAffineAnalysis(l, p)
-	} else {
-		an.relearn(p)
-	}
-	an.locates = true
-	p.Body = an.stmt(p.Body, false)
-	an.locates = false
-}
-
-// relearn reads the variables' definitions again from the program as
-// the passes left it: the facts and atoms stay.
-func (an *affineAnalysis) relearn(p *Program) {
-	an.p = p
-	an.mutable = map[*Var]bool{}
-	an.intDef = map[*Var]Expr{}
-	an.boolDef = map[*Var]Expr{}
-	an.lets = map[*Var]int{}
-	an.live = map[*Var]bool{}
-	an.scoped = nil
-	an.learn(p.Body)
-}
-
 // loop simplifies a loop's body, its variable live and in its range.
 func (an *affineAnalysis) loop(f *For, part bool) {
 	an.live[f.V] = true
@@ -939,7 +876,7 @@ func (an *affineAnalysis) forStmt(f *For, part bool) Stmt {
 
 // split divides loop f (its body simplified) into a prologue, the steady
 // state where every test of its variable against invariant bounds holds,
-// and an epilogue (affineGuards), each simplified knowing what holds
+// and an epilogue (AffineGuards), each simplified knowing what holds
 // there. It returns the steady state and what replaces f; f itself, twice,
 // when there is nothing to split on.
 func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
@@ -1021,10 +958,12 @@ func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
 		v, body := f.V, f.Body
 		if !isSteady {
 			v = an.p.NewVar(f.V.Name, Int)
-			body = cloneStmt(an.p, f.Body, map[*Var]Expr{f.V: &Ref{V: v}})
+			renamed := map[*Var]Expr{f.V: &Ref{V: v}}
+			body = cloneStmt(an.p, f.Body, renamed)
+			an.copySteady(renamed)
 			an.learn(body)
 		}
-		g := &For{V: v, Lo: lo, Hi: hi, Body: body}
+		g := &For{V: v, Lo: lo, Hi: hi, Body: body, Steady: isSteady}
 		an.noPart[g] = true
 		pieces = append(pieces, pieceOf{g, isSteady, fails})
 		list = append(list, g)
@@ -1044,6 +983,7 @@ func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
 		if pc.steady {
 			for _, b := range bounds {
 				an.know(b.test)
+				an.steady[pc.g.V] = append(an.steady[pc.g.V], b.test)
 			}
 		} else if len(pc.fails) == 1 {
 			// below the one lower bound (or from the one upper bound on)
@@ -1088,6 +1028,28 @@ func (an *affineAnalysis) tightest(bs []guardBound, sign int64) []guardBound {
 		}
 	}
 	return out
+}
+
+// copySteady gives the loops of a copy what was known of the steady
+// states they copy: each fact of a steady loop's variable, its variables
+// renamed as the copy renamed them (renamed: cloneStmt's map).
+func (an *affineAnalysis) copySteady(renamed map[*Var]Expr) {
+	for old, to := range renamed {
+		fs := an.steady[old]
+		nv, ok := to.(*Ref)
+		if len(fs) == 0 || !ok {
+			continue
+		}
+		for _, f := range fs {
+			g := constLin(f.c)
+			for _, t := range f.ts {
+				e := Canon(substLets(an.atoms.exprs[t.a], renamed))
+				g = g.plus(an.mustLin(e), t.k)
+			}
+			an.know(g)
+			an.steady[nv.V] = append(an.steady[nv.V], g)
+		}
+	}
 }
 
 // mustLin is the form of an int expression, an opaque atom when it is

@@ -1,6 +1,6 @@
 package lower
 
-// gatherScatters transposes a scatter into a gather where the cost model
+// GatherScatters transposes a scatter into a gather where the cost model
 // prefers it (paper 002, section 5: the derivative of x(i + k) as a sum
 // over the solved index, with exact bounds, rather than a scatter). Reverse
 // mode turns a lookup x(i + k) into a scatter into x's cotangent:
@@ -30,7 +30,7 @@ package lower
 // coordinate t (g the gcd of a), and the α that reach a key are V·(t, z)
 // for the kernel coordinates z, which the inner loops run over the box
 // of α's ranges; the test that α lies in its box is then turned into the
-// inner loops' bounds by affineGuards (Fourier–Motzkin), so the gather's
+// inner loops' bounds by AffineGuards (Fourier–Motzkin), so the gather's
 // inner loop has no test where the kernel's coefficients are 1 or -1.
 //
 // It applies to a nest of range loops over a box (bounds the nest does not
@@ -43,7 +43,7 @@ package lower
 // statements of the outer loops move into the inner one, computed again
 // for every α: the cost model (gatherCost) weighs that against the
 // scatter's insert per α and its copies when it runs in parallel.
-func (l *lowerer) gatherScatters(p *Program) {
+func GatherScatters(p *Program) {
 	iterated := map[*Tensor]bool{}
 	inserts := map[*Tensor]int{}
 	WalkStmts(p.Body, func(s Stmt) {
@@ -71,7 +71,7 @@ func (l *lowerer) gatherScatters(p *Program) {
 }
 
 // scatterNest is a nest of range loops whose innermost body scatters one
-// value into a dense vector (gatherScatters).
+// value into a dense vector (GatherScatters).
 type scatterNest struct {
 	loops []*For
 	// pre[d] are the statements of loop d's body before its inner loop
@@ -247,7 +247,7 @@ func stmtCost(s Stmt) int {
 	return c
 }
 
-// gather builds the nest's gather form (gatherScatters), or returns nil
+// gather builds the nest's gather form (GatherScatters), or returns nil
 // when the key is not affine in the nest's variables, solving it leaves
 // no kernel to sum over, or the cost model prefers the scatter.
 func (n *scatterNest) gather(p *Program) Stmt {
@@ -422,7 +422,7 @@ func (n *scatterNest) defined() map[*Var]bool {
 // than one along the innermost loop, and its copies' merge when its loop
 // runs in parallel (it can, adding up: MarkParallel); the gather costs the
 // outer loops' statements computed again, its accumulation, and its
-// tests where a kernel coefficient is not 1 or -1 (affineGuards splits
+// tests where a kernel coefficient is not 1 or -1 (AffineGuards splits
 // only on unit coefficients).
 func (n *scatterNest) gatherPays(a []int64, v [][]int64, step int64) bool {
 	d := len(n.loops)

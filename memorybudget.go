@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -104,11 +103,13 @@ func cgroupLimit() int64 {
 // ParseBytes parses a size: a number of bytes with an optional unit (B,
 // KB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024),
 // such as "512MiB" or "1.5 GB", or a percentage of the memory the process
-// may use ("80%" of AvailableMemory, the default). "none" and "0" mean no
-// budget (-1).
+// may use ("80%" of AvailableMemory, the default). "none", and zero in any
+// unit ("0", "0B", "0 MiB"), mean no budget (-1): then only the memory
+// available (AvailableMemory) bounds a result (Options.MemoryLimit). A
+// positive size below one byte is an error.
 func ParseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
-	if t == "none" || t == "0" {
+	if t == "none" {
 		return -1, nil
 	}
 	if p, ok := strings.CutSuffix(t, "%"); ok {
@@ -138,10 +139,26 @@ func ParseBytes(s string) (int64, error) {
 	if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) || x*scale > math.MaxInt64/2 {
 		return 0, fmt.Errorf("bad size %q: want a number of bytes with an optional unit (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), a percentage, or none", s)
 	}
-	if x*scale < 1 {
+	switch {
+	case x == 0:
 		return -1, nil
+	case x*scale < 1:
+		return 0, fmt.Errorf("bad size %q: less than a byte (0 or none: no budget)", s)
 	}
 	return int64(x * scale), nil
+}
+
+// memoryCeiling returns the bound a result is checked against (before it
+// is built, checkMemory, and by the executors as dictionaries grow): the
+// budget (Options.MemoryLimit), or without one the memory available
+// (AvailableMemory), so that a result larger than the machine is an error
+// and never the Go runtime's fatal "out of memory"; 0 when neither is
+// known. It is read once per query.
+func memoryCeiling(limit int64) int64 {
+	if limit >= 0 {
+		return limit
+	}
+	return max(AvailableMemory(), 0)
 }
 
 // bytesPerEntry is what a result's entry takes at the least: its value in
@@ -154,19 +171,27 @@ const bytesPerEntry = 8
 // of sum(<i, _> in (0:1000000000000)) { i -> 1.0 }. Dictionaries that may
 // stay small (a sum whose keys may repeat, an if) count for nothing here;
 // the executors check them as they grow.
+//
+// Without a budget (Options.MemoryLimit negative) the bound is the memory
+// available: "the result needs 7.3 TiB (1000000000000 entries), more than
+// the memory available (15.5 GiB)".
 func (q *Query) checkMemory(prog sdql.Expr, info *sdql.Info, wrt string) error {
-	if q.opts.MemoryLimit < 0 {
+	if q.ceiling <= 0 {
 		return nil
 	}
 	s := &sizer{q: q}
 	n := s.leaves(prog, nil)
-	if need := n * bytesPerEntry; need > float64(q.opts.MemoryLimit) {
+	if need := n * bytesPerEntry; need > float64(q.ceiling) {
 		what := "the result"
 		if wrt != "" {
 			what = "the gradient with respect to " + wrt
 		}
-		return &sdql.Error{File: q.name, Pos: prog.Pos(), Msg: fmt.Sprintf("%s needs %s (%.0f entries), over the memory limit of %s",
-			what, sdql.FormatBytes(need), n, sdql.FormatBytes(float64(q.opts.MemoryLimit)))}
+		over := "over the memory limit of " + sdql.FormatBytes(float64(q.ceiling))
+		if q.opts.MemoryLimit < 0 {
+			over = "more than the memory available (" + sdql.FormatBytes(float64(q.ceiling)) + ")"
+		}
+		return &sdql.Error{File: q.name, Pos: prog.Pos(), Msg: fmt.Sprintf("%s needs %s (%.0f entries), %s",
+			what, sdql.FormatBytes(need), n, over)}
 	}
 	return nil
 }
@@ -292,8 +317,7 @@ func (s *sizer) inputKeys(name string) float64 {
 		return 0
 	}
 	if t := in.tensor; t != nil {
-		switch t.Format {
-		case formats.Dense, formats.DenseCol, formats.CSR:
+		if t.AllRows() {
 			return float64(t.Shape[0]) // every row is a key
 		}
 		if t.Order() == 1 {

@@ -1,0 +1,194 @@
+package lower
+
+import "math"
+
+// ZeroExtend rewrites, in a program whose result is completed to an
+// input's stored positions and holds nothing else, a lookup in a
+// workspace w (an intermediate of one Dense level of reals) keyed by a
+// loop's variable,
+//
+//	if q := locate(w.level0[0], k); found { B }      // B reads w.val[q]
+//
+// into a read of the value, zero where the key is missing, and B run for
+// every key:
+//
+//	x := 0.0
+//	if q := locate(w.level0[0], k); found { x = w.val[q] }
+//	B                                               // x for w.val[q]
+//
+// when B is zeroSafe: with x zero it stores zeros into the result, at its
+// positions, and does nothing else. The result then differs only by
+// zeros at positions the completion would add, and the lookup becomes
+// DropMarks' zero-defaulted read, so w keeps no presence.
+func ZeroExtend(p *Program, opts Options) {
+	if completedLevels(p, opts) == nil {
+		return
+	}
+	p.Body = spliceBlocks(p.Body, true, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
+		l, isLocate := y.(*Locate)
+		if !isLocate || !extendable(p, l, loops) {
+			return nil, nil, false
+		}
+		v := p.NewVar("x", Real)
+		keep = []Stmt{&Let{V: v, X: realConst(0)},
+			&Locate{Pos: l.Pos, T: l.T, Level: l.Level, Parent: l.Parent, Key: l.Key,
+				Body: &Assign{V: v, Op: Set, X: &ValAt{T: l.T, Pos: &Ref{V: l.Pos}}}}}
+		body := substValAt(l.Body, l.T, l.Pos, &Ref{V: v})
+		if b, isBlock := body.(*Block); isBlock {
+			return keep, b.List, true
+		}
+		return keep, []Stmt{body}, true
+	})
+}
+
+// extendable reports whether ZeroExtend may rewrite l: a lookup, by an
+// enclosing For loop's variable, in a real workspace of one Dense level,
+// whose body is zeroSafe.
+func extendable(p *Program, l *Locate, loops []*For) bool {
+	t := l.T
+	if t.Input || t == p.ResultTensor || t.Order() != 1 || t.Leaf != Real || t.Levels[0].Storage != Dense || l.Level != 0 {
+		return false
+	}
+	k, ok := l.Key.(*Ref)
+	if !ok {
+		return false
+	}
+	inLoop := false
+	for _, f := range loops {
+		inLoop = inLoop || f.V == k.V
+	}
+	return inLoop && zeroSafe(l.Body, p.ResultTensor, t, l.Pos)
+}
+
+// zeroSafe reports whether body, run with w.val[q] zero, only inserts
+// into the result r and stores zeros into it: its statements are lets,
+// conditions, loops over ranges and input levels, inserts into r and
+// stores into r of a value that is +0 with w.val[q] (prop: the value,
+// sums of such, products with a positive constant; not a product with
+// anything else, which could be infinite: 0 * inf is nan). Nothing in it fails,
+// assigns a variable declared outside it, or writes another tensor; q is
+// read only as w.val[q]. Keys and loads in body were safe for every
+// iteration of the loops around it (the lowering checks what the loops'
+// bounds do not promise), so running it for more keys reads nothing
+// outside the inputs.
+func zeroSafe(body Stmt, r, w *Tensor, q *Var) bool {
+	declared := map[*Var]bool{}
+	prop := map[*Var]bool{} // variables whose value is zero with w.val[q]
+	var isProp func(e Expr) bool
+	isProp = func(e Expr) bool {
+		switch x := e.(type) {
+		case *ValAt:
+			return x.T == w && isRefTo(x.Pos, q)
+		case *Ref:
+			return prop[x.V]
+		case *Binary:
+			switch x.Op {
+			case Add:
+				return isProp(x.X) && isProp(x.Y)
+			case Mul: // by a positive finite constant: +0 stays +0
+				return isProp(x.X) && positiveConst(x.Y) || positiveConst(x.X) && isProp(x.Y)
+			}
+		}
+		return false
+	}
+	ok := true
+	var st func(s Stmt)
+	st = func(s Stmt) {
+		if !ok || s == nil {
+			return
+		}
+		switch x := s.(type) {
+		case *Block:
+			for _, y := range x.List {
+				st(y)
+			}
+		case *Let:
+			declared[x.V] = true
+			if isProp(x.X) {
+				prop[x.V] = true
+			}
+		case *Assign:
+			ok = declared[x.V] && !prop[x.V]
+		case *If:
+			st(x.Then)
+			st(x.Else)
+		case *For:
+			declared[x.V] = true
+			st(x.Body)
+		case *ForLevel:
+			ok = x.T != w
+			declared[x.Key] = true
+			if x.Pos != nil {
+				declared[x.Pos] = true
+			}
+			st(x.Body)
+		case *Search:
+			declared[x.Pos] = true
+			st(x.Body)
+		case *Locate:
+			ok = x.T != w
+			declared[x.Pos] = true
+			st(x.Body)
+		case *Insert:
+			ok = x.T == r
+			declared[x.Pos] = true
+		case *Store:
+			ok = x.T == r && isProp(x.X)
+		default: // Init, Transpose, Fail
+			ok = false
+		}
+	}
+	st(body)
+	if !ok {
+		return false
+	}
+	// q is read only as w.val[q]: each Ref to q is the position of one
+	// (WalkStmtExprs visits a ValAt, then its position)
+	refs, vals := 0, 0
+	WalkStmtExprs(body, func(e Expr) {
+		switch x := e.(type) {
+		case *ValAt:
+			if x.T == w {
+				if !isRefTo(x.Pos, q) {
+					ok = false
+				}
+				vals++
+			}
+		case *Ref:
+			if x.V == q {
+				refs++
+			}
+		}
+	})
+	return ok && refs == vals
+}
+
+// positiveConst reports whether e is a real or int constant above zero
+// and finite.
+func positiveConst(e Expr) bool {
+	c, ok := e.(*Const)
+	if !ok {
+		return false
+	}
+	switch c.K {
+	case Real:
+		return c.F > 0 && !math.IsInf(c.F, 1)
+	case Int:
+		return c.I > 0
+	}
+	return false
+}
+
+// substValAt returns s with every w.val[q] replaced by e (s is changed in
+// place).
+func substValAt(s Stmt, w *Tensor, q *Var, e Expr) Stmt {
+	mapStmtExprs(s, func(x Expr) Expr {
+		return replaceExpr(x, func(y Expr) Expr {
+			if v, ok := y.(*ValAt); ok && v.T == w && isRefTo(v.Pos, q) {
+				return e
+			}
+			return nil
+		})
+	})
+	return s
+}
