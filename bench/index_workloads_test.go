@@ -160,3 +160,47 @@ func ExampleIndexSource() {
 	// // d/dx(i) = g(i - 1) - g(i), g(i) = (x(i + 1) - x(i)) / sqrt((x(i + 1) - x(i))² + eps)
 	// sum(<i, _> in (0:n - 1)) let d = x(i + 1) - x(i) in sqrt(d * d + eps)
 }
+
+// TestIndexPeer: the NumPy/SciPy closed forms agree with the hand-written
+// ones (their results' sums and sums of squares, to a relative 1e-9);
+// where NumPy is absent the peer says "not installed" rather than fail.
+// With -short only the convolution's and the stencil's (a Python process
+// a cell).
+func TestIndexPeer(t *testing.T) {
+	dir := t.TempDir()
+	for _, w := range IndexWorkloads {
+		if testing.Short() && w.Name != "conv1d" && w.Name != "stencil2d" {
+			continue
+		}
+		d, err := NewIndexData(w.Name, indexTestSize(w.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wrt := range append([]string{""}, w.Wrt...) {
+			res, err := RunIndexPeer("", dir, d, wrt, 1)
+			if err != nil {
+				t.Fatalf("%s w.r.t. %q: %v", w.Name, wrt, err)
+			}
+			if res.Missing != "" {
+				t.Logf("%s w.r.t. %q: %s (the peer's other cells would say so too)", w.Name, wrt, res.Missing)
+				return
+			}
+			var vals []float64
+			if wrt == "" {
+				run, value, _ := d.Hand("")
+				run()
+				vals = []float64{float64(value().(sdql.Real))}
+			} else {
+				vals = handGrad(d, wrt)
+			}
+			sum, sumsq := 0.0, 0.0
+			for _, v := range vals {
+				sum += v
+				sumsq += v * v
+			}
+			if math.Abs(sum-res.Sum) > 1e-9*math.Max(1, math.Abs(sum)) || math.Abs(sumsq-res.SumSq) > 1e-9*math.Max(1, sumsq) {
+				t.Errorf("%s w.r.t. %q: NumPy sums %v, %v; the closed form's %v, %v", w.Name, wrt, res.Sum, res.SumSq, sum, sumsq)
+			}
+		}
+	}
+}
