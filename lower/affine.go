@@ -1,9 +1,8 @@
 package lower
 
 import (
+	"encoding/binary"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // Affine index analysis (paper 002, "Automatic Differentiation for Tensor
@@ -89,14 +88,12 @@ func (f lin) without(a int) lin {
 // key identifies f's terms (not its constant): constraints with equal
 // keys differ only in their constants.
 func (f lin) key() string {
-	var b strings.Builder
+	b := make([]byte, 0, 4*binary.MaxVarintLen64*len(f.ts))
 	for _, t := range f.ts {
-		b.WriteString(strconv.Itoa(t.a))
-		b.WriteByte(':')
-		b.WriteString(strconv.FormatInt(t.k, 10))
-		b.WriteByte(' ')
+		b = binary.AppendVarint(b, int64(t.a))
+		b = binary.AppendVarint(b, t.k)
 	}
-	return b.String()
+	return string(b)
 }
 
 // atomTable numbers the atoms of one analysis by their canonical form.

@@ -80,6 +80,10 @@ type affineAnalysis struct {
 	// steady are the facts a partition made known of its steady
 	// state's variable (every test held), for its copies (copySteady)
 	steady map[*Var][]lin
+	// epoch counts the changes of what is known (a fact, a scope), and
+	// memo answers implied's questions asked again in the same epoch
+	epoch, memoEpoch int
+	memo             map[string]bool
 	// locates turns locates certainly found into positions
 	// (AffineLocates)
 	locates bool
@@ -177,6 +181,17 @@ func (an *affineAnalysis) atomLive(a int) bool {
 	return ok
 }
 
+// setLive and endLive begin and end a variable's scope.
+func (an *affineAnalysis) setLive(v *Var) {
+	an.live[v] = true
+	an.epoch++
+}
+
+func (an *affineAnalysis) endLive(v *Var) {
+	delete(an.live, v)
+	an.epoch++
+}
+
 // usable reports whether a fact's atoms are all live.
 func (an *affineAnalysis) usable(f lin) bool {
 	for _, t := range f.ts {
@@ -192,6 +207,7 @@ func (an *affineAnalysis) know(f lin) {
 	if !an.stable(f) {
 		return
 	}
+	an.epoch++
 	i := len(an.facts)
 	an.facts = append(an.facts, f)
 	for _, t := range f.ts {
@@ -305,7 +321,17 @@ func (an *affineAnalysis) implied(f lin) bool {
 	if f.isConst() {
 		return f.c >= 0
 	}
-	return impliedBy(an.relevantFacts(f), f)
+	// the same question where nothing changed has the same answer
+	if an.memo == nil || an.memoEpoch != an.epoch {
+		an.memo, an.memoEpoch = map[string]bool{}, an.epoch
+	}
+	k := f.key() + "|" + strconv.FormatInt(f.c, 10)
+	if v, ok := an.memo[k]; ok {
+		return v
+	}
+	v := impliedBy(an.relevantFacts(f), f)
+	an.memo[k] = v
+	return v
 }
 
 // relevantFacts gathers the facts reachable from f's atoms through shared
@@ -503,6 +529,7 @@ func (an *affineAnalysis) assume(c Expr, holds bool) int {
 				for _, f := range fs {
 					if an.stable(f) {
 						an.scoped = append(an.scoped, f)
+						an.epoch++
 					}
 				}
 			}
@@ -511,11 +538,17 @@ func (an *affineAnalysis) assume(c Expr, holds bool) int {
 	}
 	if fs, ok := an.cmpLin(c, true); ok && len(fs) == 1 && an.stable(fs[0]) {
 		an.scoped = append(an.scoped, fs[0])
+		an.epoch++
 	}
 	return mark
 }
 
-func (an *affineAnalysis) pop(mark int) { an.scoped = an.scoped[:mark] }
+func (an *affineAnalysis) pop(mark int) {
+	if mark != len(an.scoped) {
+		an.epoch++
+	}
+	an.scoped = an.scoped[:mark]
+}
 
 // cond simplifies a condition: conjuncts that hold are dropped, one that
 // fails makes it false; the later conjuncts are decided knowing the
@@ -713,13 +746,13 @@ func (an *affineAnalysis) stmt(s Stmt, part bool) Stmt {
 			}
 		}
 		for _, v := range defined {
-			delete(an.live, v)
+			an.endLive(v)
 		}
 		x.List = out
 		return x
 	case *Let:
 		x.X = an.expr(x.X)
-		an.live[x.V] = true
+		an.setLive(x.V)
 		if k, ok := x.X.(*Const); ok && k.K == Int && !an.mutable[x.V] && an.lets[x.V] <= 1 {
 			an.consts[x.V] = k // read as the constant from here on
 		}
@@ -735,7 +768,7 @@ func (an *affineAnalysis) stmt(s Stmt, part bool) Stmt {
 		return x
 	case *Insert:
 		mapOwnExprs(x, an.expr)
-		an.live[x.Pos] = true
+		an.setLive(x.Pos)
 		return x
 	case *If:
 		c := an.cond(x.Cond)
@@ -768,26 +801,26 @@ func (an *affineAnalysis) stmt(s Stmt, part bool) Stmt {
 		return an.forStmt(x, part)
 	case *ForLevel:
 		x.Parent = an.expr(x.Parent)
-		an.live[x.Key] = true
+		an.setLive(x.Key)
 		if x.Pos != nil {
-			an.live[x.Pos] = true
+			an.setLive(x.Pos)
 		}
 		switch x.T.Levels[x.Level].Storage {
 		case Dense, Sparse, Diagonal:
 			an.know(an.refLin(x.Key))
 		}
 		x.Body = an.scoped1(x.Body, part)
-		delete(an.live, x.Key)
+		an.endLive(x.Key)
 		if x.Pos != nil {
-			delete(an.live, x.Pos)
+			an.endLive(x.Pos)
 		}
 		return x
 	case *Search:
 		x.Lo, x.Hi, x.Key = an.expr(x.Lo), an.expr(x.Hi), an.expr(x.Key)
-		an.live[x.Pos] = true
+		an.setLive(x.Pos)
 		an.loopFacts(x.Pos, x.Lo, x.Hi)
 		x.Body = an.scoped1(x.Body, part)
-		delete(an.live, x.Pos)
+		an.endLive(x.Pos)
 		return x
 	case *Locate:
 		x.Parent, x.Key = an.expr(x.Parent), an.expr(x.Key)
@@ -797,9 +830,9 @@ func (an *affineAnalysis) stmt(s Stmt, part bool) Stmt {
 			an.learn(let)
 			return an.stmt(&Block{List: append([]Stmt{let}, blockList(x.Body)...)}, part)
 		}
-		an.live[x.Pos] = true
+		an.setLive(x.Pos)
 		x.Body = an.scoped1(x.Body, part)
-		delete(an.live, x.Pos)
+		an.endLive(x.Pos)
 		return x
 	}
 	mapOwnExprs(s, an.expr)
@@ -818,10 +851,10 @@ func (an *affineAnalysis) scoped1(s Stmt, part bool) Stmt {
 
 // loop simplifies a loop's body, its variable live and in its range.
 func (an *affineAnalysis) loop(f *For, part bool) {
-	an.live[f.V] = true
+	an.setLive(f.V)
 	an.loopFacts(f.V, f.Lo, f.Hi)
 	f.Body = an.scoped1(f.Body, part)
-	delete(an.live, f.V)
+	an.endLive(f.V)
 }
 
 // loopFacts records that v lies in lo..hi-1.
@@ -915,7 +948,7 @@ func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
 		let := &Let{V: v, X: x}
 		list = append(list, let)
 		an.learn(let)
-		an.live[v] = true
+		an.setLive(v)
 		defined = append(defined, v)
 		return &Ref{V: v}
 	}
@@ -998,7 +1031,7 @@ func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
 		an.loop(pc.g, false)
 	}
 	for _, v := range defined {
-		delete(an.live, v)
+		an.endLive(v)
 	}
 	return steady, &Block{List: list}
 }

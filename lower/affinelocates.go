@@ -67,5 +67,6 @@ func (an *affineAnalysis) relearn(p *Program) {
 	an.lets = map[*Var]int{}
 	an.live = map[*Var]bool{}
 	an.scoped = nil
+	an.epoch++
 	an.learn(p.Body)
 }
