@@ -236,6 +236,7 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		lo, hi := l.scalar(s.Lo, env), l.scalar(s.Hi, env)
 		i := l.newVar("i", Int)
 		l.loopVar(i, lo, hi)
+		l.rangeLoop[i] = true
 		body := l.loopBody(func() { f(&Ref{V: i}, scalarB{&Ref{V: i}}) })
 		l.emit(&For{V: i, Lo: lo, Hi: hi, Body: body})
 		return

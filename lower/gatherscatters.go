@@ -57,10 +57,15 @@ func GatherScatters(p *Program) {
 	if p.ResultTensor != nil {
 		iterated[p.ResultTensor] = true
 	}
+	reads := readRanges(p)
 	p.Body = rewriteLoops(p.Body, func(f *For) Stmt {
 		n := scatterNestOf(f)
 		if n == nil || n.t.Input || inserts[n.t] != 1 || iterated[n.t] && !n.t.Levels[0].Full {
 			return f
+		}
+		n.read = reads[n.t]
+		if n.t.Levels[0].Storage != Dense && n.read == nil {
+			return f // hashed keys (some negative): kept unless clipped to where they are read
 		}
 		g := n.gather(p)
 		if g == nil {
@@ -80,6 +85,85 @@ type scatterNest struct {
 	ins *Insert
 	st  *Store
 	t   *Tensor
+	// read is the range of keys the vector is read at (readRanges), nil
+	// when unknown: the gather computes those keys only
+	read *keyRange
+}
+
+// keyRange is a range lo..hi-1 of keys.
+type keyRange struct{ lo, hi Expr }
+
+// readRanges finds, for each vector the program builds, the range its
+// keys are read in, where every read is a locate at the variable of a
+// loop over one range of non-negative constant start and an end made of
+// parameters (a gradient restricted to its input's positions reads x̄(i)
+// for i < x_len): its keys outside are never read.
+func readRanges(p *Program) map[*Tensor]*keyRange {
+	params := map[*Var]bool{}
+	for _, q := range p.Params {
+		if q.Var != nil {
+			params[q.Var] = true
+		}
+	}
+	paramsOnly := func(e Expr) bool {
+		ok := true
+		WalkExpr(e, func(x Expr) {
+			switch x := x.(type) {
+			case *Ref:
+				ok = ok && params[x.V]
+			case *Const, *Binary, *Unary:
+			default:
+				ok = false
+			}
+		})
+		return ok
+	}
+	out := map[*Tensor]*keyRange{}
+	bad := map[*Tensor]bool{}
+	var loops []*For
+	var walk func(s Stmt)
+	walk = func(s Stmt) {
+		switch x := s.(type) {
+		case *Block:
+			for _, y := range x.List {
+				walk(y)
+			}
+		case *If:
+			walk(x.Then)
+			walk(x.Else)
+		case *For:
+			loops = append(loops, x)
+			walk(x.Body)
+			loops = loops[:len(loops)-1]
+		case *ForLevel:
+			walk(x.Body)
+		case *Search:
+			walk(x.Body)
+		case *Locate:
+			t := x.T
+			var r *keyRange
+			for _, f := range loops {
+				lo, ok := f.Lo.(*Const)
+				if isRefTo(x.Key, f.V) && ok && lo.I >= 0 && paramsOnly(f.Hi) {
+					r = &keyRange{f.Lo, f.Hi}
+				}
+			}
+			switch {
+			case x.Level != 0 || r == nil:
+				bad[t] = true
+			case out[t] == nil:
+				out[t] = r
+			case CanonString(out[t].lo) != CanonString(r.lo) || CanonString(out[t].hi) != CanonString(r.hi):
+				bad[t] = true
+			}
+			walk(x.Body)
+		}
+	}
+	walk(p.Body)
+	for t := range bad {
+		delete(out, t)
+	}
+	return out
 }
 
 // scatterNestOf matches a scatter nest rooted at f, of at least two
@@ -116,7 +200,7 @@ func scatterNestOf(f *For) *scatterNest {
 	}
 	t := n.t
 	if len(n.loops) < 2 || n.st.T != t || !isRefTo(n.st.Pos, n.ins.Pos) || n.st.Op != AddTo || n.ins.Level != 0 ||
-		len(t.Levels) != 1 || t.Levels[0].Storage != Dense || t.Leaf != Real || n.ins.At != nil || !isConst(n.ins.Parent, 0) {
+		len(t.Levels) != 1 || t.Levels[0].Storage != Dense && t.Levels[0].Storage != Hash || t.Leaf != Real || n.ins.At != nil || !isConst(n.ins.Parent, 0) {
 		return nil
 	}
 	// what the nest defines: its loops' variables and its statements'
@@ -345,6 +429,15 @@ func (n *scatterNest) gather(p *Program) Stmt {
 		kv := p.NewVar("key", Int)
 		body = append(body, &Let{V: kv, X: Canon(&Binary{Op: Add, X: c, Y: &Binary{Op: Mul, X: intConst(int(step)), Y: tExpr}})})
 		keyExpr = &Ref{V: kv}
+	}
+	if n.read != nil && (step == 1 || step == -1) {
+		// only the keys the vector is read at: a dense level of them
+		outer.Lo = maxOf(n.read.lo, outer.Lo)
+		outer.Hi = minOf(n.read.hi, outer.Hi)
+		lv := n.t.Levels[0]
+		lv.Storage, lv.Size = Dense, n.read.hi
+	} else if n.t.Levels[0].Storage != Dense {
+		return nil
 	}
 	if _, isRef := tExpr.(*Ref); !isRef {
 		tv := p.NewVar("t", Int)

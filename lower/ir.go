@@ -127,6 +127,10 @@ type Level struct {
 	// the program cannot tell (no loop over the level; every lookup
 	// defaults to zero).
 	Unmarked bool
+	// denseSize is an extent a hashed level below a sized dense level
+	// may take instead (DensifyLevels): every key inserted there is
+	// non-negative and below it, computed from range loops' variables
+	denseSize Expr
 	// Of is the input level a Positions level reuses: its pos and idx
 	// arrays (Of.Pos is nil for the top level of a format).
 	Of *PositionsOf
@@ -202,6 +206,9 @@ type Program struct {
 	// AffineLocates to continue: the affine passes' knowledge
 	facts  *facts
 	affine *affineAnalysis
+	// names are the names in use (freshName), for namesCount entries
+	names      map[string]bool
+	namesCount int
 }
 
 // Expr is a scalar expression.
@@ -537,27 +544,31 @@ func (p *Program) NewTemp(base string) *Array {
 }
 
 // freshName is base, or base with a number, unused by the program's
-// variables, arrays, tensors and parameters.
+// variables, arrays, tensors and parameters. The names in use are kept
+// between calls (passes that copy loops make many variables), read
+// again when something was added otherwise.
 func (p *Program) freshName(base string) string {
-	used := map[string]bool{}
-	for _, v := range p.Vars {
-		used[v.Name] = true
-	}
-	for _, a := range p.Arrays {
-		used[a.Name] = true
-	}
-	for _, t := range p.Tensors {
-		used[t.Name] = true
-	}
-	for _, pa := range p.Params {
-		used[pa.Name] = true
-	}
-	if !used[base] {
-		return base
-	}
-	for n := 1; ; n++ {
-		if name := base + strconv.Itoa(n); !used[name] {
-			return name
+	count := len(p.Vars) + len(p.Arrays) + len(p.Tensors) + len(p.Params)
+	if p.names == nil || p.namesCount != count {
+		p.names = map[string]bool{}
+		for _, v := range p.Vars {
+			p.names[v.Name] = true
+		}
+		for _, a := range p.Arrays {
+			p.names[a.Name] = true
+		}
+		for _, t := range p.Tensors {
+			p.names[t.Name] = true
+		}
+		for _, pa := range p.Params {
+			p.names[pa.Name] = true
 		}
 	}
+	name := base
+	for n := 1; p.names[name]; n++ {
+		name = base + strconv.Itoa(n)
+	}
+	p.names[name] = true
+	p.namesCount = count + 1 // the caller adds what it names
+	return name
 }

@@ -282,6 +282,10 @@ func (l *lowerer) let(e *sdql.LetExpr, env *scope) *scope {
 			}
 			t := l.newVar(n.Name, x.Kind())
 			l.emit(&Let{V: t, X: x})
+			if x.Kind() == Int {
+				// what is known of index arithmetic holds of its name
+				l.letOf[t] = x
+			}
 			env = env.bind(n.Name, scalarB{&Ref{V: t}})
 		}
 	}
