@@ -19,7 +19,7 @@ RACE_PKGS = . ./exec/... ./internal/jit/... ./datasets/... ./batch/... ./sdql/..
 # `make test-long` checks these too under the race detector.
 RACE_LONG_PKGS = $(RACE_PKGS) ./internal/... ./formats/... ./ad/... ./cmd/...
 
-.PHONY: all build test test-long demo bench fuzz vet clean paper paper-deps
+.PHONY: all build test test-long demo bench bench-fit fuzz vet clean paper paper-deps
 
 all: build
 
@@ -64,10 +64,23 @@ HOTFLAGS = -gcflags='github.com/nablasd/nablasd/...=-pgoprofile=$(shell $(GO) ru
 bench:
 	$(GO) run $(HOTFLAGS) ./bench/cmd/report -page bench/results/report.md $(REPORTFLAGS)
 	$(GO) test $(HOTFLAGS) -run '^$$' -bench . -benchmem ./...
+	$(MAKE) bench-fit
 
-## paper: the paper's experiments (Table 1, Figs. 11-16, the workloads, peak
+## bench-fit: fits against SciPy, side by side (bench/cmd/fitbench):
+## least squares, ridge and logistic regression in x and the matrix
+## factorization in U and W (k = 16) over e40r0000 and the synthetic 4M
+## matrix, nablasd's L-BFGS and scipy.optimize.minimize(method='L-BFGS-B')
+## over the closed forms from the same start, on one core; the rows also go
+## to bench/results/fit.csv. SciPy's rows say "not installed" without it
+## (make paper-deps). FITFLAGS go to the command, e.g. a shorter run:
+## make bench-fit FITFLAGS='-inputs e40r0000 -max-iter 500'
+FITFLAGS ?=
+bench-fit:
+	$(GO) run ./bench/cmd/fitbench -csv bench/results/fit.csv $(FITFLAGS)
+
+## paper: the paper's experiments (Table 1, Figs. 11-16, two series of ours, the workloads, peak
 ## memory) against hand-written Go, PyTorch and SciPy: bench/results/paper.csv
-## and doc/figures/*.svg|png (about 45 minutes; resumes where it stopped).
+## and doc/figures/*.svg|png (about 50 minutes; resumes where it stopped).
 ## QUICK=1: a reduced set in bench/results/quick/ (about 3 minutes).
 ## PAPERFLAGS go to the command (go doc ./bench/cmd/paper), e.g. -fresh.
 paper:

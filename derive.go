@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/fuse"
@@ -195,25 +196,28 @@ func (q *Query) bindExtra(r *request, base string, v any, t sdql.Type) (string, 
 	return name, nil
 }
 
-// nameTaken reports whether the program or an input uses name.
+// nameTaken reports whether the program (as written or as structured)
+// or an input uses name.
 func (q *Query) nameTaken(name string) bool {
 	if _, ok := q.types[name]; ok {
 		return true
 	}
 	found := false
-	sdql.Inspect(q.prog, func(e sdql.Expr) bool {
-		switch x := e.(type) {
-		case *sdql.Ident:
-			found = found || x.Name == name
-		case *sdql.SumExpr:
-			found = found || x.Key.Name == name || x.Val.Name == name
-		case *sdql.LetExpr:
-			for _, b := range x.Names {
-				found = found || b.Name == name
+	for _, prog := range []sdql.Expr{q.prog, q.structured} {
+		sdql.Inspect(prog, func(e sdql.Expr) bool {
+			switch x := e.(type) {
+			case *sdql.Ident:
+				found = found || x.Name == name
+			case *sdql.SumExpr:
+				found = found || x.Key.Name == name || x.Val.Name == name
+			case *sdql.LetExpr:
+				for _, b := range x.Names {
+					found = found || b.Name == name
+				}
 			}
-		}
-		return !found
-	})
+			return !found
+		})
+	}
 	return found
 }
 
@@ -224,7 +228,8 @@ func (q *Query) with(r *request) *Query {
 	if len(r.extra) == 0 {
 		return q
 	}
-	c := &Query{name: q.name, prog: q.prog, opts: q.opts, ceiling: q.ceiling, inputs: map[string]*input{}, types: map[string]sdql.Type{},
+	c := &Query{name: q.name, prog: q.prog, structured: q.structured, structureTime: q.structureTime, opts: q.opts, ceiling: q.ceiling,
+		inputs: map[string]*input{}, types: map[string]sdql.Type{},
 		info: q.info, planOnly: q.planOnly, warnings: q.warnings, shapes: q.shapes,
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
 	for n, in := range q.inputs {
@@ -252,6 +257,8 @@ type derived struct {
 	choice  string
 	// optimized is fuse's result for prog when choosing the mode needed it
 	optimized *fuse.Result
+	// optimizing is the time choosing the mode spent in fuse
+	optimizing StageTime
 }
 
 // derive builds the derivative program of a request: the one place that
@@ -265,7 +272,7 @@ func (q *Query) derive(r *request) (*derived, error) {
 	switch r.kind {
 	case "jvp":
 		d.mode = ad.ModeForward
-		j, err := ad.JVP(q.prog, r.tangents, q.types)
+		j, err := ad.JVP(q.structured, r.tangents, q.types)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
@@ -273,13 +280,13 @@ func (q *Query) derive(r *request) (*derived, error) {
 		d.outputs = &ad.Outputs{Names: []string{"jvp"}, Types: []sdql.Type{q.info.Result}}
 		if r.value {
 			d.outputs = &ad.Outputs{Names: []string{"value", "jvp"}, Types: []sdql.Type{q.info.Result, q.info.Result}}
-			d.prog = ad.Bundle([]sdql.Expr{q.prog, j}, d.outputs)
+			d.prog = ad.Bundle([]sdql.Expr{q.structured, j}, d.outputs)
 		}
 		return d, nil
 	case "hvp":
 		w := r.wrt[0]
 		if mode == ad.ModeForward {
-			g, err := ad.Grad(q.prog, w, q.types)
+			g, err := ad.Grad(q.structured, w, q.types)
 			if err != nil {
 				return nil, q.withFile(err)
 			}
@@ -289,7 +296,7 @@ func (q *Query) derive(r *request) (*derived, error) {
 			}
 		} else {
 			d.mode = ad.ModeReverse
-			if d.prog, err = ad.HVP(q.prog, w, r.dir, q.types); err != nil {
+			if d.prog, err = ad.HVP(q.structured, w, r.dir, q.types); err != nil {
 				return nil, q.withFile(err)
 			}
 		}
@@ -325,7 +332,7 @@ func (q *Query) derive(r *request) (*derived, error) {
 func (q *Query) deriveIn(d *derived, req *ad.Request, types map[string]sdql.Type, mode ad.Mode) (*derived, error) {
 	d.mode = mode
 	if mode == ad.ModeReverse {
-		st, err := ad.Reverse(q.prog, req, types)
+		st, err := ad.Reverse(q.structured, req, types)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
@@ -334,7 +341,7 @@ func (q *Query) deriveIn(d *derived, req *ad.Request, types map[string]sdql.Type
 			{Name: "unzipped", Program: st.Unzipped}, {Name: "transposed", Program: st.Transposed}}
 		return d, nil
 	}
-	prog, outs, _, err := ad.Derive(q.prog, req, ad.ModeForward, types)
+	prog, outs, _, err := ad.Derive(q.structured, req, ad.ModeForward, types)
 	if err != nil {
 		return nil, q.withFile(err)
 	}
@@ -367,7 +374,7 @@ const reverseMargin = 1.3
 // not hide: mlp2's forward program is estimated 2.6× reverse mode's (and
 // runs 6× slower).
 func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Type) (*derived, error) {
-	proposed, err := ad.ChooseMode(q.prog, req.Wrt, types)
+	proposed, err := ad.ChooseMode(q.structured, req.Wrt, types)
 	if err != nil {
 		return nil, q.withFile(err)
 	}
@@ -396,10 +403,13 @@ func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Ty
 			}
 			continue // the other mode cannot compute it: keep the proposal
 		}
+		start, cpu := time.Now(), processCPU()
 		res, err := fuse.Optimize(c.prog, cfg)
 		if err != nil {
 			return nil, q.withFile(err)
 		}
+		d.optimizing.Elapsed += time.Since(start)
+		d.optimizing.CPU += processCPU() - cpu
 		c.optimized = res
 		cost := fuse.Cost(res.Program, ptypes, stats)
 		costs = append(costs, fmt.Sprintf("%s %.4g", m, cost))
@@ -412,5 +422,6 @@ func (q *Query) chooseMode(d *derived, req *ad.Request, types map[string]sdql.Ty
 		}
 	}
 	best.choice = "estimated cost " + strings.Join(costs, ", ")
+	best.optimizing = d.optimizing
 	return best, nil
 }

@@ -19,6 +19,8 @@
 //	Query.VJP, JVP, HVP               vector–Jacobian, Jacobian–vector and Hessian–vector products
 //	Query.PlanDerivative, CompileDerivative   any of them as a Plan or a Kernel (Derivative)
 //	Query.GenerateGo                  the kernel as Go source, ahead of time
+//	Query.Problem, Query.Minimize     fit inputs to minimize the program: gonum's optimize
+//	                                  (L-BFGS, CG, ...; Adam) over one kernel run per point
 //
 // The shortest use, the gradient of ½‖Ax − b‖² with respect to x:
 //

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/gogen"
+	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -78,42 +79,46 @@ func (q *Query) GenerateGo(opts GoOptions) (*gogen.Kernel, error) {
 		}
 	}
 	return q.generateFor(p, gogen.Options{Func: fn, Package: opts.Package, Workspace: opts.Workspace,
-		Parallel: opts.Parallel, MinParallel: opts.MinParallel})
+		Parallel: opts.Parallel, MinParallel: opts.MinParallel}, 0)
 }
 
 // generateFor generates the Go of plan p's kernel with the options given
 // (Func, Package, Workspace, Parallel, MinParallel): GenerateGo's work once
-// the plan is made (the JIT calls it on the plan it compiles).
-func (q *Query) generateFor(p *Plan, opts gogen.Options) (*gogen.Kernel, error) {
+// the plan is made (the JIT calls it on the plan it compiles). The doc
+// comment prints each program in at most docLines lines (0: whole).
+func (q *Query) generateFor(p *Plan, opts gogen.Options, docLines int) (*gogen.Kernel, error) {
+	k, _, err := q.generateIR(p, opts, docLines)
+	return k, err
+}
+
+// generateIR is generateFor that also returns the loop IR it printed.
+func (q *Query) generateIR(p *Plan, opts gogen.Options, docLines int) (*gogen.Kernel, *lower.Program, error) {
 	fs := q.formats()
 	shape := q.denseResultShape(p)
 	ir, err := q.loopsFor(p, shape)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	opts.Doc, opts.Formats, opts.ResultSizes = q.goDoc(p), fs, q.resultSizes(p, shape)
+	opts.Doc, opts.Formats, opts.ResultSizes = q.goDoc(p, docLines), fs, q.resultSizes(p, shape)
 	k, err := gogen.Generate(ir, opts)
 	if err != nil {
-		return nil, q.withFile(err)
+		return nil, nil, q.withFile(err)
 	}
-	return k, nil
+	return k, ir, nil
 }
 
-// goDoc opens a generated kernel's doc comment: what it computes.
-func (q *Query) goDoc(p *Plan) []string {
+// goDoc opens a generated kernel's doc comment: what it computes, each
+// program printed in at most maxLines lines (0: whole).
+func (q *Query) goDoc(p *Plan, maxLines int) []string {
 	what := "It computes"
 	if p.Wrt != "" {
 		what = "It computes the gradient with respect to " + p.Wrt + " of"
 	}
 	lines := []string{what, ""}
-	for _, l := range strings.Split(sdql.Print(q.prog), "\n") {
-		lines = append(lines, "\t"+l)
-	}
+	lines = append(lines, docProgram(q.prog, maxLines)...)
 	if q.opts.Opt != "none" {
 		lines = append(lines, "", "as the program, optimized over its inputs' storage,", "")
-		for _, l := range strings.Split(sdql.Print(p.Program), "\n") {
-			lines = append(lines, "\t"+l)
-		}
+		lines = append(lines, docProgram(p.Program, maxLines)...)
 	}
 	if w := q.completedOn(p); w != "" {
 		lines = append(lines, "", "The gradient is given on the stored positions of "+w+": a position",
@@ -130,6 +135,26 @@ func (q *Query) goDoc(p *Plan) []string {
 			"out of range, where the program would read zero.")
 	}
 	return lines
+}
+
+// docProgram prints e for a doc comment, indented by a tab, in at most
+// maxLines lines (0: whole) and a line that says so when it is cut.
+func docProgram(e sdql.Expr, maxLines int) []string {
+	var ls []string
+	more := false
+	if maxLines > 0 {
+		ls, more = sdql.PrintLines(e, maxLines)
+	} else {
+		ls = strings.Split(sdql.Print(e), "\n")
+	}
+	out := make([]string, 0, len(ls)+1)
+	for _, l := range ls {
+		out = append(out, "\t"+l)
+	}
+	if more {
+		out = append(out, "\t// … (cut: `nablasd plan` prints the whole program)")
+	}
+	return out
 }
 
 // resultSizes names the parameters that give the extents of a dense

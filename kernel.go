@@ -25,6 +25,8 @@ type Kernel struct {
 	// jit is the native kernel with Options.Exec "jit" (ex is then its
 	// fallback for what jit cannot serve)
 	jit *jitKernel
+	// jitErr is why Options.Exec "jit" fell back to the compiled kernel
+	jitErr error
 	// tier runs the kernel with Options.Exec "auto": ex, then the native
 	// kernel once built and measured faster (tier.go)
 	tier *tier
@@ -32,7 +34,10 @@ type Kernel struct {
 	// the result's extents as far as the program tells them (0: unknown)
 	resultShape []int
 	shape       []int
-	compile     time.Duration
+	// compile is Compile's time; compiling and source its last steps'
+	// (Times)
+	compile           time.Duration
+	compiling, source StageTime
 	// others are ex compiled for another dense result shape (a rerun over
 	// a dense input of another length), by shape
 	mu     sync.Mutex
@@ -96,9 +101,11 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 	k := &Kernel{q: kq, plan: p, resultShape: kq.denseResultShape(p), shape: kq.resultShape(p)}
 	if q.opts.Exec == "jit" {
 		if k.jit, err = kq.compileJIT(p); err != nil {
+			k.jitErr = err
 			q.warn(fmt.Sprintf("the JIT cannot build the kernel (%v); the compiled kernel runs instead", err))
 		}
 	}
+	clock := startClock()
 	if q.opts.Exec == "compiled" || q.opts.Exec == "auto" || q.opts.Exec == "jit" && k.jit == nil {
 		ir, err := kq.loopsFor(p, k.resultShape)
 		if err != nil {
@@ -108,8 +115,10 @@ func (q *Query) compile(r *request) (*Kernel, error) {
 			return nil, kq.withFile(err)
 		}
 	}
+	k.compiling = clock.lap("compile", StageTime{})
 	if q.opts.Exec == "auto" {
 		k.tier = newTier(q, k)
+		k.source = clock.lap("source", StageTime{})
 	}
 	k.compile = time.Since(start)
 	if !cached {
@@ -185,9 +194,14 @@ func (q *Query) formats() map[string]lower.Format {
 // when that fits the memory budget.
 func (q *Query) denseResultShape(p *Plan) []int { return q.denseShapeFor(p, q.dims()) }
 
-// denseShapeFor is denseResultShape for inputs of the given extents.
+// denseShapeFor is denseResultShape for inputs of the given extents; a
+// bundle of the value and gradients with respect to dense inputs is dense
+// too (bundleShape).
 func (q *Query) denseShapeFor(p *Plan, dims map[string][]int) []int {
-	if p.Wrt == "" || q.info.Result != sdql.RealType {
+	if p.Wrt == "" {
+		return q.bundleShape(p, dims)
+	}
+	if q.info.Result != sdql.RealType {
 		return nil
 	}
 	if in := q.inputs[p.Wrt]; in == nil || !in.dense() {
@@ -206,11 +220,24 @@ func (k *Kernel) Type() sdql.Type { return k.plan.Info.Result }
 // compiling (inputs' loading and Prepare excluded).
 func (k *Kernel) CompileTime() time.Duration { return k.compile }
 
+// Times are the steps of compiling the kernel: its plan's (Plan.Times),
+// then compile (the kernel compiler's closures; with Options.Exec "jit",
+// the native build too) and, with Options.Exec "auto", source (the
+// kernel's Go, made to ask the JIT's cache for it).
+func (k *Kernel) Times() []StageTime {
+	ts := append(append([]StageTime(nil), k.plan.Times...), k.compiling)
+	if k.tier != nil {
+		ts = append(ts, k.source)
+	}
+	return ts
+}
+
 // Executor names what runs the kernel: "jit" (native code), "compiled"
 // (exec's closures; also where Options.Exec "jit" fell back, with a
 // warning) or "interp". With Options.Exec "auto" it is what runs now
 // (Tier says why): "compiled" until the native kernel is loaded, then
-// "jit" unless the closures measured faster.
+// "jit" unless the closures measured faster; while the two are measured,
+// in turn, the one that ran the most recent run.
 func (k *Kernel) Executor() string {
 	switch {
 	case k.tier != nil:
@@ -268,6 +295,15 @@ func (k *Kernel) Run(dst *Result, inputs Inputs) error {
 	return k.run(dst, inputs, k.jit, false)
 }
 
+// runBoundAuto is Run once the inputs are bound: by the tier of an
+// "auto" kernel, else by the native kernel or the compiled one.
+func (k *Kernel) runBoundAuto(dst *Result, b bound) error {
+	if k.tier != nil {
+		return k.tier.runBound(dst, b)
+	}
+	return k.runBound(dst, b, k.jit, false)
+}
+
 // run is Run by the native kernel j, or without one by the compiled
 // kernel (or the interpreter). park keeps dst's destination of the other
 // executor aside (Result.idle) instead of dropping it, for an "auto"
@@ -323,6 +359,7 @@ func (k *Kernel) bind(inputs Inputs) (bound, error) {
 func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 	bindings, dims, inputs := b.bindings, b.dims, b.inputs
 	dst.shape = b.shape
+	dst.k, dst.inputs, dst.label = k, inputs, k.label()
 	if j != nil {
 		if park && dst.ex != nil {
 			dst.parkEx()
@@ -330,7 +367,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if dst.jr == nil || dst.jr.k != j {
 			dst.jr = dst.unparkJIT(j)
 		}
-		dst.ex, dst.v, dst.pending = nil, nil, nil
+		dst.ex, dst.v, dst.pending, dst.onto = nil, nil, nil, nil
 		if err := j.runInto(dst.jr, bindings); err != nil {
 			dst.jr = nil
 			return err
@@ -338,6 +375,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if k.completes(true) {
 			jr, t := dst.jr, k.Type()
 			dst.pending = k.completion(func() sdql.Value { return jr.value(t) }, bindings, inputs)
+			dst.onto = k.wrtTensor(inputs)
 		}
 		return nil
 	}
@@ -349,7 +387,7 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 		if k.completes(false) {
 			v = k.onStoredPositions(v, bindings, inputs)
 		}
-		dst.v, dst.ex, dst.jr, dst.pending = v, nil, nil, nil
+		dst.v, dst.ex, dst.jr, dst.pending, dst.onto = v, nil, nil, nil, nil
 		return nil
 	}
 	ex := k.ex
@@ -365,13 +403,14 @@ func (k *Kernel) runBound(dst *Result, b bound, j *jitKernel, park bool) error {
 	if dst.ex == nil || dst.owner != ex {
 		dst.ex, dst.owner = dst.unparkEx(ex), ex
 	}
-	dst.v, dst.jr, dst.pending = nil, nil, nil
+	dst.v, dst.jr, dst.pending, dst.onto = nil, nil, nil, nil
 	if err := ex.RunInto(dst.ex, bindings); err != nil {
 		return err
 	}
 	if k.completes(true) {
 		xr := dst.ex
 		dst.pending = k.completion(xr.Value, bindings, inputs)
+		dst.onto = k.wrtTensor(inputs)
 	}
 	return nil
 }
@@ -401,9 +440,22 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 	}
 	out := make([]*Result, len(vs))
 	dims := k.q.dims()
+	for n, v := range dst.inputs {
+		// the run's tensors, rebound: their extents
+		if t, ok := v.(*formats.Tensor); ok && dims[n] != nil {
+			dims[n] = t.Shape
+		}
+	}
 	for i, v := range vs {
 		name := o.Names[i]
-		if in := k.q.inputs[name]; name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
+		in := k.q.inputs[name]
+		if v, rebound := dst.inputs[name]; rebound && in != nil {
+			// the run's value of the input, not the query's
+			if c, err := convertInput(name, v, false); err == nil {
+				in = c
+			}
+		}
+		if name != "value" && k.plan.req.kind == "grad" && in != nil && !in.isNum && !in.isBool &&
 			k.q.info.Result == sdql.RealType {
 			x := in.logical
 			if in.tensor != nil {
@@ -411,7 +463,13 @@ func (k *Kernel) Split(dst *Result) ([]*Result, error) {
 			}
 			v = ad.OnStoredPositions(v, x)
 		}
-		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i])}
+		if in := k.q.inputs[name]; name != "value" && in != nil && in.dense() {
+			// a dense bundle's padding past the input's extents
+			// (bundleShape)
+			v = trimTo(v, dims[name])
+		}
+		out[i] = &Result{t: o.Types[i], v: v, shape: k.q.outputShape(k.plan.req.kind, name, dims, o.Types[i]),
+			k: k, inputs: dst.inputs, label: k.outputLabel(name)}
 	}
 	return out, nil
 }
@@ -476,6 +534,23 @@ func (k *Kernel) completion(value func() sdql.Value, bindings map[string]sdql.Va
 		mine = Inputs{k.plan.Wrt: v}
 	}
 	return func() sdql.Value { return k.onStoredPositions(value(), bindings, mine) }
+}
+
+// wrtTensor is the wrt input's tensor of a run over inputs (the query's
+// when the run did not rebind it), nil when it is not a tensor.
+func (k *Kernel) wrtTensor(inputs Inputs) *formats.Tensor {
+	w := k.plan.Wrt
+	if v, rebound := inputs[w]; rebound {
+		in, err := convertInput(w, v, false)
+		if err != nil {
+			return nil
+		}
+		return in.tensor
+	}
+	if in := k.q.inputs[w]; in != nil {
+		return in.tensor
+	}
+	return nil
 }
 
 // onStoredPositions completes a scalar program's gradient g to exactly

@@ -32,6 +32,9 @@ type jitKernel struct {
 	// present without entries
 	entries func(dst any, f func([]int, float64) bool)
 	empty   func(dst any, f func([]int) bool)
+	// dense returns the values of a destination whose levels are all
+	// dense and full, row-major (nil for any other)
+	dense func(dst any) []float64
 }
 
 // jitResult is a destination of a jitKernel.
@@ -43,11 +46,13 @@ type jitResult struct {
 }
 
 // wrapperSource is the code added to a generated kernel's file to call it
-// without knowing its parameters' types: NablasdRun, NablasdAlloc and
-// NablasdEntries and NablasdEmpty. NablasdRun passes threads to a kernel
-// that takes it (gogen.Kernel.Parallel) and returns what its workspace
-// says it used (Workers).
-func wrapperSource(k *gogen.Kernel) ([]byte, error) {
+// without knowing its parameters' types: NablasdRun, NablasdAlloc,
+// NablasdEntries, NablasdEmpty and NablasdDense (a result whose levels
+// are all dense and full, denseResult, is its Vals, row-major).
+// NablasdRun passes threads to a kernel that takes it
+// (gogen.Kernel.Parallel) and returns what its workspace says it used
+// (Workers).
+func wrapperSource(k *gogen.Kernel, denseResult bool) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("\n// The entry points of nablasd's JIT (Options.Exec \"jit\").\n\n")
 	var args []string
@@ -103,12 +108,19 @@ func wrapperSource(k *gogen.Kernel) ([]byte, error) {
 	if k.ResultType != "" {
 		fmt.Fprintf(&b, "\tdst.(*%s).Empty(f)\n", k.ResultType)
 	}
+	b.WriteString("}\n\n")
+	b.WriteString("func NablasdDense(dst any) []float64 {\n")
+	if k.ResultType != "" && denseResult && k.Leaf == "float64" {
+		fmt.Fprintf(&b, "\treturn dst.(*%s).Vals\n", k.ResultType)
+	} else {
+		b.WriteString("\treturn nil\n")
+	}
 	b.WriteString("}\n")
 	return b.Bytes(), nil
 }
 
 // jitSymbols are the plugin's entry points, as wrapperSource writes them.
-var jitSymbols = []string{"NablasdRun", "NablasdAlloc", "NablasdEntries", "NablasdEmpty"}
+var jitSymbols = []string{"NablasdRun", "NablasdAlloc", "NablasdEntries", "NablasdEmpty", "NablasdDense"}
 
 // compileJIT generates the Go of the kernel of plan p and builds it into
 // native code.
@@ -124,17 +136,23 @@ func (q *Query) compileJIT(p *Plan) (*jitKernel, error) {
 	return newJITKernel(k, syms, q.opts.Threads)
 }
 
+// jitDocLines bounds each program the JIT's kernels print in their doc
+// comment: the source is made on every Compile (its hash is the key of the
+// JIT's cache), and the doc is for a reader of the cache, who has `nablasd
+// plan` for the rest.
+const jitDocLines = 24
+
 // jitSource generates the Go of the kernel of plan p with the JIT's entry
 // points (wrapperSource): the source of its plugin.
 func (q *Query) jitSource(p *Plan) (*gogen.Kernel, []byte, error) {
 	// parallel loops only where they may run: a kernel of one goroutine
 	// keeps its serial loops alone in its function (the parallel branch
 	// and its closures would cost the serial path registers)
-	k, err := q.generateFor(p, gogen.Options{Func: "Kernel", Package: "main", Workspace: true, Parallel: q.opts.Threads > 1})
+	k, ir, err := q.generateIR(p, gogen.Options{Func: "Kernel", Package: "main", Workspace: true, Parallel: q.opts.Threads > 1}, jitDocLines)
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := wrapperSource(k)
+	w, err := wrapperSource(k, (&Plan{Loops: ir}).fullResult())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,10 +166,11 @@ func newJITKernel(k *gogen.Kernel, syms map[string]plugin.Symbol, threads int) (
 	alloc, ok2 := syms["NablasdAlloc"].(func() (any, any))
 	entries, ok3 := syms["NablasdEntries"].(func(any, func([]int, float64) bool))
 	empty, ok4 := syms["NablasdEmpty"].(func(any, func([]int) bool))
-	if !ok1 || !ok2 || !ok3 || !ok4 {
+	dense, ok5 := syms["NablasdDense"].(func(any) []float64)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
 		return nil, fmt.Errorf("jit: the plugin's entry points have unexpected types")
 	}
-	return &jitKernel{gen: k, run: run, alloc: alloc, entries: entries, empty: empty, threads: threads}, nil
+	return &jitKernel{gen: k, run: run, alloc: alloc, entries: entries, empty: empty, dense: dense, threads: threads}, nil
 }
 
 // runInto runs the kernel over the bindings (the plan's program's inputs

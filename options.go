@@ -37,8 +37,11 @@ type Options struct {
 	// build at a time in the process; the runs go on meanwhile). Once it
 	// is there, the next runs alternate the two, timed, and the one whose
 	// fastest of five runs is faster is kept for good: Kernel.Executor
-	// and Kernel.Tier say which and why. A failed build leaves the
-	// closures, with one warning. The environment
+	// and Kernel.Tier say which and why. That verdict is kept beside the
+	// plugin in the JIT's cache (per Options.Threads and size of the
+	// inputs), so that a later process runs the faster from its first run
+	// instead of measuring again. A failed build leaves the closures,
+	// with one warning. The environment
 	// variable NABLASD_JIT=off, or a machine without the Go toolchain or
 	// a C compiler, leaves the closures only.
 	Exec string
@@ -62,6 +65,14 @@ type Options struct {
 	// NoDPS makes compiled kernels build intermediate dictionaries, as
 	// before destination passing (the paper's Fig. 16 ablation).
 	NoDPS bool
+	// NoHoist leaves every term in the loop it is written in, even where
+	// it does not depend on the loop (without the invariant code motion
+	// of sdql.Hoist); NoShare computes a repeated term at each place it
+	// is written (without the sharing of sdql.Share). Both are
+	// ablations: by default the pipeline does both, before
+	// differentiating and again on the derivative, so that how a program
+	// is structured does not decide how fast it runs.
+	NoHoist, NoShare bool
 	// NoValidate skips the checks of the tensors' format invariants
 	// (formats.Tensor.Validate) when they are bound: by Prepare, and by
 	// Kernel.Run given inputs (trusted inputs). Compiled kernels rely on

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/formats"
@@ -47,6 +48,10 @@ type Plan struct {
 	// Loops is Program lowered to the loop IR, what the compiled kernel
 	// runs (lower.Print prints it); nil with Options.Exec "interp".
 	Loops *lower.Program
+	// Times are the steps of making the plan, in order: structure
+	// (Prepare's hoisting and sharing), differentiate, optimize, check,
+	// lower (Kernel.Times adds compiling's).
+	Times []StageTime
 	// derivative is the differentiated (or the logical) program: the one
 	// whose result the run computes, before optimization
 	derivative sdql.Expr
@@ -66,6 +71,34 @@ type PassStep struct {
 	Pass string
 	// Loops is the IR after the pass, as lower.Print prints it.
 	Loops string
+}
+
+// A StageTime is the time a step of the pipeline took: wall clock, and
+// the process's CPU time meanwhile (all its goroutines'; 0 where the
+// system does not tell), which other work on a busy machine does not
+// inflate.
+type StageTime struct {
+	Stage        string
+	Elapsed, CPU time.Duration
+}
+
+// stageClock times consecutive steps.
+type stageClock struct {
+	wall    time.Time
+	cpu     time.Duration
+	elapsed []StageTime
+}
+
+func startClock() *stageClock { return &stageClock{wall: time.Now(), cpu: processCPU()} }
+
+// lap records the step since the last lap (or the start), less the
+// time of except (a part of it another step accounts for).
+func (c *stageClock) lap(stage string, except StageTime) StageTime {
+	now, cpu := time.Now(), processCPU()
+	st := StageTime{stage, now.Sub(c.wall) - except.Elapsed, cpu - c.cpu - except.CPU}
+	c.elapsed = append(c.elapsed, st)
+	c.wall, c.cpu = now.Add(-except.Elapsed), cpu-except.CPU
+	return st
 }
 
 // String prints every stage, each after a line "-- stage: NAME", then the
@@ -145,8 +178,14 @@ func (q *Query) inputList() string {
 // plan runs the pipeline: the one place that assembles it (the
 // derivative: derive).
 func (q *Query) plan(r *request) (*Plan, error) {
-	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r}
-	prog := q.prog
+	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r,
+		Times: []StageTime{q.structureTime}}
+	clock := startClock()
+	defer func() { p.Times = append(p.Times, clock.elapsed...) }()
+	if q.structured != q.prog {
+		p.Stages = append(p.Stages, Stage{Name: StageStructured, Program: q.structured})
+	}
+	prog := q.structured
 	var optimized *fuse.Result
 	if r.kind != "value" {
 		d, err := q.derive(r)
@@ -160,6 +199,9 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		}
 		p.Stages = append(p.Stages, d.stages...)
 		p.Stages = append(p.Stages, Stage{Name: fuse.StageDifferentiated, Program: prog})
+		// choosing the mode optimized both modes' programs: that is
+		// optimizing's time
+		clock.lap("differentiate", d.optimizing)
 	}
 	p.derivative = prog
 	if q.opts.Opt == "none" {
@@ -185,6 +227,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		p.Stages = append(p.Stages, res.Stages[1:]...)
 		p.Program, p.Bindings = res.Program, phys
 	}
+	clock.lap("optimize", StageTime{})
 	if q.planOnly {
 		return p, nil
 	}
@@ -202,6 +245,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 		return nil, fmt.Errorf("internal error: the program to run does not type-check: %v\n%s", err, sdql.Print(p.Program))
 	}
 	p.Info = info
+	clock.lap("check", StageTime{})
 	if q.opts.Exec != "interp" {
 		p.loopsShape = q.denseResultShape(p)
 		var trace func(string, *lower.Program)
@@ -215,6 +259,7 @@ func (q *Query) plan(r *request) (*Plan, error) {
 			return nil, err
 		}
 		p.Loops = loops
+		clock.lap("lower", StageTime{})
 	}
 	return p, nil
 }
@@ -238,7 +283,8 @@ func (q *Query) logicalValues() map[string]sdql.Value {
 // types and sizes, which are dense, and each tensor's storage definition;
 // it also returns the physical bindings the optimized program runs over.
 func (q *Query) fuseConfig() (*fuse.Config, map[string]sdql.Value, error) {
-	cfg := &fuse.Config{Inputs: q.types, Opt: q.opts.Opt, Dense: map[string]bool{}, Dims: q.dims()}
+	cfg := &fuse.Config{Inputs: q.types, Opt: q.opts.Opt, Dense: map[string]bool{}, Dims: q.dims(),
+		NoHoist: q.opts.NoHoist, NoShare: q.opts.NoShare}
 	if cfg.Opt == "full" {
 		cfg.Opt = ""
 	}

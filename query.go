@@ -16,10 +16,15 @@ import (
 // have. Its methods differentiate, optimize, compile and run it. A Query
 // may be used by several goroutines at once.
 type Query struct {
-	name   string
-	prog   sdql.Expr
-	opts   Options
-	inputs map[string]*input
+	name string
+	prog sdql.Expr
+	// structured is prog as the pipeline differentiates and optimizes it:
+	// its invariant terms hoisted out of loops and its repeated terms
+	// shared (structure), in structureTime
+	structured    sdql.Expr
+	structureTime StageTime
+	opts          Options
+	inputs        map[string]*input
 	// types gives every input's type; info is the strict check of prog
 	// over them (Free: every input)
 	types map[string]sdql.Type
@@ -36,6 +41,9 @@ type Query struct {
 	mu      sync.Mutex
 	plans   map[string]*Plan   // by wrt ("" for the value)
 	kernels map[string]*Kernel // by wrt
+	// extentsCache remembers the program's extents for the inputs'
+	// extents of the last runs (extents)
+	extentsCache map[string]extentsResult
 }
 
 // Prepare parses the program src (SDQLite, doc/spec.md) and binds its
@@ -59,6 +67,9 @@ func Prepare(src string, inputs Inputs, opts *Options) (*Query, error) {
 	}
 	q := &Query{name: o.File, prog: prog, opts: o, inputs: map[string]*input{}, ceiling: memoryCeiling(o.MemoryLimit),
 		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
+	clock := startClock()
+	q.structured = structure(prog, o)
+	q.structureTime = clock.lap("structure", StageTime{})
 	if ws, err := sdql.Lint(o.File, src); err == nil {
 		for _, w := range ws {
 			q.warnings = append(q.warnings, w.Error())

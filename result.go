@@ -27,12 +27,22 @@ type Result struct {
 	// computes that completion when the result is first read (settle)
 	v       sdql.Value
 	pending func() sdql.Value
+	// onto is the tensor input a pending completion completes to, when
+	// the run's input was one: Entries merges with its coordinates
+	// instead (completedEntries)
+	onto *formats.Tensor
+	// k is the kernel that ran last into r, inputs the inputs that run
+	// rebound (nil: the query's), label what r is ("value", "grad x"):
+	// for CheckFinite
+	k      *Kernel
+	inputs Inputs
+	label  string
 }
 
 // settle computes a pending completion of the last run's gradient.
 func (r *Result) settle() {
 	if r.pending != nil {
-		r.v, r.pending = r.pending(), nil
+		r.v, r.pending, r.onto = r.pending(), nil, nil
 	}
 }
 
@@ -90,10 +100,15 @@ func (r *Result) String() string { return sdql.FormatValue(r.Value()) }
 // (outermost first, in ascending order) and value, until f returns false;
 // coords is reused between calls. It reads the result in place.
 func (r *Result) Entries(f func(coords []int, v float64) bool) error {
-	r.settle()
 	if r.Order() < 1 {
 		return fmt.Errorf("nablasd: the result is a scalar, not a tensor")
 	}
+	if r.pending != nil && r.onto != nil {
+		if ok, err := r.completedEntries(r.onto, f); ok {
+			return err
+		}
+	}
+	r.settle()
 	if r.v == nil && r.jr != nil {
 		r.jr.k.entries(r.jr.dst, f)
 		return nil

@@ -3,6 +3,7 @@ package nablasd
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
@@ -158,7 +159,7 @@ func (q *Query) checkProducts(r *request, dims map[string][]int) error {
 	}
 	if r.cot != "" {
 		var want []int
-		if ext, err := sdql.AnalyzeExtents(q.prog, q.types, dims); err == nil {
+		if ext, err := q.extents(dims); err == nil {
 			want = extentsOf(ext.Result, max(sdql.Order(q.info.Result), 0))
 		}
 		if err := check("cotangent", r.cot, want, "the result"); err != nil {
@@ -189,6 +190,43 @@ func modeName(order, m int) string {
 		return "columns"
 	}
 	return fmt.Sprintf("entries along mode %d", m)
+}
+
+// extents is sdql.AnalyzeExtents of the query's program for inputs of
+// the given extents, remembered for the last few: a kernel rerun over new
+// inputs (a batch job's groups, of one shape) asks for the same every
+// run, and the analysis walks the whole program.
+func (q *Query) extents(dims map[string][]int) (*sdql.Extents, error) {
+	names := make([]string, 0, len(dims))
+	for n := range dims {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var key strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&key, "%s%v;", n, dims[n])
+	}
+	k := key.String()
+	q.mu.Lock()
+	c, ok := q.extentsCache[k]
+	q.mu.Unlock()
+	if ok {
+		return c.ext, c.err
+	}
+	ext, err := sdql.AnalyzeExtents(q.prog, q.types, dims)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.extentsCache == nil || len(q.extentsCache) >= 16 {
+		q.extentsCache = map[string]extentsResult{}
+	}
+	q.extentsCache[k] = extentsResult{ext, err}
+	return ext, err
+}
+
+// extentsResult is a remembered analysis (Query.extents).
+type extentsResult struct {
+	ext *sdql.Extents
+	err error
 }
 
 // resultShape returns the extents of the result of a plan's program as far
@@ -223,7 +261,7 @@ func (q *Query) outputShape(kind, name string, dims map[string][]int, t sdql.Typ
 		return s
 	}
 	if name == "value" || kind == "value" || kind == "jvp" || kind == "grad" {
-		if ext, err := sdql.AnalyzeExtents(q.prog, q.types, dims); err == nil {
+		if ext, err := q.extents(dims); err == nil {
 			shape = extentsOf(ext.Result, max(sdql.Order(q.info.Result), 0))
 		}
 	}

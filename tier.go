@@ -2,6 +2,7 @@ package nablasd
 
 import (
 	"fmt"
+	"math/bits"
 	"os"
 	"slices"
 	"strings"
@@ -21,11 +22,14 @@ import (
 //
 //	Compile   the closures; then the kernel's Go source, and the JIT's cache
 //	          asked for it (jit.LoadCached: never the toolchain)
+//	  verdict an earlier process measured the two over inputs of this
+//	          size: the faster, for good, from the first run
 //	  hit     native from the first run, measured against the closures
 //	  miss    the closures, their run time counted; past Options.JITAfter
 //	          one build in the background (one at a time in the process)
 //	built     the next runs alternate native and closures, timed; the
-//	          faster is kept for good (Kernel.Tier says which and why)
+//	          faster is kept for good (Kernel.Tier says which and why),
+//	          and after a full measurement noted in the cache (verdict)
 //
 // The switch off: Options.Exec "compiled"; NABLASD_JIT=off, or a machine
 // where plugins cannot be built (jit.Available); Options.JITAfter < 0
@@ -56,11 +60,16 @@ func jitSwitch() (off bool, bad string) {
 	}
 }
 
-// The JIT's entry points, variables so that tests can make a build fail.
+// The JIT's entry points, variables so that tests can make a build fail
+// (and keep the verdicts of fake plugins out of the cache).
 var (
 	loadJIT       = jit.Load
 	loadCachedJIT = jit.LoadCached
 	jitAvailable  = jit.Available
+	readNote      = jit.ReadNote
+	writeNote     = jit.WriteNote
+	// tierNow is the measurement's clock
+	tierNow = time.Now
 )
 
 // unopenable is the first error opening a cached plugin: after it the
@@ -73,30 +82,37 @@ var unopenable atomic.Pointer[error]
 var buildSlot = make(chan struct{}, 1)
 
 // measureRuns is how many timed runs of each executor decide, after one
-// of each that is not counted (its destination is sized then); a first
-// pair apart by measureGap or more decides at once.
+// of each that is not counted (its destination is sized then); the first
+// earlyRuns of each decide early when their fastest are measureGap or
+// more apart.
 const (
 	measureRuns = 5
+	earlyRuns   = 2
 	measureGap  = 2.0
 )
 
 // decide reports whether the timed runs so far, as seconds per entry of
 // the inputs (native's and the closures'), decide between the two, and
-// whether native is the faster: once each has had measureRuns runs, or at
-// once when a first pair is measureGap apart. The faster is the one with
+// whether native is the faster: once each has had measureRuns runs, or
+// early when the fastest of each one's first earlyRuns are measureGap
+// apart; full is false for an early decision. The faster is the one with
 // the faster fastest run. Other work on the machine only ever adds to a
 // run's time, so the fastest run is the least disturbed: with medians of
 // three, mlp2's gradient kept the closures at 1.67x the hand-written
-// loop's time in one report, though its native kernel ran 1.19x.
-func decide(rateN, rateC []float64) (done, native bool) {
+// loop's time in one report, though its native kernel ran 1.19x. An early
+// decision takes two runs of each, not one: on the shared 2-core machine
+// one native run of the least-squares gradient took 12.9 ms against the
+// closures' 1.0 ms (its usual 0.69 ms), and one pair so apart decided
+// for the closures.
+func decide(rateN, rateC []float64) (done, native, full bool) {
 	n, c := len(rateN), len(rateC)
 	if n == 0 || c == 0 {
-		return false, false
+		return false, false, false
 	}
 	rn, rc := slices.Min(rateN), slices.Min(rateC)
 	enough := n >= measureRuns && c >= measureRuns
-	apart := n == 1 && c == 1 && (rn*measureGap <= rc || rc*measureGap <= rn)
-	return enough || apart, rn <= rc
+	apart := n >= earlyRuns && c >= earlyRuns && (rn*measureGap <= rc || rc*measureGap <= rn)
+	return enough || apart, rn <= rc, enough
 }
 
 // The states of a tier.
@@ -115,16 +131,21 @@ type tier struct {
 	after  time.Duration
 	source time.Duration // generating the source and asking the cache, at Compile
 
-	state      atomic.Int32
-	spent      atomic.Int64 // nanoseconds of closure runs (counting)
-	native     atomic.Pointer[jitKernel]
-	turn       atomic.Uint64 // runs while measuring: odd ones native
-	lastNative atomic.Bool   // the most recent run was native
+	state  atomic.Int32
+	spent  atomic.Int64 // nanoseconds of closure runs (counting)
+	native atomic.Pointer[jitKernel]
+	turn   atomic.Uint64 // runs while measuring: odd ones native
+	// last is what ran the most recent run: ranNone, ranNative or
+	// ranClosures
+	last atomic.Int32
 
 	mu sync.Mutex
 	// gen and src are the kernel's Go and its plugin's source until built
 	gen *gogen.Kernel
 	src []byte
+	// plugin is the plugin's source, kept to name its verdict (a note
+	// beside it in the cache: verdictNote); nil when there is none
+	plugin []byte
 	// done is closed when the background build is over (nil: none)
 	done       chan struct{}
 	buildStart time.Time
@@ -169,6 +190,12 @@ func newTier(q *Query, k *Kernel) *tier {
 		t.err = err
 		return t.close(tierClosures, "off", fmt.Sprintf("the kernel has no native form: %v", err))
 	}
+	t.plugin = src
+	v, hasVerdict := t.readVerdict(bound{}.entries(k))
+	if hasVerdict && !v.native {
+		// no need to open the plugin
+		return t.close(tierClosures, "decided", "an earlier run measured the closures faster: "+v.how)
+	}
 	syms, found, err := loadCachedJIT(src, jitSymbols...)
 	var j *jitKernel
 	if err == nil && found {
@@ -180,6 +207,11 @@ func newTier(q *Query, k *Kernel) *tier {
 		unopenable.CompareAndSwap(nil, &err)
 		q.warn(fmt.Sprintf("the JIT's cached kernel cannot be loaded (%v); the compiled kernel runs instead", err))
 		return t.close(tierClosures, "failed", fmt.Sprintf("the cached native kernel cannot be loaded: %v", err))
+	case found && hasVerdict:
+		t.native.Store(j)
+		t.final, t.why = "decided", "the native kernel was in the JIT cache, and an earlier run measured it faster: "+v.how
+		t.state.Store(tierNative)
+		return t
 	case found:
 		t.native.Store(j)
 		t.why = "the native kernel was in the JIT cache; measuring it against the closures"
@@ -203,25 +235,34 @@ func (t *tier) close(state int32, final, why string) *tier {
 
 // run is Kernel.Run of an "auto" kernel.
 func (t *tier) run(dst *Result, inputs Inputs) error {
+	b, err := t.k.bind(inputs)
+	if err != nil {
+		return err
+	}
+	return t.runBound(dst, b)
+}
+
+// runBound is run once the inputs are bound (a training loop binds them
+// once and runs many times: Problem).
+func (t *tier) runBound(dst *Result, b bound) error {
 	switch t.state.Load() {
 	case tierNative:
 		dst.idle = nil
-		b, err := t.k.bind(inputs)
-		if err != nil {
-			return err
-		}
 		if err := t.k.runBound(dst, b, t.native.Load(), false); err != nil {
 			return t.nativeFailed(dst, b, err)
 		}
+		t.last.Store(ranNative)
 		return nil
 	case tierClosures:
 		dst.idle = nil
-		return t.k.run(dst, inputs, nil, false)
+		t.last.Store(ranClosures)
+		return t.k.runBound(dst, b, nil, false)
 	case tierMeasuring:
-		return t.measure(dst, inputs)
+		return t.measure(dst, b)
 	}
 	start := time.Now()
-	if err := t.k.run(dst, inputs, nil, false); err != nil {
+	t.last.Store(ranClosures)
+	if err := t.k.runBound(dst, b, nil, false); err != nil {
 		return err
 	}
 	if t.state.Load() == tierCounting &&
@@ -282,20 +323,16 @@ func (t *tier) startBuild() {
 // differs by measureGap): the time of the run once its inputs are bound,
 // per entry of the inputs (bound.entries), so that runs over groups of
 // different sizes compare.
-func (t *tier) measure(dst *Result, inputs Inputs) error {
+func (t *tier) measure(dst *Result, b bound) error {
 	native := t.turn.Add(1)%2 == 1
 	var j *jitKernel
 	if native {
 		j = t.native.Load()
 	}
-	b, err := t.k.bind(inputs)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	err = t.k.runBound(dst, b, j, true)
-	d := time.Since(start)
-	t.lastNative.Store(native)
+	start := tierNow()
+	err := t.k.runBound(dst, b, j, true)
+	d := tierNow().Sub(start)
+	t.last.Store(map[bool]int32{true: ranNative, false: ranClosures}[native])
 	if err != nil && native {
 		return t.nativeFailed(dst, b, err)
 	}
@@ -320,7 +357,7 @@ func (t *tier) measure(dst *Result, inputs Inputs) error {
 	default:
 		t.rateC, t.timeC = append(t.rateC, rate), append(t.timeC, d)
 	}
-	done, native := decide(t.rateN, t.rateC)
+	done, native, full := decide(t.rateN, t.rateC)
 	if !done {
 		return nil
 	}
@@ -334,7 +371,58 @@ func (t *tier) measure(dst *Result, inputs Inputs) error {
 		t.native.Store(nil)
 		t.state.Store(tierClosures)
 	}
+	if full {
+		t.writeVerdict(b.entries(t.k), verdict{native: native, how: how})
+	}
 	return nil
+}
+
+// A verdict is a measurement's decision, kept beside the plugin in the
+// JIT's cache (jit.WriteNote) so that later processes take the faster
+// executor from their first run instead of measuring again: a one-shot
+// command runs a few times at most, too few to measure well, and a
+// decision made from one disturbed pair would change what it reports from
+// one run of the command to the next. A verdict is kept per
+// Options.Threads and per size of the inputs (their stored entries within
+// a factor of four), and only from a full measurement (measureRuns of
+// each), never from an early one. Emptying the cache forgets it.
+type verdict struct {
+	native bool
+	how    string // the measurement, as Tier.Reason gives it
+}
+
+// verdictNote is the name of the note holding the verdict for inputs of
+// about entries stored entries.
+func (t *tier) verdictNote(entries int) string {
+	return fmt.Sprintf("verdict-t%d-s%d", max(t.k.q.opts.Threads, 1), bits.Len(uint(entries))/2)
+}
+
+// readVerdict returns the verdict for inputs of about entries stored
+// entries, if one was kept.
+func (t *tier) readVerdict(entries int) (verdict, bool) {
+	if t.plugin == nil {
+		return verdict{}, false
+	}
+	b, ok := readNote(t.plugin, t.verdictNote(entries))
+	if !ok {
+		return verdict{}, false
+	}
+	which, how, _ := strings.Cut(string(b), "\n")
+	switch which {
+	case "native", "closures":
+		return verdict{native: which == "native", how: how}, true
+	}
+	return verdict{}, false // not one of ours: measure again
+}
+
+// writeVerdict keeps a full measurement's verdict; failing to is not an
+// error (the next process measures again).
+func (t *tier) writeVerdict(entries int, v verdict) {
+	if t.plugin == nil {
+		return
+	}
+	which := map[bool]string{true: "native", false: "closures"}[v.native]
+	_ = writeNote(t.plugin, t.verdictNote(entries), []byte(which+"\n"+v.how))
 }
 
 // nativeFailed answers a native run that returned err: the closures run
@@ -345,6 +433,7 @@ func (t *tier) nativeFailed(dst *Result, b bound, err error) error {
 	if cerr := t.k.runBound(dst, b, nil, false); cerr != nil {
 		return cerr
 	}
+	t.last.Store(ranClosures)
 	t.mu.Lock()
 	if t.state.Load() == tierClosures {
 		t.mu.Unlock()
@@ -363,32 +452,42 @@ func (t *tier) spentTime() time.Duration {
 	return time.Duration(t.spent.Load()).Round(time.Millisecond)
 }
 
-// executor is Kernel.Executor: "jit" once the native kernel is loaded
-// (while it is measured too), unless the closures measured faster.
+// What ran a tier's most recent run (tier.last).
+const (
+	ranNone int32 = iota
+	ranNative
+	ranClosures
+)
+
+// executor is Kernel.Executor: "jit" once the native kernel is loaded,
+// unless the closures measured faster; while the two are measured, in
+// turn, the executor of the most recent run ("jit" before the first:
+// the first is native).
 func (t *tier) executor() string {
 	switch t.state.Load() {
-	case tierMeasuring, tierNative:
+	case tierNative:
+		return "jit"
+	case tierMeasuring:
+		if t.last.Load() == ranClosures {
+			return "compiled"
+		}
 		return "jit"
 	}
 	return "compiled"
 }
 
 // ranNative reports whether the most recent run was the native kernel's.
-func (t *tier) ranNative() bool {
-	switch t.state.Load() {
-	case tierMeasuring:
-		return t.lastNative.Load()
-	case tierNative:
-		return true
-	}
-	return false
-}
+func (t *tier) ranNative() bool { return t.last.Load() == ranNative }
 
 // Tier says what runs a kernel and why: with Options.Exec "auto", where
 // the kernel is in tiering (see Options.Exec and Options.JITAfter).
 type Tier struct {
 	// Executor is what runs the kernel now, as Kernel.Executor.
 	Executor string
+	// Last is what ran the most recent run ("jit" or "compiled"; "" before
+	// the first, and for executors other than "auto"): while the two are
+	// measured the runs alternate.
+	Last string
 	// State is "fixed" (Options.Exec is not "auto"), "off" (the native
 	// tier is not tried: NABLASD_JIT=off, no toolchain or C compiler, a
 	// kernel gogen cannot print, or Options.JITAfter < 0 and nothing in
@@ -411,7 +510,8 @@ type Tier struct {
 	// before the decision, or when there was none).
 	Native, Compiled time.Duration
 	// Err is the build's or the cached plugin's error, or why the kernel
-	// has no native form.
+	// has no native form (with Options.Exec "jit": why it fell back to
+	// the compiled kernel).
 	Err error
 }
 
@@ -426,7 +526,11 @@ func (t Tier) String() string {
 func (k *Kernel) Tier() Tier {
 	t := k.tier
 	if t == nil {
-		return Tier{Executor: k.Executor(), State: "fixed", Reason: fmt.Sprintf("Options.Exec %q", k.q.opts.Exec)}
+		info := Tier{Executor: k.Executor(), State: "fixed", Reason: fmt.Sprintf("Options.Exec %q", k.q.opts.Exec), Err: k.jitErr}
+		if k.jitErr != nil {
+			info.Reason = fmt.Sprintf("Options.Exec %q, but the JIT cannot build the kernel: %v", k.q.opts.Exec, k.jitErr)
+		}
+		return info
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -439,10 +543,33 @@ func (k *Kernel) Tier() Tier {
 		info.State = "building"
 	case tierMeasuring:
 		info.State = "measuring"
+		info.Reason += fmt.Sprintf(" (so far %s native and %s by the closures; the first of each is not timed)",
+			nRuns(len(t.timeN)+btoi(t.warmN)), nRuns(len(t.timeC)+btoi(t.warmC)))
 	default:
 		info.State = t.final
 	}
+	switch t.last.Load() {
+	case ranNative:
+		info.Last = "jit"
+	case ranClosures:
+		info.Last = "compiled"
+	}
 	return info
+}
+
+// nRuns is "1 run" or "n runs".
+func nRuns(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // WaitBuild waits until the background build of the kernel's native code

@@ -3,6 +3,8 @@ package nablasd
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"plugin"
 	"slices"
 	"strings"
@@ -114,10 +116,13 @@ func needPlugins(t *testing.T) {
 // hookJIT replaces the JIT's entry points for one test (nil: keep).
 func hookJIT(t *testing.T, cached func([]byte, ...string) (map[string]plugin.Symbol, bool, error),
 	load func([]byte, ...string) (map[string]plugin.Symbol, error), available func() error) {
-	oc, ol, oa := loadCachedJIT, loadJIT, jitAvailable
-	t.Cleanup(func() { loadCachedJIT, loadJIT, jitAvailable = oc, ol, oa })
+	oc, ol, oa, orn, own := loadCachedJIT, loadJIT, jitAvailable, readNote, writeNote
+	t.Cleanup(func() { loadCachedJIT, loadJIT, jitAvailable, readNote, writeNote = oc, ol, oa, orn, own })
 	if cached != nil {
+		// a fake cache keeps no verdicts
 		loadCachedJIT = cached
+		readNote = func([]byte, string) ([]byte, bool) { return nil, false }
+		writeNote = func([]byte, string, []byte) error { return nil }
 	}
 	if load != nil {
 		loadJIT = load
@@ -219,7 +224,12 @@ func TestTierSwitches(t *testing.T) {
 		t.Errorf("warnings %q", q.Warnings())
 	}
 
-	// a new query of the program: the native kernel is there
+	// a new query of the program: the native kernel is there (its
+	// verdict forgotten, TestTierVerdict's subject: it measures again)
+	notes, _ := filepath.Glob(filepath.Join(jit.CacheDir(), "*", "note-*"))
+	for _, n := range notes {
+		os.Remove(n)
+	}
 	_, k2 := tierKernel(t, small, nil)
 	if tr := k2.Tier(); tr.State != "measuring" || k2.Executor() != "jit" || tr.Source <= 0 {
 		t.Fatalf("the program again: %v, want the native kernel loaded at Compile", tr)
@@ -491,6 +501,7 @@ func TestTierNativeRunFails(t *testing.T) {
 			"NablasdAlloc":   func() (any, any) { return nil, nil },
 			"NablasdEntries": func(any, func([]int, float64) bool) {},
 			"NablasdEmpty":   func(any, func([]int) bool) {},
+			"NablasdDense":   func(any) []float64 { return nil },
 		}, true, nil
 	}, nil, func() error { return nil })
 	q, k := tierKernel(t, in, nil)
@@ -527,9 +538,14 @@ func TestDecide(t *testing.T) {
 	}{
 		{"none yet", nil, five(1), false, false},
 		{"one pair, close", five(1), five(1.5), false, false},
-		{"one pair, native twice as fast", five(1), five(2), true, true},
-		{"one pair, closures twice as fast", five(2.5), five(1), true, false},
-		{"four each, not yet", five(1, 1, 1, 1), five(2, 2, 2, 2), false, true},
+		// one pair apart does not decide: one of them may be disturbed
+		// (on the shared machine, a native run 12.9x the closures' once)
+		{"one pair, native twice as fast", five(1), five(2), false, true},
+		{"one pair, closures twice as fast", five(2.5), five(1), false, false},
+		{"two pairs, native twice as fast", five(1, 1.1), five(2.2, 2), true, true},
+		{"two pairs, closures twice as fast", five(2.5, 3), five(1, 1.2), true, false},
+		{"two pairs, one disturbed", five(12, 1), five(1.5, 1.4), false, true},
+		{"four each, not yet", five(1, 1, 1, 1), five(1.5, 1.5, 1.5, 1.5), false, true},
 		{"five each, native faster", five(1, 1, 1, 1, 1), five(1.4, 1.4, 1.4, 1.4, 1.4), true, true},
 		{"five each, closures faster", five(1.4, 1.4, 1.4, 1.4, 1.4), five(1, 1.1, 1, 1.2, 1), true, false},
 		// three of native's runs disturbed: its median is the closures',
@@ -537,9 +553,136 @@ func TestDecide(t *testing.T) {
 		{"native disturbed", five(1, 3, 3, 1, 3), five(1.4, 1.4, 1.4, 1.4, 1.4), true, true},
 	}
 	for _, c := range cases {
-		done, native := decide(c.rateN, c.rateC)
+		done, native, full := decide(c.rateN, c.rateC)
 		if done != c.done || done && native != c.native {
 			t.Errorf("%s: decide = %v, %v; want %v, %v", c.name, done, native, c.done, c.native)
 		}
+		if wantFull := len(c.rateN) >= measureRuns && len(c.rateC) >= measureRuns; full != wantFull {
+			t.Errorf("%s: a full measurement %v, want %v", c.name, full, wantFull)
+		}
+	}
+}
+
+// TestTierVerdict: a full measurement's decision is kept beside the
+// plugin (a note) and taken by a later query of the program over inputs
+// of about the same size from its Compile: the closures without opening
+// the plugin, or the native kernel without measuring; inputs of another
+// size measure again, and an early decision keeps nothing. The native
+// kernel is a stand-in returning the closures' value, and the
+// measurement's clock a fake one: a closure run takes 1 ms, a native one
+// a set multiple of it.
+func TestTierVerdict(t *testing.T) {
+	t.Setenv("NABLASD_JIT", "")
+	const prog = "sum(<i, r> in A) sum(<j, a> in r) a * x(i) * x(j) * c * 3.0625"
+	in, small := tierInputs(t, 3000, 1), tierInputs(t, 30, 1)
+	q, err := Prepare(prog, in, &Options{Exec: "compiled"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := q.Value()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the fake clock: each reading advances it by step, 1 ms but after a
+	// native run (its stand-in sets step)
+	var clock time.Time
+	step, nativeStep := time.Millisecond, time.Duration(0)
+	old := tierNow
+	t.Cleanup(func() { tierNow = old })
+	tierNow = func() time.Time {
+		clock = clock.Add(step)
+		step = time.Millisecond
+		return clock
+	}
+	opened := 0
+	hookJIT(t, func([]byte, ...string) (map[string]plugin.Symbol, bool, error) {
+		opened++
+		return map[string]plugin.Symbol{
+			"NablasdRun": func([]any, any, any, int) (float64, int, error) {
+				step = nativeStep
+				return want.Scalar(), 1, nil
+			},
+			"NablasdAlloc":   func() (any, any) { return nil, nil },
+			"NablasdEntries": func(any, func([]int, float64) bool) {},
+			"NablasdEmpty":   func(any, func([]int) bool) {},
+			"NablasdDense":   func(any) []float64 { return nil },
+		}, true, nil
+	}, nil, func() error { return nil })
+	notes := map[string]string{}
+	readNote = func(_ []byte, name string) ([]byte, bool) {
+		v, ok := notes[name]
+		return []byte(v), ok
+	}
+	writeNote = func(_ []byte, name string, data []byte) error {
+		notes[name] = string(data)
+		return nil
+	}
+	compile := func(in Inputs) *Kernel {
+		t.Helper()
+		q, err := Prepare(prog, in, &Options{JITAfter: -1}) // a one-shot command's
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := q.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	// measure runs a new kernel until it decides
+	measure := func(factor float64) *Kernel {
+		t.Helper()
+		nativeStep = time.Duration(float64(time.Millisecond) * factor)
+		clear(notes)
+		k := compile(in)
+		r := k.NewResult()
+		for i := 0; i < 30 && k.Tier().State == "measuring"; i++ {
+			if err := k.Run(r, nil); err != nil {
+				t.Fatal(err)
+			}
+			if r.Scalar() != want.Scalar() {
+				t.Fatalf("run %d: %v, want %v", i, r.Scalar(), want.Scalar())
+			}
+		}
+		return k
+	}
+	for _, c := range []struct {
+		factor   float64
+		executor string
+		reason   string
+	}{
+		{1.4, "compiled", "an earlier run measured the closures faster: "},
+		{0.7, "jit", "the native kernel was in the JIT cache, and an earlier run measured it faster: "},
+	} {
+		k := measure(c.factor)
+		tr := k.Tier()
+		if tr.State != "decided" || tr.Executor != c.executor || len(notes) != 1 || !strings.Contains(tr.Reason, "of 5 and 5 timed runs") {
+			t.Fatalf("native at %.1fx: %v, notes %q; want %s decided in full and kept", c.factor, tr, notes, c.executor)
+		}
+		opened = 0
+		k2 := compile(in)
+		tr2 := k2.Tier()
+		if tr2.State != "decided" || tr2.Executor != c.executor || !strings.Contains(tr2.Reason, c.reason) ||
+			!strings.Contains(tr2.Reason, tr.Reason[strings.Index(tr.Reason, ": ")+2:]) {
+			t.Errorf("native at %.1fx, a later query: %v; want %s from %q", c.factor, tr2, c.executor, tr.Reason)
+		}
+		if (opened > 0) != (c.executor == "jit") {
+			t.Errorf("native at %.1fx, a later query opened the plugin %d times", c.factor, opened)
+		}
+		r := k2.NewResult()
+		if err := k2.Run(r, nil); err != nil {
+			t.Fatal(err)
+		}
+		if last := k2.Tier().Last; last != c.executor || r.Scalar() != want.Scalar() {
+			t.Errorf("native at %.1fx, a later query's first run: by %s, %v; want %s, %v", c.factor, last, r.Scalar(), c.executor, want)
+		}
+		if k3 := compile(small); k3.Tier().State != "measuring" {
+			t.Errorf("native at %.1fx, inputs 100 times smaller: %v, want them measured", c.factor, k3.Tier())
+		}
+	}
+	// native far slower: decided early, nothing kept
+	k := measure(4)
+	if tr := k.Tier(); tr.State != "decided" || tr.Executor != "compiled" || len(notes) != 0 || !strings.Contains(tr.Reason, "of 2 and 2 timed runs") {
+		t.Errorf("native at 4x: %v, notes %q; want an early decision for the closures, nothing kept", tr, notes)
 	}
 }

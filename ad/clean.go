@@ -5,7 +5,10 @@ import "github.com/nablasd/nablasd/sdql"
 // cleanLets removes dead lets, substitutes lets of atoms and inlines lets
 // whose variable is used once, not inside a sum body relative to the let.
 // It needs no types; substitution renames binders to avoid capture.
-func cleanLets(e sdql.Expr) sdql.Expr {
+func cleanLets(e sdql.Expr) sdql.Expr { return cleanLetsWith(sdql.NewFreeIndex(), e) }
+
+// cleanLetsWith is cleanLets asking idx which names a term uses.
+func cleanLetsWith(idx *sdql.FreeIndex, e sdql.Expr) sdql.Expr {
 	let, ok := e.(*sdql.LetExpr)
 	if !ok {
 		kids := sdql.Children(e)
@@ -14,7 +17,7 @@ func cleanLets(e sdql.Expr) sdql.Expr {
 		}
 		nk := make([]sdql.Expr, len(kids))
 		for i, k := range kids {
-			nk[i] = cleanLets(k)
+			nk[i] = cleanLetsWith(idx, k)
 		}
 		return sdql.WithChildren(e, nk)
 	}
@@ -24,26 +27,26 @@ func cleanLets(e sdql.Expr) sdql.Expr {
 	var outN []sdql.Binder
 	var outV []sdql.Expr
 	for i := 0; i < len(names); i++ {
-		n, v := names[i], cleanLets(values[i])
+		n, v := names[i], cleanLetsWith(idx, values[i])
 		if n.Name == "_" {
 			continue // binds nothing; pure
 		}
 		count, inLoop := 0, false
 		for j := i + 1; j < len(names); j++ {
-			c, l := uses(values[j], n.Name)
-			count, inLoop = count+c, inLoop || l
+			u := idx.Use(values[j], n.Name)
+			count, inLoop = count+u.Count, inLoop || u.InLoop
 			if names[j].Name == n.Name {
 				break // shadowed from here on
 			}
 		}
 		if !shadowedLater(names[i+1:], n.Name) {
-			c, l := uses(body, n.Name)
-			count, inLoop = count+c, inLoop || l
+			u := idx.Use(body, n.Name)
+			count, inLoop = count+u.Count, inLoop || u.InLoop
 		}
 		switch {
 		case count == 0:
 			continue
-		case (isAtom(v) || count == 1 && !inLoop) && !capturedLater(v, names[i+1:], n.Name):
+		case (isAtom(v) || count == 1 && !inLoop) && !capturedLater(idx, v, names[i+1:], n.Name):
 			// substitute into the later values and the body, up to a
 			// rebinding of the same name
 			s := map[string]sdql.Expr{n.Name: v}
@@ -56,19 +59,19 @@ func cleanLets(e sdql.Expr) sdql.Expr {
 				}
 			}
 			for j := 0; j <= k && j < len(rest); j++ {
-				values[i+1+j] = sdql.Subst(values[i+1+j], s)
+				values[i+1+j] = idx.Subst(values[i+1+j], s)
 			}
 			if k == len(rest) {
 				// Subst may rename binders of the body; the names of this
 				// let are not binders of the body, so they stay.
-				body = sdql.Subst(body, s)
+				body = idx.Subst(body, s)
 			}
 			continue
 		}
 		outN = append(outN, n)
 		outV = append(outV, v)
 	}
-	body = cleanLets(body)
+	body = cleanLetsWith(idx, body)
 	if len(outN) == 0 {
 		return body
 	}
@@ -77,16 +80,12 @@ func cleanLets(e sdql.Expr) sdql.Expr {
 
 // capturedLater reports whether a later name of the same let (up to a
 // rebinding of name) would capture a free variable of v.
-func capturedLater(v sdql.Expr, later []sdql.Binder, name string) bool {
-	fv := map[string]bool{}
-	for _, x := range sdql.FreeVars(v) {
-		fv[x] = true
-	}
+func capturedLater(idx *sdql.FreeIndex, v sdql.Expr, later []sdql.Binder, name string) bool {
 	for _, b := range later {
 		if b.Name == name {
 			return false
 		}
-		if fv[b.Name] {
+		if idx.Use(v, b.Name).Count > 0 {
 			return true
 		}
 	}

@@ -310,6 +310,7 @@ func splitLets(e sdql.Expr) sdql.Expr {
 // pruneLets removes the lets whose variable is not used; it moves and
 // duplicates nothing, so every name keeps its binding.
 func pruneLets(e sdql.Expr) sdql.Expr {
+	idx := sdql.NewFreeIndex()
 	return sdql.Transform(e, func(x sdql.Expr) sdql.Expr {
 		l, ok := x.(*sdql.LetExpr)
 		if !ok {
@@ -323,15 +324,13 @@ func pruneLets(e sdql.Expr) sdql.Expr {
 			}
 			used := false
 			for j := i + 1; j < len(l.Names) && !used; j++ {
-				c, _ := uses(l.Values[j], n.Name)
-				used = c > 0
+				used = idx.Use(l.Values[j], n.Name).Count > 0
 				if l.Names[j].Name == n.Name {
 					break
 				}
 			}
 			if !used && !shadowedLater(l.Names[i+1:], n.Name) {
-				c, _ := uses(l.Body, n.Name)
-				used = c > 0
+				used = idx.Use(l.Body, n.Name).Count > 0
 			}
 			if used {
 				names = append(names, n)

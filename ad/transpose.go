@@ -38,6 +38,8 @@ type transposer struct {
 	varType map[string]sdql.Type
 	rho     sdql.Type
 	names   *namer
+	// free answers isLinear
+	free *sdql.FreeIndex
 }
 
 // contribs are the cotangent contributions per linear variable.
@@ -84,7 +86,12 @@ func (t *transposer) run(e sdql.Expr, ct sdql.Expr, bs *[]binding) (acc contribs
 	return acc, nil
 }
 
-func (t *transposer) isLinear(e sdql.Expr) bool { return mentions(e, t.linear) }
+func (t *transposer) isLinear(e sdql.Expr) bool {
+	if t.free == nil {
+		t.free = sdql.NewFreeIndex()
+	}
+	return t.free.Mentions(e, t.linear)
+}
 
 func (t *transposer) order(e sdql.Expr) int {
 	ty := t.types[e]

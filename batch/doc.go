@@ -4,7 +4,8 @@
 // give the same results: binding inputs from --in NAME=VALUE flags
 // (numbers, tensor files, tables), preparing a program over them with the
 // command line's messages, opening a grouped job's inputs, the per-group
-// step (compiled once, run for every group), and results as tables.
+// step (compiled once, run for every group), a grouped fit's step and rows
+// (FitStep, FitRows: one model per group), and results as tables.
 //
 // The table reading, grouping and writing themselves are in
 // github.com/nablasd/nablasd/datasets; the pipeline in the root package.

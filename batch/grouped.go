@@ -24,8 +24,33 @@ type Grouped struct {
 	Inputs nablasd.Inputs
 	// Query is the program prepared over Inputs.
 	Query *nablasd.Query
-	// Order is the order of every group's result (0: scalars).
+	// Order is the order of every group's result (0: scalars); with a
+	// Derivative, of its first.
 	Order int
+	// Outputs are the results of every group, in the order Step.RunAll
+	// gives them: one (the value or the gradient) but with a Derivative.
+	Outputs []Output
+}
+
+// Output is one result of a grouped job's groups.
+type Output struct {
+	// Name is "" for a job of one result, else "value" or the input a
+	// result is taken with respect to (nablasd.Kernel.Outputs).
+	Name string
+	// Label says what it is: "value", "grad x", "vjp x", "jvp", "hvp x".
+	Label string
+	// Order is the result's order (0: scalars).
+	Order int
+}
+
+// GroupedOptions are OpenGroupedWith's options beyond OpenGrouped's.
+type GroupedOptions struct {
+	// Derivative, when set, is what each group computes instead of the
+	// value or wrt's gradient (Step.Derivative).
+	Derivative *nablasd.Derivative
+	// Groups says where and in how much memory a table not sorted by the
+	// key is sorted.
+	Groups *datasets.GroupOptions
 }
 
 // OpenGrouped opens the inputs of a job grouped by the column key: the
@@ -34,7 +59,16 @@ type Grouped struct {
 // loaded (ParseInputs). The program text (from the file name, "" for
 // inline text) is prepared over them, with wrt the gradient's input (""
 // for the value); its warnings go to warn.
-func OpenGrouped(key, name, text string, bindings []string, o *nablasd.Options, wrt string, warn io.Writer) (_ *Grouped, err error) {
+func OpenGrouped(key, name, text string, bindings []string, o *nablasd.Options, wrt string, warn io.Writer) (*Grouped, error) {
+	return OpenGroupedWith(key, name, text, bindings, o, wrt, nil, warn)
+}
+
+// OpenGroupedWith is OpenGrouped with options: a Derivative the groups
+// compute, and how unsorted tables are sorted.
+func OpenGroupedWith(key, name, text string, bindings []string, o *nablasd.Options, wrt string, gopts *GroupedOptions, warn io.Writer) (_ *Grouped, err error) {
+	if gopts == nil {
+		gopts = &GroupedOptions{}
+	}
 	if _, err := sdql.Parse(name, text); err != nil {
 		return nil, err
 	}
@@ -67,7 +101,7 @@ func OpenGrouped(key, name, text string, bindings []string, o *nablasd.Options, 
 			return nil, Usagef("--in %s is bound twice", n)
 		}
 	}
-	groups, err := datasets.OpenGroups(key, tables)
+	groups, err := datasets.OpenGroupsWith(key, tables, gopts.Groups)
 	if err != nil {
 		return nil, fmt.Errorf("--group-by %s: %v", key, err)
 	}
@@ -95,5 +129,54 @@ func OpenGrouped(key, name, text string, bindings []string, o *nablasd.Options, 
 	if t, ok := inputs[wrt].(*formats.Tensor); ok && wrt != "" {
 		order += t.Order()
 	}
-	return &Grouped{Groups: groups, Tables: tables, Inputs: inputs, Query: q, Order: order}, nil
+	label := "value"
+	if wrt != "" {
+		label = "grad " + wrt
+	}
+	outs := []Output{{Label: label, Order: order}}
+	if d := gopts.Derivative; d != nil {
+		if outs, err = derivativeOutputs(q, d); err != nil {
+			return nil, err
+		}
+		order = outs[0].Order
+	}
+	return &Grouped{Groups: groups, Tables: tables, Inputs: inputs, Query: q, Order: order, Outputs: outs}, nil
+}
+
+// derivativeOutputs are the results a Derivative gives, from its plan
+// over the groups' stand-ins.
+func derivativeOutputs(q *nablasd.Query, d *nablasd.Derivative) ([]Output, error) {
+	p, err := q.PlanDerivative(d)
+	if err != nil {
+		return nil, err
+	}
+	o := p.Outputs
+	if o == nil || len(o.Names) == 0 {
+		return nil, fmt.Errorf("internal error: batch: a derivative's plan without outputs")
+	}
+	kind := "grad"
+	switch {
+	case d.Cotangent != nil:
+		kind = "vjp"
+	case d.Tangents != nil:
+		kind = "jvp"
+	case d.Direction != nil:
+		kind = "hvp"
+	}
+	var outs []Output
+	for i, n := range o.Names {
+		label := kind + " " + n
+		switch {
+		case n == "value":
+			label = "value"
+		case kind == "jvp":
+			label = "jvp"
+		}
+		out := Output{Name: n, Label: label, Order: max(sdql.Order(o.Types[i]), 0)}
+		if !o.Bundled() {
+			out.Name = ""
+		}
+		outs = append(outs, out)
+	}
+	return outs, nil
 }

@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -9,15 +11,26 @@ import (
 )
 
 // Step is the per-group step of a grouped job: the program (or its
-// gradient) over a group's tensors and the shared inputs. The query and
-// kernel are made once, for the first group that runs; after that the
-// step only reads them, so that groups run on several goroutines.
+// gradient, or what a Derivative asks for) over a group's tensors and the
+// shared inputs. The query and kernel are made once, for the first group
+// that runs; after that the step only reads them, so that groups run on
+// several goroutines.
 type Step struct {
 	Text    string
 	Base    nablasd.Inputs // the shared inputs and the groups' stand-ins
 	Opts    *nablasd.Options
 	Wrt     string   // the gradient's input, "" for the value
 	Grouped []string // the grouped inputs' names
+	// Derivative, when set, is what each group computes instead of the
+	// value or Wrt's gradient: the value and gradients from one run, or a
+	// product (its values, the cotangent, tangents or direction, are the
+	// same for every group). Its results come from RunAll, in the order
+	// of Grouped.Outputs.
+	Derivative *nablasd.Derivative
+	// NonFinite, when set, is called with a group's result that holds a
+	// NaN or an infinity (nf: where; res.CheckFinite locates the first);
+	// its error fails the group.
+	NonFinite func(g *datasets.Group, res *nablasd.Result, nf *nablasd.NonFinite) error
 
 	used map[string]bool // the program's inputs: the unused ones are not rebound
 
@@ -28,6 +41,11 @@ type Step struct {
 	warned  int // the query's warnings before it was compiled
 	kernel  *nablasd.Kernel
 	compile time.Duration
+	// results are destinations of the kernel, reused group after group
+	// (a result's storage, its frame and its dense levels, is not
+	// allocated again for every group): a group's results are copied
+	// into tables before its destination goes back
+	results sync.Pool
 }
 
 // groupInputs are a group's values of the grouped inputs.
@@ -68,26 +86,79 @@ func (s *Step) Prepare(g *datasets.Group) error {
 	for _, n := range q.InputNames() {
 		s.used[n] = true
 	}
-	var ws []string
-	if s.Wrt != "" {
-		ws = []string{s.Wrt}
-	}
 	s.query, s.warned = q, len(q.Warnings())
-	s.kernel, s.err = q.Compile(ws...)
+	switch {
+	case s.Derivative != nil:
+		s.kernel, s.err = q.CompileDerivative(s.Derivative)
+	case s.Wrt != "":
+		s.kernel, s.err = q.Compile(s.Wrt)
+	default:
+		s.kernel, s.err = q.Compile()
+	}
 	s.compile = time.Since(start)
 	return s.err
 }
 
-// Run computes one group's result.
+// Run computes one group's result: the value or Wrt's gradient (a step
+// of one result).
 func (s *Step) Run(g *datasets.Group) (*datasets.TableTensor, error) {
+	res, err := s.RunAll(g)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != 1 {
+		return nil, fmt.Errorf("internal error: batch: Run of a step of %d results", len(res))
+	}
+	return res[0], nil
+}
+
+// RunAll computes one group's results: the value or Wrt's gradient, or
+// every result of the Derivative (nablasd.Kernel.Split), in order.
+func (s *Step) RunAll(g *datasets.Group) ([]*datasets.TableTensor, error) {
 	if err := s.Prepare(g); err != nil {
 		return nil, err
 	}
-	res := s.kernel.NewResult()
+	res, _ := s.results.Get().(*nablasd.Result)
+	if res == nil {
+		res = s.kernel.NewResult()
+	}
+	defer s.results.Put(res)
 	if err := s.kernel.Run(res, s.groupInputs(g)); err != nil {
 		return nil, err
 	}
-	return ResultTable(res)
+	outs, err := s.kernel.Split(res)
+	if err != nil {
+		return nil, err
+	}
+	tables := make([]*datasets.TableTensor, len(outs))
+	for i, r := range outs {
+		if tables[i], err = ResultTable(r); err != nil {
+			return nil, err
+		}
+		// the table's values are the result's: scanning them is cheaper
+		// than reading the result again
+		if s.NonFinite != nil && !finite(tables[i]) {
+			if nf := r.NonFinite(); nf != nil {
+				if err := s.NonFinite(g, r, nf); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return tables, nil
+}
+
+// finite reports whether a table's values are all finite.
+func finite(tt *datasets.TableTensor) bool {
+	if tt.Tensor == nil {
+		return !math.IsNaN(tt.Scalar) && !math.IsInf(tt.Scalar, 0)
+	}
+	for _, v := range tt.Tensor.Val {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Kernel is the step's kernel (nil before the first group's Prepare):

@@ -57,13 +57,19 @@ var SyntheticSpecs = map[string]string{
 	"synthetic4M": "rows=200000,cols=200000,density=0.0001,seed=1",
 }
 
-// LoadInput loads a named input matrix: a name of SyntheticSpecs, else a
-// SuiteSparse matrix in datasets.SharedDirs ($NABLASD_SHARED, else
-// shared/ beside the working directory, its parents, the module or the
-// executable); c is nil (with the reason) when its file is absent.
+// LoadInput loads a named input matrix: a name of SyntheticSpecs,
+// surrogate:NAME for the surrogate of a Table 1 matrix (datasets.Surrogate,
+// seed 1: the large ones cannot be had here), else a SuiteSparse matrix in
+// datasets.SharedDirs ($NABLASD_SHARED, else shared/ beside the working
+// directory, its parents, the module or the executable); c is nil (with
+// the reason) when its file is absent.
 func LoadInput(name string) (c *datasets.Coords, why string, err error) {
 	if spec, ok := SyntheticSpecs[name]; ok {
 		c, err := datasets.ParseSynthetic(spec)
+		return c, "", err
+	}
+	if m, ok := strings.CutPrefix(name, "surrogate:"); ok {
+		c, err := datasets.Surrogate(m, 1)
 		return c, "", err
 	}
 	var looked []string

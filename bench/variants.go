@@ -28,7 +28,8 @@ import (
 //	0.5 * sum(<i, v> in ...
 //
 // The original is "workload NAME" (../shared/workloads/NAME.sdql),
-// "kernel NAME" (Logical[NAME]) or "physical NAME" (kernels/NAME.sdql).
+// "kernel NAME" (Logical[NAME]), "physical NAME" (kernels/NAME.sdql) or
+// "example NAME" (examples/NAME.sdql, Examples).
 // The spelling is one of Spellings; further comment lines say what
 // changed and why it is the same function.
 
@@ -47,6 +48,10 @@ var Spellings = []string{
 	"let_bound",
 	// loops_swapped: two independent nested loops in the other order.
 	"loops_swapped",
+	// inline: every let written at each of its uses: a term repeated
+	// where the original shares it, a dictionary built inside the loop
+	// that looks it up.
+	"inline",
 }
 
 // The kinds of original a variant may name.
@@ -54,14 +59,15 @@ const (
 	OfWorkload = "workload"
 	OfKernel   = "kernel"
 	OfPhysical = "physical"
+	OfExample  = "example"
 )
 
 // A Variant is one spelled variant of a program.
 type Variant struct {
 	// File is the variant's file name (variants/ORIGINAL.SPELLING.sdql).
 	File string
-	// Kind and Original name the original: Kind is OfWorkload, OfKernel
-	// or OfPhysical.
+	// Kind and Original name the original: Kind is OfWorkload, OfKernel,
+	// OfPhysical or OfExample.
 	Kind, Original string
 	// Spelling is how it differs (one of Spellings), and its name in
 	// benchmark names (variant=SPELLING).
@@ -145,8 +151,8 @@ func ParseVariant(file, src string) (*Variant, error) {
 		switch strings.TrimSpace(key) {
 		case "original":
 			kind, name, ok := strings.Cut(val, " ")
-			if !ok || (kind != OfWorkload && kind != OfKernel && kind != OfPhysical) || strings.TrimSpace(name) == "" {
-				return nil, fmt.Errorf("%s:%d: want \"// original: KIND NAME\" with KIND workload, kernel or physical", base, n+1)
+			if !ok || (kind != OfWorkload && kind != OfKernel && kind != OfPhysical && kind != OfExample) || strings.TrimSpace(name) == "" {
+				return nil, fmt.Errorf("%s:%d: want \"// original: KIND NAME\" with KIND workload, kernel, physical or example", base, n+1)
 			}
 			v.Kind, v.Original = kind, strings.TrimSpace(name)
 			if v.Original != orig {
@@ -172,8 +178,8 @@ func ParseVariant(file, src string) (*Variant, error) {
 }
 
 // OriginalSource returns the text of a variant's original: the workload's
-// file, the kernel's logical program or the physical program of
-// kernels/. why is non-empty when a workload's folder is absent.
+// file, the kernel's logical program, the physical program of kernels/
+// or the example's file. why is non-empty when a workload's folder is absent.
 func (v *Variant) OriginalSource() (src, why string, err error) {
 	switch v.Kind {
 	case OfWorkload:
@@ -191,6 +197,12 @@ func (v *Variant) OriginalSource() (src, why string, err error) {
 			return "", "", fmt.Errorf("%s: no physical program kernels/%s.sdql", v.File, v.Original)
 		}
 		return string(b), "", nil
+	case OfExample:
+		src, err := ExampleSource(v.Original)
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %v", v.File, err)
+		}
+		return src, "", nil
 	}
 	return "", "", fmt.Errorf("%s: unknown kind of original %q", v.File, v.Kind)
 }

@@ -13,8 +13,10 @@ import (
 // TestVariantFiles checks the variants' headers and coverage: every
 // variant names an original that exists and differs from it as a program
 // (not only in comments); every workload and kernel has a commuted
-// variant, every workload a let variant, BATAx its loops swapped, and
-// each hand-written physical program with index arithmetic its 1 + i.
+// variant, every workload a let variant and, when it has a let, an inline
+// one (let_inlined, where its lets are used once), every example an
+// inline one, BATAx its loops swapped, and each hand-written physical
+// program with index arithmetic its 1 + i.
 func TestVariantFiles(t *testing.T) {
 	all, err := Variants()
 	if err != nil {
@@ -40,8 +42,11 @@ func TestVariantFiles(t *testing.T) {
 	want := func(key string, spellings ...string) {
 		for _, s := range spellings {
 			ok := slices.Contains(have[key], s)
-			if s == "let" {
+			switch s {
+			case "let":
 				ok = slices.Contains(have[key], "let_inlined") || slices.Contains(have[key], "let_bound")
+			case "inline":
+				ok = ok || slices.Contains(have[key], "let_inlined")
 			}
 			if !ok {
 				t.Errorf("%s has no %s variant", key, s)
@@ -50,6 +55,12 @@ func TestVariantFiles(t *testing.T) {
 	}
 	for _, w := range Workloads {
 		want(OfWorkload+"/"+w.Name, "commuted", "let")
+		if src, _, why, err := WorkloadSource(w.Name); err == nil && why == "" && strings.Contains(src, "let ") {
+			want(OfWorkload+"/"+w.Name, "inline")
+		}
+	}
+	for _, x := range Examples {
+		want(OfExample+"/"+x, "inline")
 	}
 	for _, k := range Kernels {
 		want(OfKernel+"/"+k.Name, "commuted")
@@ -74,9 +85,9 @@ func TestParseVariant(t *testing.T) {
 	for _, c := range []struct{ file, src, want string }{
 		{"smvm.sdql", "// original: kernel smvm\n// spelling: commuted\nV1", "smvm.sdql: a variant's file is named ORIGINAL.SPELLING.sdql"},
 		{"smvm.commuted.sdql", "// spelling: commuted\nV1", `smvm.commuted.sdql:1: a variant begins with "// original: KIND NAME" and "// spelling: SPELLING"`},
-		{"smvm.commuted.sdql", "// original: kernal smvm\n// spelling: commuted\nV1", `smvm.commuted.sdql:1: want "// original: KIND NAME" with KIND workload, kernel or physical`},
+		{"smvm.commuted.sdql", "// original: kernal smvm\n// spelling: commuted\nV1", `smvm.commuted.sdql:1: want "// original: KIND NAME" with KIND workload, kernel, physical or example`},
 		{"smvm.commuted.sdql", "// original: kernel smmm\n// spelling: commuted\nV1", "smvm.commuted.sdql:1: the original smmm is not the file's (smvm)"},
-		{"smvm.commuted.sdql", "// original: kernel smvm\n// spelling: swapped\nV1", `smvm.commuted.sdql:2: unknown spelling "swapped" (want one of commuted, one_plus_i, let_inlined, let_bound, loops_swapped)`},
+		{"smvm.commuted.sdql", "// original: kernel smvm\n// spelling: swapped\nV1", `smvm.commuted.sdql:2: unknown spelling "swapped" (want one of commuted, one_plus_i, let_inlined, let_bound, loops_swapped, inline)`},
 		{"smvm.commuted.sdql", "// original: kernel smvm\n// spelling: let_bound\nV1", "smvm.commuted.sdql:2: the spelling let_bound is not the file's (commuted)"},
 		{"smvm.commuted.sdql", "// original: kernel smvm\n// spelling: commuted\nsum(<i in V1", "smvm.commuted.sdql:3:"},
 	} {
@@ -152,6 +163,34 @@ func TestVariantsAgree(t *testing.T) {
 				cs.Hand()
 				if !sdql.Equal(res.Value(), cs.HandValue()) {
 					t.Errorf("the compiled gradient disagrees with the hand-written loop")
+				}
+			case OfExample:
+				w, _ := WorkloadByName("mlp2") // its data: A square, x
+				inputs, err := smallWorkloadData(t, w).Inputs([]string{"A", ExampleWrt})
+				if err != nil {
+					t.Fatal(err)
+				}
+				interpAgree(t, osrc, v, inputs, ExampleWrt)
+				for _, src := range []string{osrc, v.Src} {
+					q, err := nablasd.Prepare(src, inputs, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					val, g, err := q.ValueAndGrad(ExampleWrt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					iq, err := nablasd.Prepare(src, inputs, &nablasd.Options{Opt: "none", Exec: "interp"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ival, ig, err := iq.ValueAndGrad(ExampleWrt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !sdql.Equal(val.Value(), ival.Value()) || !sdql.Equal(g[0].Value(), ig[0].Value()) {
+						t.Errorf("the compiled kernel disagrees with the interpreter")
+					}
 				}
 			case OfPhysical:
 				kernel, format, _ := strings.Cut(v.Original, "_")

@@ -22,10 +22,13 @@ import (
 // The grouped inputs are streamed: each is read record batch by record
 // batch (a Parquet file by row groups, in the order of their key ranges
 // when the file's statistics give them), and a group is handed out as soon
-// as every input has moved past its key. The tables must be sorted by the
-// key (ORDER BY the key column), which is checked as they are read. So the
-// memory a job holds is its largest group and its shared inputs, plus one
-// record batch of each input, not the tables.
+// as every input has moved past its key. A table sorted by the key (ORDER
+// BY the key column; a first pass over the key column tells) is read as
+// it is; one that is not is sorted first, by an external merge sort in
+// temporary files, in memory bounded by GroupOptions.SortMemory
+// (batch_spill.go). So the memory a job holds is its largest group and
+// its shared inputs, plus one record batch of each input (or the sort's
+// buffers), not the tables.
 //
 // The shape of a grouped input is the same for every group: its schema's
 // nablasd.shape, else the options', else one past the largest index in the
@@ -61,8 +64,15 @@ type Group struct {
 // OpenGroups opens the inputs of a job grouped by the column key. Inputs
 // without that column are read whole (ReadTable) and shared. At least one
 // input must have it, of the same type in every input that has it. The
-// caller must Close the Groups.
-func OpenGroups(key string, inputs []GroupInput) (_ *Groups, err error) {
+// caller must Close the Groups. It is OpenGroupsWith with the default
+// options.
+func OpenGroups(key string, inputs []GroupInput) (*Groups, error) {
+	return OpenGroupsWith(key, inputs, nil)
+}
+
+// OpenGroupsWith is OpenGroups with options: where and in how much memory
+// an input not sorted by the key is sorted (nil: the defaults).
+func OpenGroupsWith(key string, inputs []GroupInput, o *GroupOptions) (_ *Groups, err error) {
 	g := &Groups{key: key, shared: map[string]*TableTensor{}}
 	defer func() {
 		if err != nil {
@@ -114,7 +124,7 @@ func OpenGroups(key string, inputs []GroupInput) (_ *Groups, err error) {
 	}
 	g.rows = 0
 	for _, gi := range g.grouped {
-		if err := gi.start(); err != nil {
+		if err := gi.start(o); err != nil {
 			return nil, err
 		}
 		if gi.t.rows < 0 || g.rows < 0 {
@@ -155,6 +165,18 @@ func (g *Groups) Shape(name string) ([]int, formats.Format) {
 // Rows returns the number of rows of the grouped inputs, or -1 when some
 // input's count is not known before reading it.
 func (g *Groups) Rows() int64 { return g.rows }
+
+// Sorted returns the grouped inputs that were not sorted by the key, and
+// were sorted in temporary files, and the bytes written there.
+func (g *Groups) Sorted() (names []string, bytes int64) {
+	for _, gi := range g.grouped {
+		if gi.sp != nil {
+			names = append(names, gi.in.Name)
+			bytes += gi.sp.bytes
+		}
+	}
+	return names, bytes
+}
 
 // Close closes the input files.
 func (g *Groups) Close() {

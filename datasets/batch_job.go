@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,26 @@ type Job struct {
 	// Progress, when not nil, gets a progress line (groups done, entries
 	// per second, time left) redrawn in place.
 	Progress io.Writer
+	// Outputs, when set, makes a job of several results, each written to
+	// a table of its own as Out is (Out, Order and Meta are then unused),
+	// and Steps computes a group's results, one for each (Step unused).
+	// --resume keeps the groups every output holds.
+	Outputs []JobOutput
+	Steps   func(*Group) ([]*TableTensor, error)
+	// RowStep, set instead of Step, gives a group's result as rows of
+	// the columns Columns (the job puts the key column first), written to
+	// Out with Meta: a result that is not one tensor, such as a grouped
+	// fit's parameters and losses (batch_rows.go). A group's rows may be
+	// none.
+	RowStep func(*Group) (arrow.RecordBatch, error)
+	Columns []arrow.Field
+}
+
+// JobOutput is one of the results of a job of several (Job.Outputs).
+type JobOutput struct {
+	Out   string            // its table (.parquet, .arrow or .arrows)
+	Order int               // the order of the result (0: scalars)
+	Meta  map[string]string // written in its metadata, as Job.Meta
 }
 
 // JobStats tells what a job did.
@@ -71,8 +92,23 @@ type jobResult struct {
 	seq  int
 	key  Key
 	rows int64
-	res  *TableTensor
+	res  []*TableTensor    // one for each output
+	recs arrow.RecordBatch // RowStep's result
 	err  error
+}
+
+// outputs are the job's outputs, and its step giving a result for each.
+func (j *Job) outputs() ([]JobOutput, func(*Group) ([]*TableTensor, error)) {
+	if j.Outputs != nil {
+		return j.Outputs, j.Steps
+	}
+	return []JobOutput{{Out: j.Out, Order: j.Order, Meta: j.Meta}}, func(g *Group) ([]*TableTensor, error) {
+		res, err := j.Step(g)
+		if err != nil {
+			return nil, err
+		}
+		return []*TableTensor{res}, nil
+	}
 }
 
 // Run runs the job. Each finished group is appended to the journal
@@ -84,18 +120,37 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	start := time.Now()
 	workers := max(j.Workers, 1)
 	key := j.Groups.KeyField()
-	meta := maps.Clone(j.Meta)
-	if meta == nil {
-		meta = map[string]string{}
+	outs, step := j.outputs()
+	var jrs []*journal
+	removeAll := func() {
+		for _, jr := range jrs {
+			jr.remove()
+		}
 	}
-	meta[MetaKey] = key.Name
-	schema := TensorSchema(j.Order, &arrow.Field{Name: key.Name, Type: key.Type}, meta)
-	jr, err := createJournal(j.Out, schema, j.Resume)
-	if err != nil {
-		return nil, err
+	for _, o := range outs {
+		meta := maps.Clone(o.Meta)
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta[MetaKey] = key.Name
+		schema := TensorSchema(o.Order, &arrow.Field{Name: key.Name, Type: key.Type}, meta)
+		if j.RowStep != nil {
+			schema = RowsSchema(&arrow.Field{Name: key.Name, Type: key.Type}, j.Columns, meta)
+		}
+		jr, err := createJournal(o.Out, schema, j.Resume, j.RowStep != nil)
+		if err != nil {
+			removeAll()
+			return nil, err
+		}
+		jrs = append(jrs, jr)
 	}
-	st := &JobStats{Kept: len(jr.keys)}
-	kept := maps.Clone(jr.done) // the reader's copy: the writer adds to jr.done
+	// the groups kept: those every output holds (the reader's copy: the
+	// writer adds to the journals' done)
+	kept := maps.Clone(jrs[0].done)
+	for _, jr := range jrs[1:] {
+		maps.DeleteFunc(kept, func(k Key, _ bool) bool { return !jr.done[k] })
+	}
+	st := &JobStats{Kept: len(kept)}
 	prog := newProgress(j.Progress, j.Groups.Rows(), start)
 	defer prog.stop()
 
@@ -146,11 +201,19 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 		go func() {
 			defer wg.Done()
 			for it := range items {
-				res, err := runStep(j.Step, it.g)
-				if err != nil {
-					err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, err)
+				r := jobResult{seq: it.seq, key: it.g.Key, rows: it.g.Rows}
+				if j.RowStep != nil {
+					r.recs, r.err = runStep(j.RowStep, it.g)
+				} else {
+					r.res, r.err = runStep(step, it.g)
+					if r.err == nil && len(r.res) != len(outs) {
+						r.err = fmt.Errorf("internal error: datasets: %d results for %d outputs", len(r.res), len(outs))
+					}
 				}
-				results <- jobResult{seq: it.seq, key: it.g.Key, rows: it.g.Rows, res: res, err: err}
+				if r.err != nil {
+					r.err = fmt.Errorf("%s=%s: %w", key.Name, it.g.Key, r.err)
+				}
+				results <- r
 			}
 		}()
 	}
@@ -158,14 +221,14 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 
 	// The writer: results in key order, each a batch of the journal.
 	pending := map[int]jobResult{}
-	next := 0
+	next, dropped := 0, 0
 	var firstErr error
 	for r := range results {
 		if firstErr != nil {
 			<-tokens
 			continue
 		}
-		if r.err != nil {
+		if r.err != nil && !stopping(ctx, r.err) {
 			firstErr = r.err
 			cancel()
 			<-tokens
@@ -179,7 +242,12 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 			}
 			delete(pending, next)
 			next++
-			n, err := j.record(jr, r)
+			if r.err != nil {
+				<-tokens // stopped by the cancellation: not done
+				dropped++
+				continue
+			}
+			n, err := j.record(jrs, r)
 			<-tokens
 			if err != nil {
 				firstErr = err
@@ -195,29 +263,45 @@ func (j *Job) Run(ctx context.Context) (*JobStats, error) {
 	if firstErr == nil {
 		firstErr = readErr
 	}
-	stopped := firstErr == nil && !reachedEnd
+	stopped := firstErr == nil && (!reachedEnd || dropped > 0)
 	st.Elapsed = time.Since(start)
 	switch {
 	case firstErr != nil:
-		jr.remove()
+		removeAll()
 		return st, firstErr
 	case stopped:
-		if err := jr.close(); err != nil {
-			return st, err
+		var paths []string
+		for _, jr := range jrs {
+			if err := jr.close(); err != nil {
+				return st, err
+			}
+			paths = append(paths, jr.path)
 		}
-		return st, fmt.Errorf("%w after %d groups (%d kept): they are in %s; run again with --resume to finish", ErrStopped, st.Groups, st.Kept, jr.path)
+		return st, fmt.Errorf("%w after %d groups (%d kept): they are in %s; run again with --resume to finish", ErrStopped, st.Groups, st.Kept, strings.Join(paths, ", "))
 	}
 	prog.stop()
-	if err := jr.finish(j.Out); err != nil {
-		jr.remove()
-		return st, err
+	for i, jr := range jrs {
+		if err := jr.finish(outs[i].Out); err != nil {
+			for _, jr := range jrs[i:] {
+				jr.remove()
+			}
+			return st, err
+		}
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil
 }
 
+// stopping reports whether a step's error is its being stopped by the
+// job's cancellation (a step that takes long, a fit, may watch the
+// context its caller cancels with the job's): the group is then not done,
+// and a run with Resume runs it.
+func stopping(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
 // runStep calls the step, turning a panic into an error.
-func runStep(step func(*Group) (*TableTensor, error), g *Group) (res *TableTensor, err error) {
+func runStep[R any](step func(*Group) (R, error), g *Group) (res R, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -226,19 +310,38 @@ func runStep(step func(*Group) (*TableTensor, error), g *Group) (res *TableTenso
 	return step(g)
 }
 
-// record writes a group's result to the journal and returns its rows.
-func (j *Job) record(jr *journal, r jobResult) (int64, error) {
-	if r.res == nil {
-		return 0, fmt.Errorf("internal error: datasets: no result for group %s", r.key)
+// record writes a group's results to the journals (each that does not
+// hold the group already, from a run that stopped between them) and
+// returns their rows.
+func (j *Job) record(jrs []*journal, r jobResult) (int64, error) {
+	total := int64(0)
+	if j.RowStep != nil {
+		if r.recs == nil {
+			return 0, fmt.Errorf("internal error: datasets: no rows for group %s", r.key)
+		}
+		n, err := jrs[0].writeRows(r.key, r.recs)
+		if err == nil {
+			err = jrs[0].sync()
+		}
+		return n, err
 	}
-	n, err := jr.writeGroup(r.key, r.res)
-	if err != nil {
-		return 0, err
+	for i, jr := range jrs {
+		if jr.done[r.key] {
+			continue
+		}
+		if i >= len(r.res) || r.res[i] == nil {
+			return 0, fmt.Errorf("internal error: datasets: no result for group %s", r.key)
+		}
+		n, err := jr.writeGroup(r.key, r.res[i])
+		if err != nil {
+			return 0, err
+		}
+		if err := jr.flush(); err != nil {
+			return 0, err
+		}
+		total += n
 	}
-	if err := jr.sync(); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return total, nil
 }
 
 // writeGroup appends a group's result to the journal and returns its

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -44,9 +45,21 @@ type journal struct {
 	format string       // the results' format name
 	done   map[Key]bool // keys written (also those copied on resume)
 	meta   map[string]string
+	// rows: the groups' results are rows of a schema of their own
+	// (Job.RowStep), not tensors
+	rows bool
 	// batches counts the record batches written (journalSum)
 	batches int64
+	// flushed is when the journal was last handed to the operating
+	// system (flush)
+	flushed time.Time
 }
+
+// journalFlush is how often a running job hands its journal to the
+// operating system: a job killed outright keeps the groups finished up
+// to this long before (a stopped one, all of them). Flushing after every
+// group cost a system call a group, as much as a small group's kernel.
+const journalFlush = 100 * time.Millisecond
 
 // journalSum is the checksum of record batch n of a journal, the rows of
 // a group of the given shape: "crc32 batch=N sum=XXXXXXXX", the CRC-32 of
@@ -89,9 +102,9 @@ func verifyJournal(n int64, rec arrow.RecordBatch, sums *bool) error {
 
 // createJournal starts a job's journal: a new one, or with resume the
 // groups of an existing journal and of an existing output copied into it.
-func createJournal(out string, schema *arrow.Schema, resume bool) (*journal, error) {
+func createJournal(out string, schema *arrow.Schema, resume, rows bool) (*journal, error) {
 	path := out + JournalSuffix
-	j := &journal{path: path, schema: schema, done: map[Key]bool{}, meta: schemaMeta(schema)}
+	j := &journal{path: path, schema: schema, done: map[Key]bool{}, meta: schemaMeta(schema), rows: rows}
 	tmp := path + ".new"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
@@ -209,6 +222,9 @@ func (j *journal) copyOutput(out string) error {
 	if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
+	if j.rows {
+		return j.copyRowsOutput(out)
+	}
 	t, err := openTable(out)
 	if err != nil {
 		return err
@@ -292,7 +308,9 @@ func (j *journal) write(k Key, rec arrow.RecordBatch, shape []int) error {
 	if err := j.w.Write(wrapped); err != nil {
 		return fmt.Errorf("%s: %v", j.path, err)
 	}
-	j.keys = append(j.keys, k)
+	if n := len(j.keys); n == 0 || j.keys[n-1] != k {
+		j.keys = append(j.keys, k) // a group's rows copied in parts are one group
+	}
 	j.done[k] = true
 	if shape != nil {
 		if j.shape == nil {
@@ -308,10 +326,19 @@ func (j *journal) write(k Key, rec arrow.RecordBatch, shape []int) error {
 // sync flushes the journal to the operating system, so that a killed job
 // keeps what it wrote.
 func (j *journal) sync() error {
+	j.flushed = time.Now()
 	if err := j.bw.Flush(); err != nil {
 		return fmt.Errorf("%s: %v", j.path, err)
 	}
 	return nil
+}
+
+// flush is sync when the last was journalFlush ago or more.
+func (j *journal) flush() error {
+	if time.Since(j.flushed) < journalFlush {
+		return nil
+	}
+	return j.sync()
 }
 
 // close ends the stream (keeping the file).
@@ -378,6 +405,8 @@ func (j *journal) copyTo(w *TableWriter) error {
 	defer r.Release()
 	sorted := slices.IsSortedFunc(j.keys, Key.Compare)
 	var held []arrow.RecordBatch
+	co := &coalescer{w: w}
+	defer co.release()
 	sums := false
 	for n := int64(0); r.Next(); n++ {
 		rec := r.RecordBatch()
@@ -389,9 +418,7 @@ func (j *journal) copyTo(w *TableWriter) error {
 			held = append(held, plain)
 			continue
 		}
-		err := w.Write(plain)
-		plain.Release()
-		if err != nil {
+		if err := co.add(plain); err != nil {
 			return err
 		}
 	}
@@ -405,13 +432,81 @@ func (j *journal) copyTo(w *TableWriter) error {
 		kb, _ := keyAt(held[b].Column(0), 0)
 		return ka.Compare(kb) < 0
 	})
-	for _, rec := range held {
-		if err := w.Write(rec); err != nil {
+	for i, rec := range held {
+		held[i] = nil
+		if err := co.add(rec); err != nil {
+			for _, rec := range held[i+1:] {
+				rec.Release()
+			}
 			return err
 		}
+	}
+	return co.flush()
+}
+
+// coalescer writes record batches to a table joined into batches of at
+// least coalesceRows rows: the journal holds a batch a group, and a
+// writer's cost per batch (a Parquet writer's per column) is that of
+// thousands of rows.
+type coalescer struct {
+	w    *TableWriter
+	recs []arrow.RecordBatch
+	rows int64
+}
+
+// coalesceRows is the rows a coalescer gathers before it writes.
+const coalesceRows = 1 << 16
+
+// add takes rec (and its reference), writing what it gathered when that
+// reaches coalesceRows.
+func (c *coalescer) add(rec arrow.RecordBatch) error {
+	c.recs = append(c.recs, rec)
+	c.rows += rec.NumRows()
+	if c.rows < coalesceRows {
+		return nil
+	}
+	return c.flush()
+}
+
+// flush writes the batches gathered as one.
+func (c *coalescer) flush() error {
+	defer c.release()
+	switch len(c.recs) {
+	case 0:
+		return nil
+	case 1:
+		return c.w.Write(c.recs[0])
+	}
+	cols := make([]arrow.Array, len(c.recs[0].Columns()))
+	defer func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	parts := make([]arrow.Array, len(c.recs))
+	for i := range cols {
+		for k, rec := range c.recs {
+			parts[k] = rec.Column(i)
+		}
+		a, err := array.Concatenate(parts, goAlloc)
+		if err != nil {
+			return err
+		}
+		cols[i] = a
+	}
+	rec := array.NewRecordBatch(c.w.Schema(), cols, c.rows)
+	defer rec.Release()
+	return c.w.Write(rec)
+}
+
+// release drops the batches gathered.
+func (c *coalescer) release() {
+	for _, rec := range c.recs {
 		rec.Release()
 	}
-	return nil
+	c.recs, c.rows = c.recs[:0], 0
 }
 
 // fileSize returns the size of an open file (0 when it cannot be known:

@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -26,6 +25,13 @@ type groupedInput struct {
 	head   *run   // the next group's key and rows, nil at the end
 	last   Key    // the key of the last run, for the order check
 	seen   bool
+	// sp is the input sorted by its key in a temporary file, when the
+	// table is not sorted (batch_spill.go); keys and data are unused then
+	sp *spill
+	// first, with GroupOptions.FirstOnly, is the first group of a table
+	// not sorted (batch_first.go), instead of sp
+	first    *firstRows
+	firstFor bool // FirstOnly was asked: only the first group is read
 }
 
 // run is the rows of one key in one input.
@@ -69,11 +75,15 @@ func (gi *groupedInput) close() {
 	gi.keys.close()
 	gi.data.close()
 	gi.t.close()
+	if gi.sp != nil {
+		gi.sp.close()
+	}
 }
 
 // start fixes the input's shape and format, orders its Parquet row groups
-// by key, and reads its first run.
-func (gi *groupedInput) start() error {
+// by key, sorts a table that is not sorted by key in a temporary file
+// (spillSort, with the options o), and reads its first run.
+func (gi *groupedInput) start(o *GroupOptions) error {
 	c := gi.cols
 	shape := c.shape
 	if shape == nil && c.order() > 0 {
@@ -94,7 +104,23 @@ func (gi *groupedInput) start() error {
 		}
 	}
 	order := gi.rowGroupOrder()
-	var err error
+	sorted, err := gi.sortedByKey(order)
+	if err != nil {
+		return err
+	}
+	if !sorted && o != nil && o.FirstOnly {
+		gi.firstFor = true
+		if gi.first, err = gatherFirst(gi); err != nil {
+			return err
+		}
+		return gi.advance()
+	}
+	if !sorted {
+		if gi.sp, err = spillSort(gi, o); err != nil {
+			return err
+		}
+		return gi.advance()
+	}
 	if gi.keys.br, err = gi.t.batches([]int{c.key}, order); err != nil {
 		return err
 	}
@@ -217,10 +243,53 @@ func (gi *groupedInput) rowGroupOrder() []int {
 	return order
 }
 
+// sortedByKey reports whether the key column ascends, read in the order
+// of the row groups order (nil: file order); it stops at the first key
+// that does not. A null key, or one too large, is an error naming its
+// row.
+func (gi *groupedInput) sortedByKey(order []int) (bool, error) {
+	br, err := gi.t.batches([]int{gi.cols.key}, order)
+	if err != nil {
+		return false, err
+	}
+	defer br.close()
+	var last Key
+	seen := false
+	for {
+		b, err := br.next()
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		for i := 0; i < int(b.rec.NumRows()); {
+			k, err := gi.keyAt(b, i)
+			if err != nil {
+				return false, err
+			}
+			if seen && k.Compare(last) < 0 {
+				return false, nil
+			}
+			last, seen = k, true
+			i = runEnd(b.rec.Column(0), i, k)
+		}
+	}
+}
+
 // advance finds the input's next run (nil at the end) by reading the key
 // column, checking that the keys ascend.
 func (gi *groupedInput) advance() error {
 	gi.head = nil
+	if gi.firstFor {
+		gi.advanceFirst()
+		return nil
+	}
+	if gi.sp != nil {
+		var err error
+		gi.head, err = gi.sp.next()
+		return err
+	}
 	k := &gi.keys
 	if err := k.fill(); err != nil || k.eof {
 		return err
@@ -230,12 +299,9 @@ func (gi *groupedInput) advance() error {
 		return err
 	}
 	if gi.seen && key.Compare(gi.last) <= 0 {
-		what := fmt.Sprintf("key %s after key %s", key, gi.last)
-		if key == gi.last {
-			what = fmt.Sprintf("key %s again after other keys", key)
-		}
+		// sortedByKey found the keys ascending: the file changed since
 		name := gi.t.schema.Field(gi.cols.key).Name
-		return tableErrorf(gi.cols.file, name, k.cur.row+int64(k.pos), "%s: the table is not sorted by %s (sort it, e.g. ORDER BY %s)", what, name, name)
+		return tableErrorf(gi.cols.file, name, k.cur.row+int64(k.pos), "key %s after key %s: the file changed while it was read", key, gi.last)
 	}
 	gi.last, gi.seen = key, true
 	r := &run{key: key}
@@ -283,6 +349,12 @@ func (gi *groupedInput) keyAt(b batch, i int) (Key, error) {
 // false (a group kept from an earlier run).
 func (gi *groupedInput) take(n int64, build bool) (*TableTensor, error) {
 	c := gi.cols
+	if gi.firstFor {
+		return gi.takeFirst(n, build)
+	}
+	if gi.sp != nil {
+		return gi.takeSorted(n, build)
+	}
 	d := &gi.data
 	var parts [][][]span // one batch's spans of each column, when they are not converted at once
 	var dst *entries
@@ -306,7 +378,7 @@ func (gi *groupedInput) take(n int64, build bool) (*TableTensor, error) {
 			parts = append(parts, part) // the whole group in one batch: converted without a copy where it can be
 		default:
 			if dst == nil {
-				dst = &entries{idx: make([][]int, c.order()), max: make([]int, c.order())}
+				dst = &entries{idx: make([][]int, c.order()), max: make([]int, c.order()), owned: true}
 				for i := range dst.idx {
 					dst.idx[i] = make([]int, 0, n)
 					dst.max[i] = -1
@@ -354,4 +426,24 @@ func (gi *groupedInput) empty() (*TableTensor, error) {
 		return nil, tableErrorf(c.file, "", -1, "%v", strings.TrimPrefix(err.Error(), "formats: "))
 	}
 	return &TableTensor{Tensor: t, Meta: gi.t.meta}, nil
+}
+
+// takeSorted is take for an input sorted in a temporary file: the group
+// whose run advance found, of n rows.
+func (gi *groupedInput) takeSorted(n int64, build bool) (*TableTensor, error) {
+	if n == 0 {
+		if !build {
+			return nil, nil
+		}
+		return gi.empty()
+	}
+	e, err := gi.sp.take(build)
+	if err != nil || !build {
+		return nil, err
+	}
+	c := gi.cols
+	if c.order() == 0 && len(e.val) == 0 {
+		return &TableTensor{Meta: gi.t.meta}, nil
+	}
+	return c.tensor(e, gi.format, gi.t.meta)
 }

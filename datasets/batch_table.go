@@ -34,7 +34,7 @@ func CreateGroupTable(out string, key arrow.Field, order int, meta map[string]st
 	}
 	md[MetaKey] = key.Name
 	schema := TensorSchema(order, &arrow.Field{Name: key.Name, Type: key.Type}, md)
-	jr, err := createJournal(out, schema, false)
+	jr, err := createJournal(out, schema, false, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bufio"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -109,4 +110,44 @@ func createTemp(path string) (*os.File, string, error) {
 		}
 		return f, tmp, err
 	}
+}
+
+// WriteMatrixMarketArray writes a dense vector or matrix of the given
+// shape (order 1, written as rows×1, or 2) as a general real array
+// Matrix Market file: the value at (i, j), at(i, j) (j 0 for a vector),
+// column by column as the format orders them, in Go's shortest
+// round-trip form. A file written so reads back as a dense tensor.
+func WriteMatrixMarketArray(w io.Writer, shape []int, at func(i, j int) float64, opts *WriteOptions) error {
+	rows, cols := 0, 1
+	switch len(shape) {
+	case 1:
+		rows = shape[0]
+	case 2:
+		rows, cols = shape[0], shape[1]
+	default:
+		return fmt.Errorf("write matrix market: order %d tensor (want a vector or a matrix)", len(shape))
+	}
+	if opts != nil && opts.Field != "" && opts.Field != "real" {
+		return fmt.Errorf("write matrix market: an array file of field %q: only real is written", opts.Field)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fmt.Fprintf(bw, "%%%%MatrixMarket matrix array real general\n")
+	if opts != nil {
+		for _, cm := range opts.Comments {
+			for _, l := range strings.Split(cm, "\n") {
+				fmt.Fprintf(bw, "%%%s\n", l)
+			}
+		}
+	}
+	fmt.Fprintf(bw, "%d %d\n", rows, cols)
+	buf := make([]byte, 0, 32)
+	for j := 0; j < cols; j++ {
+		for i := 0; i < rows; i++ {
+			buf = append(appendReal(buf[:0], at(i, j)), '\n')
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
 }

@@ -258,3 +258,13 @@ func (e *TableError) Error() string {
 func tableErrorf(file, column string, row int64, format string, args ...any) *TableError {
 	return &TableError{File: file, Column: column, Row: row, Msg: fmt.Sprintf(format, args...)}
 }
+
+// TableColumns returns the names of a table file's columns.
+func TableColumns(path string) ([]string, error) {
+	t, err := openTable(path)
+	if err != nil {
+		return nil, err
+	}
+	defer t.close()
+	return names(t.schema), nil
+}

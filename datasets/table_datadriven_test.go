@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/nablasd/nablasd/formats"
@@ -31,9 +34,12 @@ import (
 //	truncate file=NAME keep=N|cut=N   keeps the first N bytes, or cuts the last N
 //	read file=NAME [format=F] [opts=O]   the tensor read, or the error
 //	groups key=K in=NAME:FILE[:FORMAT][?OPTS] ...   every group, or the error
-//	job key=K in=... out=FILE step=copy:NAME|sum:NAME [workers=N] [resume] [stop-after=N] [fail-at=KEY]
+//	job key=K in=... out=FILE step=copy:NAME|sum:NAME|rows:NAME [workers=N] [resume] [stop-after=N [watch]] [fail-at=KEY]
 //	    runs a Job and prints its output table (or the error, and the
-//	    files left)
+//	    files left); rows:NAME is a RowStep: a row "entry", val per
+//	    stored value of NAME, then a row "sum" (Job.Columns what:utf8,
+//	    val:float64); with watch, the rows step that cancels (the
+//	    stop-after'th) returns the context's error, as a fit does
 //	cat file=NAME                     the rows and metadata of a table
 func TestTableDataDriven(t *testing.T) {
 	datadriven.Walk(t, "testdata/tables", func(t *testing.T, path string) {
@@ -263,6 +269,34 @@ func ddJob(t *testing.T, d *datadriven.TestData, dir string) string {
 			}
 			return &TableTensor{Scalar: s}, nil
 		}}
+	if kind == "rows" {
+		job.Order, job.Step = 0, nil
+		job.Columns = []arrow.Field{{Name: "what", Type: arrow.BinaryTypes.String}, {Name: "val", Type: arrow.PrimitiveTypes.Float64}}
+		job.RowStep = func(grp *Group) (arrow.RecordBatch, error) {
+			if grp.Key.String() == failAt {
+				return nil, fmt.Errorf("step failed")
+			}
+			if int(ran.Add(1)) == stopAfter {
+				cancel()
+				if d.HasArg("watch") {
+					return nil, fmt.Errorf("the step watched: %w", ctx.Err())
+				}
+			}
+			b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(job.Columns, nil))
+			defer b.Release()
+			sum := 0.0
+			if t := grp.Inputs[name].Tensor; t != nil {
+				for _, v := range t.Val {
+					b.Field(0).(*array.StringBuilder).Append("entry")
+					b.Field(1).(*array.Float64Builder).Append(v)
+					sum += v
+				}
+			}
+			b.Field(0).(*array.StringBuilder).Append("sum")
+			b.Field(1).(*array.Float64Builder).Append(sum)
+			return b.NewRecordBatch(), nil
+		}
+	}
 	st, err := job.Run(ctx)
 	var b strings.Builder
 	if err != nil {

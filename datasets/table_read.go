@@ -134,6 +134,11 @@ func findColumns(file string, sc *arrow.Schema, meta map[string]string, o TableO
 		if err != nil {
 			return nil, tableErrorf(file, "", -1, "metadata %s=%q: %v", MetaShape, s, err)
 		}
+		if o.Index != nil && len(shape) != len(idx) {
+			if sub, ok := conventionExtents(sc, shape, idx); ok {
+				shape = sub
+			}
+		}
 		c.shape = shape
 	}
 	if o.Shape != nil {
@@ -153,6 +158,39 @@ func findColumns(file string, sc *arrow.Schema, meta map[string]string, o TableO
 			from, len(c.shape), len(c.index), cols)
 	}
 	return c, nil
+}
+
+// conventionExtents returns the extents of the columns cols, when the
+// metadata's shape gives those of the table's coordinate columns by the
+// convention (i0, i1, … of the shape's length, or row and col) and cols
+// are among them: a table read by other columns than the convention's
+// (the options' names: ?i=i0 of a matrix table, grouped by its i1) takes
+// the extents of the columns it reads. ok is false otherwise.
+func conventionExtents(sc *arrow.Schema, shape []int, cols []string) ([]int, bool) {
+	extent := map[string]int{}
+	for m, n := range shape {
+		name := fmt.Sprintf("i%d", m)
+		if len(sc.FieldIndices(name)) == 0 {
+			extent = nil
+			break
+		}
+		extent[name] = n
+	}
+	if extent == nil && len(shape) == 2 && len(sc.FieldIndices("row")) > 0 && len(sc.FieldIndices("col")) > 0 {
+		extent = map[string]int{"row": shape[0], "col": shape[1]}
+	}
+	if extent == nil {
+		return nil, false
+	}
+	out := make([]int, len(cols))
+	for i, c := range cols {
+		n, ok := extent[c]
+		if !ok {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
 }
 
 func btoi(b bool) int {
@@ -176,6 +214,9 @@ type entries struct {
 	val     []float64
 	max     []int // the largest index of each mode, -1 when none
 	markers int   // all-null rows dropped (group markers)
+	// owned: the arrays are the entries' own (not a column's memory), so
+	// building a tensor may sort them in place
+	owned bool
 }
 
 // convert turns spans of the columns (index columns, then the value
@@ -337,12 +378,40 @@ func (c *columns) tensor(e *entries, f formats.Format, meta map[string]string) (
 	if !f.Supports(c.order()) {
 		return nil, tableErrorf(c.file, "", -1, "format %s has no variant of order %d", f, c.order())
 	}
-	t, err := buildTensor(c.inferShape(e.max), e.idx, e.val, f)
+	var t *formats.Tensor
+	var err error
+	if e.owned {
+		t, err = buildTensorInPlace(c.inferShape(e.max), e.idx, e.val, f)
+	} else {
+		t, err = buildTensor(c.inferShape(e.max), e.idx, e.val, f)
+	}
 	if err != nil {
 		return nil, tableErrorf(c.file, "", -1, "%v", strings.TrimPrefix(err.Error(), "formats: "))
 	}
 	tt.Tensor = t
 	return tt, nil
+}
+
+// buildTensorInPlace is buildTensor over entries it may reorder: sorted
+// in place (sortInPlace), not into a copy. (Its buffers are not kept for
+// the next group: held between groups, they raised a job's peak more
+// than allocating them again does.)
+func buildTensorInPlace(shape []int, idx [][]int, val []float64, f formats.Format) (*formats.Tensor, error) {
+	t, err := formats.FromSortedCoords(shape, idx, val, f)
+	if !errors.Is(err, formats.ErrNotSorted) {
+		return t, err
+	}
+	lay, err := f.Layout(len(shape))
+	if err != nil {
+		return nil, err
+	}
+	if !ascending(idx, lay.ModeOrder) {
+		if !sortInPlace(shape, lay.ModeOrder, idx, val, &sortScratch{}) {
+			return buildTensor(shape, idx, val, f)
+		}
+	}
+	idx, val = sumAdjacent(idx, val)
+	return formats.FromSortedCoords(shape, idx, val, f)
 }
 
 // buildTensor stores entries in f: without copying when they come in f's

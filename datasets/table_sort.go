@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -90,6 +91,69 @@ func sumAdjacent(idx [][]int, val []float64) ([][]int, []float64) {
 	return idx, val[:keep]
 }
 
+// sortScratch is sortInPlace's buffers (a test reuses them across
+// calls).
+type sortScratch struct{ keys, tmp []uint64 }
+
+// grow returns the buffers sized n.
+func (sc *sortScratch) grow(n int) (keys, tmp []uint64) {
+	if cap(sc.keys) < n {
+		sc.keys, sc.tmp = make([]uint64, n), make([]uint64, n)
+	}
+	return sc.keys[:n], sc.tmp[:n]
+}
+
+// sortInPlace sorts the entries by their coordinates in mode order, ties
+// in input order (as sortedPerm), rewriting idx and val in place: the
+// coordinates are decoded from the sorted keys, the values gathered
+// through the radix sort's spare buffer. It takes two words an entry
+// (sc's, reused) where sortSum takes six (its order and keys, the radix
+// sort's buffer, and a copy of the entries). It reports false, doing
+// nothing, when the keys do not fit in 64 bits.
+func sortInPlace(shape, modeOrder []int, idx [][]int, val []float64, sc *sortScratch) bool {
+	n := len(val)
+	keyBits := 0
+	for _, m := range modeOrder {
+		if shape[m] > 1 {
+			keyBits += bits.Len(uint(shape[m] - 1))
+		}
+	}
+	permBits := bits.Len(uint(n))
+	if keyBits+permBits > 64 {
+		return false
+	}
+	keys, tmp := sc.grow(n)
+	for e := range keys {
+		var k uint64
+		for _, m := range modeOrder {
+			if shape[m] > 1 {
+				k = k<<bits.Len(uint(shape[m]-1)) | uint64(idx[m][e])
+			}
+		}
+		keys[e] = k<<permBits | uint64(e)
+	}
+	radixSortWith(keys, tmp, keyBits+permBits)
+	mask := uint64(1)<<permBits - 1
+	for i, k := range keys {
+		tmp[i] = math.Float64bits(val[k&mask])
+	}
+	for i, k := range keys {
+		val[i] = math.Float64frombits(tmp[i])
+		k >>= permBits
+		for j := len(modeOrder) - 1; j >= 0; j-- {
+			m := modeOrder[j]
+			if shape[m] > 1 {
+				w := bits.Len(uint(shape[m] - 1))
+				idx[m][i] = int(k & (1<<w - 1))
+				k >>= w
+			} else {
+				idx[m][i] = 0
+			}
+		}
+	}
+	return true
+}
+
 // sortedPerm returns the entries' order sorted by coordinates in mode
 // order, ties in input order: by a radix sort of the linearized
 // coordinates packed with the entry number when they fit in 64 bits, else
@@ -141,8 +205,15 @@ func radixSort(keys []uint64, width int) {
 	if len(keys) < 2 {
 		return
 	}
+	radixSortWith(keys, make([]uint64, len(keys)), width)
+}
+
+// radixSortWith is radixSort with its buffer, tmp, of len(keys).
+func radixSortWith(keys, tmp []uint64, width int) {
+	if len(keys) < 2 {
+		return
+	}
 	const digit = 11
-	tmp := make([]uint64, len(keys))
 	src, dst := keys, tmp
 	var count [1 << digit]int
 	for shift := 0; shift < width; shift += digit {

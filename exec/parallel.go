@@ -222,14 +222,22 @@ var minParallelMerge = 1 << 14
 // minParallelMerge entries range by range on as many goroutines as there
 // are workers, the rest in worker order.
 func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
-	var ranged []*lower.Tensor
+	var ranged, moved []*lower.Tensor
 	for _, t := range par.Tensors {
 		if fr.t[t.ID].fullVectorOf(workers[1:], t.ID) >= minParallelMerge {
 			ranged = append(ranged, t)
+			continue
+		}
+		srcs := make([]*tensor, 0, len(workers)-1)
+		for _, wf := range workers[1:] {
+			srcs = append(srcs, wf.t[t.ID])
+		}
+		if fr.t[t.ID].appendRowsAll(srcs, len(workers)) {
+			moved = append(moved, t)
 		}
 	}
 	for i, wf := range workers {
-		fr.merge(wf, par, i == 0, ranged)
+		fr.merge(wf, par, i == 0, append(ranged, moved...))
 	}
 	if len(ranged) == 0 {
 		return
@@ -382,6 +390,117 @@ func (rt *tensor) appendRows(src *tensor) bool {
 		for k, ok := range s0.present[:s0.size] {
 			if ok {
 				d0.present[k] = true
+			}
+		}
+	}
+	return true
+}
+
+// minParallelCopy is the least number of entries appendRowsAll moves on
+// several goroutines.
+var minParallelCopy = 1 << 16
+
+// appendRowsAll moves the rows of the workers' copies srcs into rt, as
+// appendRows does one copy (its conditions for each, and the copies'
+// rows disjoint), but at once: rt's arrays grow once to hold them all,
+// and w goroutines each copy an equal share of the keys and values and
+// set the spans of a share of the rows. Gustavson's result of a parallel
+// loop (BATAx) is then merged at the speed its rows were made, where
+// moving them one worker after the other left a serial pass over most of
+// the result behind the parallel loop. It reports whether it moved them.
+func (rt *tensor) appendRowsAll(srcs []*tensor, w int) bool {
+	if len(srcs) == 0 || len(rt.levels) != 2 {
+		return false
+	}
+	d0, d1 := rt.levels[0], rt.levels[1]
+	rows := len(d1.head)
+	for _, src := range srcs {
+		if len(src.levels) != 2 {
+			return false
+		}
+		s0, s1 := src.levels[0], src.levels[1]
+		if d0.kind != lower.Dense || s0.kind != lower.Dense || d1.kind != lower.Appended || s1.kind != lower.Appended ||
+			s0.size > d0.size || (d0.present == nil) != (s0.present == nil) || len(src.vals) != len(s1.keys) || len(rt.vals) != len(d1.keys) {
+			return false
+		}
+		rows = max(rows, len(s1.head))
+	}
+	// every row in one tensor at most
+	for p := 0; p < rows; p++ {
+		n := 0
+		if p < len(d1.head) && d1.head[p] != 0 {
+			n++
+		}
+		for _, src := range srcs {
+			if h := src.levels[1].head; p < len(h) && h[p] != 0 {
+				n++
+			}
+		}
+		if n > 1 {
+			return false
+		}
+	}
+	d1.endBurst()
+	offs := make([]int, len(srcs)+1)
+	offs[0] = len(d1.keys)
+	for i, src := range srcs {
+		src.levels[1].endBurst()
+		offs[i+1] = offs[i] + len(src.levels[1].keys)
+	}
+	base, total := offs[0], offs[len(srcs)]
+	if total > cap(d1.keys) && total-base >= 1<<16 {
+		rt.reserve(16 * float64(total-base))
+	}
+	d1.keys = slices.Grow(d1.keys, total-base)[:total]
+	rt.vals = slices.Grow(rt.vals, total-base)[:total]
+	for len(d1.head) < rows {
+		d1.head = append(d1.head, 0)
+		d1.tail = append(d1.tail, 0)
+	}
+	if total-base < minParallelCopy {
+		w = 1
+	}
+	share := func(g int) {
+		// the entries base+(total-base)*g/w.. of the concatenation
+		lo, hi := base+(total-base)*g/w, base+(total-base)*(g+1)/w
+		for i, src := range srcs {
+			a, b := max(lo, offs[i]), min(hi, offs[i+1])
+			if a < b {
+				copy(d1.keys[a:b], src.levels[1].keys[a-offs[i]:b-offs[i]])
+				copy(rt.vals[a:b], src.vals[a-offs[i]:b-offs[i]])
+			}
+		}
+		// the rows rows*g/w.. : their spans moved by their copy's offset
+		for i, src := range srcs {
+			s1, off := src.levels[1], int32(offs[i])
+			for p := rows * g / w; p < min(rows*(g+1)/w, len(s1.head)); p++ {
+				if h := s1.head[p]; h != 0 {
+					d1.head[p], d1.tail[p] = h+off, s1.tail[p]+off
+				}
+			}
+		}
+	}
+	if w == 1 {
+		share(0)
+	} else {
+		var wg sync.WaitGroup
+		for g := range w {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				share(g)
+			}()
+		}
+		wg.Wait()
+	}
+	if d0.present != nil {
+		// rows present without children too
+		for _, src := range srcs {
+			s0 := src.levels[0]
+			for k, ok := range s0.present[:s0.size] {
+				if ok {
+					d0.present[k] = true
+				}
 			}
 		}
 	}

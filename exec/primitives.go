@@ -42,6 +42,7 @@ var primitiveLoops = map[string]func(rg *region, s *lower.For, l int, m *lower.P
 		return rg.segDot(s, l, m)
 	},
 	"Dot":        (*region).dot,
+	"Fill":       (*region).fill,
 	"MapRow":     (*region).mapRow,
 	"SegScatter": (*region).segScatter,
 	"SegStoreAt": (*region).segStoreAt,
@@ -381,6 +382,47 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	}
 }
 
+// fill runs a Fill: row q of a dense result's last level set to c over
+// each lane's range (or c added to each entry), as one loop over the
+// row's slice; a range outside the row fails as its insert would.
+func (rg *region) fill(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	row, t := rg.laneInt(m.Parent, l), m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		qs := row.eval(fr, cx)
+		rt := fr.t[t]
+		n := rt.levels[lv].size
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			if lo < 0 || hi > n {
+				key := lo
+				if lo >= 0 {
+					key = n
+				}
+				panic(rtErrorf("key %d out of range 0..%d of a dense result", key, n-1))
+			}
+			q, c := qs.at(k), sc.at(k)
+			dst := rt.vals[q*n+lo : q*n+hi]
+			if m.Set {
+				for i := range dst {
+					dst[i] = c
+				}
+				continue
+			}
+			for i := range dst {
+				dst[i] += c
+			}
+		}
+	}
+}
+
 func (rg *region) segScatter(s *lower.For, l int, m *lower.Prim) vstmt {
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
@@ -658,6 +700,13 @@ func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
 				accumAppended(rt, lev, lv, parent, I[lo:hi], A[lo:hi], c)
 				continue
 			}
+			if X == nil && lv == len(rt.levels)-1 && lev.kind == lower.Dense && lev.present == nil && (lv > 0 || lev.full) {
+				// a row of a dense level whose every key is present (a
+				// dense bundle's gradient, nablasd's bundleShape): the
+				// scatter's tight loop over the row's values
+				accumDenseRow(rt, lev, lv, parent, I, A, lo, hi, c)
+				continue
+			}
 			for p := lo; p < hi; p++ {
 				v := c
 				if A != nil {
@@ -675,6 +724,37 @@ func (rg *region) segAccum(s *lower.For, l int, m *lower.Prim) vstmt {
 				rt.vals[q] += v
 			}
 		}
+	}
+}
+
+// accumDenseRow adds c·A[p] (c where A is nil) under parent at key I[p]
+// of the last level lv, dense with every key present, for p in lo..hi-1:
+// the runs of keys inside the row as scatterRun's loop, a key past it
+// through insert (which fails, as it would have).
+func accumDenseRow(rt *tensor, lev *level, lv, parent int, I []int, A []float64, lo, hi int, c float64) {
+	for lo < hi {
+		base := parent * lev.size
+		if base < 0 || base+lev.size > len(rt.vals) {
+			break
+		}
+		lo += scatterRun(I[lo:hi], A, lo, c, nil, rt.vals[base:base+lev.size])
+		if lo < hi {
+			v := c
+			if A != nil {
+				v *= A[lo]
+			}
+			q := rt.insert(lv, parent, I[lo])
+			rt.vals[q] += v
+			lo++
+		}
+	}
+	for ; lo < hi; lo++ {
+		v := c
+		if A != nil {
+			v *= A[lo]
+		}
+		q := rt.insert(lv, parent, I[lo])
+		rt.vals[q] += v
 	}
 }
 

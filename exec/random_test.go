@@ -74,12 +74,15 @@ func TestRandomPrograms(t *testing.T) {
 	}
 }
 
-// TestMain splits every parallel loop, however small, and merges every
-// dense vector range by range, so that the random programs exercise the
-// workers and their merges.
+// TestMain splits every parallel loop, however small, merges every
+// dense vector range by range and moves every appended result's rows on
+// several goroutines, so that the random programs exercise the workers
+// and their merges.
 func TestMain(m *testing.M) {
 	minParallel = 2
 	minParallelMerge = 1
+	minParallelCopy = 1
+	minParallelTranspose = 1
 	os.Exit(m.Run())
 }
 

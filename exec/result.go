@@ -60,13 +60,14 @@ func (r *Result) Value() sdql.Value {
 	var walk func(lv, parent int) sdql.Value
 	walk = func(lv, parent int) sdql.Value {
 		d := sdql.NewDict()
-		for _, e := range rt.sortedKeys(lv, parent) {
+		rt.sortedChildren(lv, parent, func(k, c int) bool {
 			if lv == len(rt.levels)-1 {
-				d.Set(e.key, leafValue(rt.t.Leaf, rt.vals[e.c]))
+				d.Set(k, leafValue(rt.t.Leaf, rt.vals[c]))
 			} else {
-				d.Set(e.key, walk(lv+1, e.c))
+				d.Set(k, walk(lv+1, c))
 			}
-		}
+			return true
+		})
 		return d
 	}
 	return walk(0, 0)
@@ -85,8 +86,21 @@ func leafValue(k lower.Kind, f float64) sdql.Value {
 // Entries calls f for every stored leaf of a tensor result with its keys,
 // outermost first, in ascending order, and its value, until f returns
 // false; coords is reused between calls. It reads the result in place,
-// holding one level's sorted keys at a time.
+// holding at most the sorted keys of one parent's children in a hashed
+// level (dense and positions levels are read in order, without a copy).
 func (r *Result) Entries(f func(coords []int, v float64) bool) error {
+	return r.walk(f, false)
+}
+
+// Paths is Entries, and also calls f, in its place in the order, for
+// every inner dictionary present without entries ({2 -> {}}): with its
+// keys (fewer than the result's order) and 0. Printing a result as a
+// literal needs both.
+func (r *Result) Paths(f func(keys []int, v float64) bool) error {
+	return r.walk(f, true)
+}
+
+func (r *Result) walk(f func(coords []int, v float64) bool, empty bool) error {
 	rt := r.tensor()
 	if r.k.ir.ResultVar != nil {
 		return errNotTensor
@@ -95,25 +109,55 @@ func (r *Result) Entries(f func(coords []int, v float64) bool) error {
 		return nil
 	}
 	coords := make([]int, 0, len(rt.levels))
-	var walk func(lv, parent int) bool
-	walk = func(lv, parent int) bool {
-		for _, e := range rt.sortedKeys(lv, parent) {
-			coords = append(coords, e.key)
-			ok := true
-			if lv == len(rt.levels)-1 {
-				ok = f(coords, rt.vals[e.c])
+	last := len(rt.levels) - 1
+	// walk reports whether parent has children at level lv, and whether
+	// to go on
+	var walk func(lv, parent int) (bool, bool)
+	walk = func(lv, parent int) (bool, bool) {
+		some, more := false, true
+		rt.sortedChildren(lv, parent, func(k, c int) bool {
+			some = true
+			coords = append(coords, k)
+			if lv == last {
+				more = f(coords, rt.vals[c])
 			} else {
-				ok = walk(lv+1, e.c)
+				var inner bool
+				inner, more = walk(lv+1, c)
+				if more && !inner && empty {
+					more = f(coords, 0)
+				}
 			}
 			coords = coords[:len(coords)-1]
-			if !ok {
-				return false
-			}
-		}
-		return true
+			return more
+		})
+		return some, more
 	}
 	walk(0, 0)
 	return nil
+}
+
+// Dense returns a tensor result's values in row-major order over sizes,
+// its levels' extents, when every level is stored dense with every key
+// present (Options.ResultShape made it so): the destination's own array,
+// valid until the next run. ok is false for any other result.
+func (r *Result) Dense() (vals []float64, sizes []int, ok bool) {
+	rt := r.tensor()
+	if rt == nil || r.k.ir.ResultVar != nil || rt.t.Leaf != lower.Real {
+		return nil, nil, false
+	}
+	n := 1
+	sizes = make([]int, len(rt.levels))
+	for i, l := range rt.levels {
+		if l.kind != lower.Dense || l.present != nil || !rt.t.Levels[i].Full {
+			return nil, nil, false
+		}
+		sizes[i] = l.size
+		n *= l.size
+	}
+	if len(rt.vals) < n {
+		return nil, nil, false
+	}
+	return rt.vals[:n], sizes, true
 }
 
 // Size returns the bytes a tensor result's storage takes (the capacity of

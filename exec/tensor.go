@@ -465,10 +465,36 @@ func (rt *tensor) sortedKeys(i, parent int) []kc {
 		out = append(out, kc{k, c})
 		return true
 	})
-	if k := rt.levels[i].kind; k != lower.Dense && k != lower.Positions {
+	if !rt.ordered(i) {
 		sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
 	}
 	return out
+}
+
+// ordered reports whether level i gives its children in ascending key
+// order (children): dense and positions levels, and a diagonal's one.
+func (rt *tensor) ordered(i int) bool {
+	switch rt.levels[i].kind {
+	case lower.Dense, lower.Positions, lower.Diagonal:
+		return true
+	}
+	return false
+}
+
+// sortedChildren calls f for the children of parent at level i, keys
+// ascending, until f returns false: in place where the level keeps them
+// in order, else sorted first (holding that parent's children: a hashed
+// level's keys).
+func (rt *tensor) sortedChildren(i, parent int, f func(key, c int) bool) {
+	if rt.ordered(i) {
+		rt.children(i, parent, f)
+		return
+	}
+	for _, e := range rt.sortedKeys(i, parent) {
+		if !f(e.key, e.c) {
+			return
+		}
+	}
 }
 
 type kc struct{ key, c int }

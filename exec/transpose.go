@@ -2,6 +2,7 @@ package exec
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/nablasd/nablasd/lower"
 )
@@ -20,6 +21,7 @@ func (c *compiler) transpose(s *lower.Transpose) stmt {
 	pa, ia := s.Pos.ID, s.Idx.ID
 	tp, tq, tat, n := s.TPos.ID, s.Parent.ID, s.At.ID, s.N.ID
 	name := s.Idx.Name
+	threads := c.opts.Threads
 	return func(fr *frame) {
 		pos, idx := fr.ia[pa], fr.ia[ia]
 		l, h := lo(fr), hi(fr)
@@ -39,6 +41,12 @@ func (c *compiler) transpose(s *lower.Transpose) stmt {
 			return
 		}
 		memo.ok = false // until the sort completes (it may fail)
+		if w := min(threads, h-l, (pos[h]-pos[l])/max(minParallelTranspose/2, 1)); l < h && w >= 2 && !fr.worker {
+			keys := transposeParallel(fr, memo, pos, idx, l, h, w, tp, tq, tat, name)
+			fr.i[n] = keys
+			memo.keep(pos, idx, l, h, keys)
+			return
+		}
 		keys, count := 0, 0
 		for q := l; q < h; q++ {
 			for _, j := range idx[pos[q]:pos[q+1]] {
@@ -78,6 +86,100 @@ func (c *compiler) transpose(s *lower.Transpose) stmt {
 	}
 }
 
+// minParallelTranspose is the least number of entries a Transpose sorts
+// on several goroutines (Options.Threads).
+var minParallelTranspose = 1 << 17
+
+// transposeParallel is the counting sort of transpose on w goroutines,
+// each over a share of the parents (equal shares of their entries): each
+// counts its coordinates, the counts' prefix sums give every worker its
+// own cursor per coordinate (the workers' parents in order, so the
+// parents under each coordinate stay ascending), and each fills its
+// entries. The cursors are w arrays of one int per coordinate, kept in
+// memo. It returns the number of keys.
+func transposeParallel(fr *frame, memo *transposed, pos, idx []int, l, h, w int, tp, tq, tat int, name string) int {
+	bounds := make([]int, w+1)
+	for i := range bounds {
+		bounds[i] = split(l, h, i, w, pos)
+	}
+	maxes := make([]int, w)
+	bad := make([]int, w)
+	// run runs f for every worker, each on its goroutine; a panic (an
+	// input that breaks its format's invariants) is raised again here
+	run := func(f func(g int)) {
+		var wg sync.WaitGroup
+		panics := make([]any, w)
+		for g := range w {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { panics[g] = recover() }()
+				f(g)
+			}()
+		}
+		wg.Wait()
+		for _, p := range panics {
+			if p != nil {
+				panic(p)
+			}
+		}
+	}
+	run(func(g int) {
+		m, neg := 0, 0
+		for _, j := range idx[pos[bounds[g]]:pos[bounds[g+1]]] {
+			m = max(m, j+1)
+			if j < 0 {
+				neg = min(neg, j)
+			}
+		}
+		maxes[g], bad[g] = m, neg
+	})
+	keys := 0
+	for g := range w {
+		if bad[g] < 0 {
+			panic(rtErrorf("transpose: a coordinate of %s is negative (%d)", name, bad[g]))
+		}
+		keys = max(keys, maxes[g])
+	}
+	for len(memo.cursors) < w {
+		memo.cursors = append(memo.cursors, nil)
+	}
+	run(func(g int) {
+		cur := resize(memo.cursors[g], keys)
+		clear(cur)
+		for _, j := range idx[pos[bounds[g]]:pos[bounds[g+1]]] {
+			cur[j]++
+		}
+		memo.cursors[g] = cur
+	})
+	fr.ia[tp] = resize(fr.ia[tp], keys+1)
+	tpos := fr.ia[tp]
+	t := 0
+	for j := 0; j < keys; j++ {
+		tpos[j] = t
+		for g := range w {
+			c := memo.cursors[g][j]
+			memo.cursors[g][j] = t
+			t += c
+		}
+	}
+	tpos[keys] = t
+	fr.ia[tq], fr.ia[tat] = resize(fr.ia[tq], t), resize(fr.ia[tat], t)
+	par, at := fr.ia[tq], fr.ia[tat]
+	run(func(g int) {
+		cur := memo.cursors[g]
+		for q := bounds[g]; q < bounds[g+1]; q++ {
+			for p := pos[q]; p < pos[q+1]; p++ {
+				j := idx[p]
+				c := cur[j]
+				par[c], at[c] = q, p
+				cur[j] = c + 1
+			}
+		}
+	})
+	return keys
+}
+
 // transposed is the structure a Transpose last sorted: the parents lo..hi-1,
 // copies of pos[lo:hi+1] and of the coordinates under them, and the
 // number of keys it found.
@@ -86,6 +188,8 @@ type transposed struct {
 	lo, hi   int
 	keys     int
 	pos, idx []int
+	// cursors are the parallel sort's, one array per worker
+	cursors [][]int
 }
 
 // same reports whether pos and idx under the parents lo..hi-1 are the

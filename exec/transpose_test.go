@@ -10,13 +10,21 @@ import (
 // TestTransposeReuse: a kernel that transposes an input's structure
 // (Gustavson's AᵀA) reuses the sort on a run over the same structure and
 // sorts again when the structure changed, even in place (the same
-// slices, new contents): every run agrees with the interpreter.
+// slices, new contents): every run agrees with the interpreter. On two
+// threads the sort runs on two goroutines (TestMain lowers the least
+// size it takes).
 func TestTransposeReuse(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		transposeReuse(t, threads)
+	}
+}
+
+func transposeReuse(t *testing.T, threads int) {
 	const ata = "sum(<_, i> in (0:A_len)) sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) " +
 		"sum(<p2, k> in A_idx(A_pos(i):A_pos(i + 1))) { j -> { k -> A_val(p) * A_val(p2) } }"
 	prog := sdql.MustParse(ata)
 	in := csrInput([]int{0, 2, 3, 5}, []int{0, 2, 1, 2, 3})
-	k, err := CompileFor(prog, in, Options{Formats: csrFormats})
+	k, err := CompileFor(prog, in, Options{Formats: csrFormats, Threads: threads})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +48,7 @@ func TestTransposeReuse(t *testing.T) {
 			t.Fatal(err)
 		}
 		if d := sdql.DiffDicts(res.Value(), want, 1e-12); d != "" {
-			t.Fatalf("%s: %s\ngot  %s\nwant %s", what, d, sdql.FormatValue(res.Value()), sdql.FormatValue(want))
+			t.Fatalf("%s (%d threads): %s\ngot  %s\nwant %s", what, threads, d, sdql.FormatValue(res.Value()), sdql.FormatValue(want))
 		}
 	}
 	check("first run")

@@ -21,9 +21,10 @@ import (
 //	norm group=(G, ...) [rules=(R, ...)] [dense=(X, ...)] [dims=(X=4, A=4x3)] [innermost] expect=(R, ...)
 //	    normalizes the program with the Normalize rules of the groups (and
 //	    InlineLet) or the named rules, prints the result
-//	saturate [dense=(...)] [disable=(R, ...)] expect=(...)
+//	saturate [dense=(...)] [disable=(R, ...)] [noshare] expect=(...)
 //	    runs equality saturation and prints the extracted program and the
-//	    stop reason
+//	    stop reason (noshare: a term extracted at two places is not bound
+//	    once, RunnerConfig.NoShare)
 //	strategy [dense=(...)] expect=(...)
 //	    the first input line is a strategy (ParseStrategy), applied to the
 //	    whole program
@@ -182,7 +183,7 @@ func runSaturate(t *testing.T, d *datadriven.TestData) string {
 	e, inputs := parseProg(t, d)
 	types := inputTypes(inputs)
 	prep := Uniquify(SplitLets(e))
-	rc := RunnerConfig{TimeLimit: 5 * time.Second, Disabled: argSet(d, "disable"), Dims: sdqltest.ScanDims(t, d)}
+	rc := RunnerConfig{TimeLimit: 5 * time.Second, Disabled: argSet(d, "disable"), Dims: sdqltest.ScanDims(t, d), NoShare: d.HasArg("noshare")}
 	if d.HasArg("iters") {
 		d.ScanArgs(t, "iters", &rc.IterLimit)
 	}

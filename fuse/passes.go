@@ -1,6 +1,8 @@
 package fuse
 
 import (
+	"slices"
+
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -141,8 +143,8 @@ var InlineLet = Named("InlineLet", func(c *Ctx, e sdql.Expr) (sdql.Expr, bool) {
 	if !ok || len(l.Names) != 1 || l.Names[0].Name == "_" {
 		return e, false
 	}
-	n, inLoop := occurrences(l.Body, l.Names[0].Name)
-	if n != 1 || inLoop {
+	u, used := c.freeUse(l.Names[0].Name, l.Body)
+	if !used || u.n != 1 || u.inLoop {
 		return e, false
 	}
 	return sdql.Subst(l.Body, map[string]sdql.Expr{l.Names[0].Name: l.Values[0]}), true
@@ -164,20 +166,43 @@ func lets(e sdql.Expr) []*sdql.LetExpr {
 // s, the program is cheaper under the cost model (as for a lookup into a
 // let-bound sum that the rules turn into a single evaluation of its body).
 // It must be applied to the whole program.
-func InlineIfCheaper(s Strategy, stats Stats) Strategy {
+//
+// It tries the lets of dictionaries (a number computed once is never
+// cheaper computed at each use). A let it tried in vain is not tried
+// again while it is in the program unchanged (it is the same node):
+// Repeat(InlineIfCheaper) then tries each let once, not once per let it
+// inlines.
+func InlineIfCheaper(s Strategy, stats Stats) Strategy { return inlineIfCheaper(s, stats, nil) }
+
+// inlineIfCheaper is InlineIfCheaper that first asks whether any of the
+// rules could rewrite a node the inlining changes (the let's uses and
+// the nodes above them): where none can, s has nothing to do but what it
+// did before, and the let is only computed more often. Such a let is not
+// tried, which spares a simplification of the whole program per let.
+// rules nil tries every let.
+func inlineIfCheaper(s Strategy, stats Stats, rules []*Rule) Strategy {
+	failed := map[*sdql.LetExpr]bool{}
 	return Named("InlineIfCheaper", func(c *Ctx, e sdql.Expr) (sdql.Expr, bool) {
 		before := Cost(e, c.Inputs, stats)
+		var cands []*sdql.LetExpr
 		for _, l := range lets(e) {
+			if _, dict := c.typeOf(l.Values[0]).(*sdql.DictType); dict && !failed[l] {
+				cands = append(cands, l)
+			}
+		}
+		// what e's simplification knew of e, for the rules' conditions
+		types, extents := c.types, c.extents
+		for _, l := range cands {
 			if hasUnique(l.Values[0]) {
 				continue // unique(...) claims are relative to the enclosing sum
 			}
-			target := l
-			cand := sdql.Transform(e, func(x sdql.Expr) sdql.Expr {
-				if x == target {
-					return sdql.Subst(target.Body, map[string]sdql.Expr{target.Names[0].Name: target.Values[0]})
-				}
-				return x
-			})
+			c.types, c.root, c.extents = types, e, extents
+			cand, changed := c.inlineLet(e, l)
+			if rules != nil && !c.anyRewrites(rules, changed) {
+				extents = c.extents
+				failed[l] = true
+				continue
+			}
 			saved := c.Fired
 			c.Fired = map[string]int{}
 			cand, _ = s(c, cand)
@@ -189,9 +214,79 @@ func InlineIfCheaper(s Strategy, stats Stats) Strategy {
 				}
 				return cand, true
 			}
+			failed[l] = true
 		}
+		c.types, c.root, c.extents = types, e, extents
 		return e, false
 	})
+}
+
+// inlineLet returns e with the let l substituted at its uses (at every
+// place l is in e), and the nodes that changed, each given the type of
+// the node it replaces.
+func (c *Ctx) inlineLet(e sdql.Expr, l *sdql.LetExpr) (sdql.Expr, []sdql.Expr) {
+	var changed []sdql.Expr
+	note := func(from, to sdql.Expr) sdql.Expr {
+		if to != from {
+			if t, ok := c.types[from]; ok {
+				c.types[to] = t
+			}
+			changed = append(changed, to)
+		}
+		return to
+	}
+	name, v := l.Names[0].Name, l.Values[0]
+	var subst func(x sdql.Expr) sdql.Expr
+	subst = func(x sdql.Expr) sdql.Expr {
+		if !c.freeIn(name, x) {
+			return x
+		}
+		if _, ok := x.(*sdql.Ident); ok {
+			return v
+		}
+		kids := sdql.Children(x)
+		nk := make([]sdql.Expr, len(kids))
+		for i, k := range kids {
+			nk[i] = k
+			bound := sdql.Binders(x, i)
+			if slices.Contains(bound, name) {
+				continue
+			}
+			for _, b := range bound {
+				if c.freeIn(b, v) && c.freeIn(name, k) {
+					// a binder would capture v's variable: sdql.Subst renames
+					return sdql.Subst(x, map[string]sdql.Expr{name: v})
+				}
+			}
+			nk[i] = subst(k)
+		}
+		return note(x, sdql.WithChildren(x, nk))
+	}
+	var walk func(x sdql.Expr) sdql.Expr
+	walk = func(x sdql.Expr) sdql.Expr {
+		if x == l {
+			return note(x, subst(l.Body))
+		}
+		return note(x, sdql.MapChildren(x, walk))
+	}
+	return walk(e), changed
+}
+
+// anyRewrites reports whether a rule matches one of the nodes, its
+// conditions holding.
+func (c *Ctx) anyRewrites(rules []*Rule, nodes []sdql.Expr) bool {
+	for _, x := range nodes {
+		for _, r := range rules {
+			if c.Disabled[r.Name] {
+				continue
+			}
+			m := &treeMatch{c: c}
+			if matchTree(r.LHS, x, m) && checkConds(r, m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ANF let-binds, at the root, the dictionary-valued operands of + and *

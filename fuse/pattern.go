@@ -202,12 +202,7 @@ func (m *treeMatch) mayBeFree(name, v string) bool {
 		}
 		return true
 	}
-	for _, f := range sdql.FreeVars(e) {
-		if f == name {
-			return true
-		}
-	}
-	return false
+	return m.c.freeIn(name, e)
 }
 
 func (m *treeMatch) typeOf(v string) sdql.Type {

@@ -37,6 +37,9 @@ type Config struct {
 	Opt string
 	// Runner bounds equality saturation.
 	Runner RunnerConfig
+	// NoHoist and NoShare leave the program's loop-invariant terms in
+	// their loops and its repeated terms repeated (Structure).
+	NoHoist, NoShare bool
 	// Disabled rules never fire (strategies and saturation).
 	Disabled map[string]bool
 	// Rules, when set, is the rule set the schedule draws its groups from
@@ -75,6 +78,7 @@ type Result struct {
 // The stage names, in order.
 const (
 	StageLogical        = "logical"
+	StageStructured     = "structured" // the root package's: Structure of the logical program
 	StageDifferentiated = "differentiated"
 	StageSparsity       = "sparsity"
 	StageSaturated      = "saturated"
@@ -106,6 +110,18 @@ func strategies(rules []*Rule) (sparsity, simplify, mulnorm, cleanup Strategy) {
 	mulnorm = NormalizeInnermost(Choice(sp, mn, ApplyAny(without(of("algebra"), undoMulnorm)), InlineLet))
 	cleanup = Seq(Normalize(ApplyAny(of("cleanup"))), Normalize(ANF))
 	return
+}
+
+// simplifyRules are the rules of simplify's strategy.
+func simplifyRules(rules []*Rule) []*Rule {
+	if rules == nil {
+		rules = builtinRules
+	}
+	var out []*Rule
+	for _, g := range []string{"sparsity", "algebra", "fusion"} {
+		out = append(out, rulesOf(rules, g, TagNormalize)...)
+	}
+	return out
 }
 
 // undoMulnorm are the algebra rules that move factors and lets out of the
@@ -160,16 +176,21 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		return out
 	}
 	opt := cfg.Opt
+	if opt != "none" {
+		prog = structureGiven(prog, cfg.NoHoist, cfg.NoShare)
+	}
 	prog = Uniquify(SplitLets(prog))
 	if dense := cfg.Dense; opt != "none" {
 		sparsity, simplify, _, _ := strategies(cfg.Rules)
 		prog = run(prog, cfg.Inputs, dense, sparsity)
 		stage(StageSparsity, prog)
-		prog = run(prog, cfg.Inputs, dense, Seq(Try(ResolveMembership), simplify, Try(GroupByKey), simplify, Repeat(InlineIfCheaper(simplify, cfg.Stats)), simplify))
+		prog = run(prog, cfg.Inputs, dense, Seq(Try(ResolveMembership), simplify, Try(GroupByKey), simplify,
+			Repeat(inlineIfCheaper(simplify, cfg.Stats, simplifyRules(cfg.Rules))), simplify))
 		if opt != "rules" {
 			rc := cfg.Runner
 			rc.Disabled = cfg.Disabled
 			rc.Dims = cfg.Dims
+			rc.NoShare = rc.NoShare || cfg.NoShare
 			out, rep := Saturate(prog, saturationRules(cfg.rules()), cfg.Inputs, dense, cfg.Stats, rc)
 			rep.Stage = StageSaturated
 			res.Reports = append(res.Reports, rep)
@@ -201,6 +222,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 			if opt != "rules" {
 				rc := cfg.Runner
 				rc.Disabled = cfg.Disabled
+				rc.NoShare = rc.NoShare || cfg.NoShare
 				out, rep := Saturate(prog, saturationRules(cfg.rules()), phys, nil, cfg.PhysStats, rc)
 				rep.Stage = StageComposed
 				res.Reports = append(res.Reports, rep)
@@ -221,6 +243,36 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 	res.Program = prog
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// Structure returns prog with every term that does not depend on a loop
+// moved out of it (sdql.Hoist, unless noHoist) and every repeated term
+// computed once (sdql.Share, unless noShare): what the root package does
+// to a logical program before differentiating it.
+func Structure(prog sdql.Expr, noHoist, noShare bool) sdql.Expr {
+	if !noHoist {
+		prog = sdql.Hoist(prog)
+	}
+	if !noShare {
+		prog = sdql.Share(prog)
+	}
+	return prog
+}
+
+// structureGiven is what Optimize does first to the program it is given
+// (a derivative, say): Structure, but that a repeated lookup, or
+// arithmetic on lookups, stays repeated (sdql.ShareWork) for the algebra
+// rules, which see through a product and not through a let (the
+// derivative of d * d is d * c + d * c, which they make 2 * d * c), and
+// for lowering's CommonSubexprs.
+func structureGiven(prog sdql.Expr, noHoist, noShare bool) sdql.Expr {
+	if !noHoist {
+		prog = sdql.Hoist(prog)
+	}
+	if !noShare {
+		prog = sdql.ShareWork(prog)
+	}
+	return prog
 }
 
 // noteTimeLimit warns when a saturation stopped on its time limit (the

@@ -41,6 +41,10 @@ type RunnerConfig struct {
 	Dims map[string][]int
 	// Trace, when set, is called for every rule application.
 	Trace func(rule string)
+	// NoShare leaves a term the extraction writes at several places (one
+	// e-class chosen at each) written there; by default one that does
+	// work is bound once (sdql.ShareWork).
+	NoShare bool
 }
 
 func (c RunnerConfig) withDefaults() RunnerConfig {
@@ -261,6 +265,13 @@ func Saturate(prog sdql.Expr, rules []*Rule, inputs map[string]sdql.Type, dense 
 		}
 	}
 	out, cost := g.extract(root)
+	if out != nil && !cfg.NoShare {
+		// the extraction builds a class chosen at two places twice: a
+		// loop, a dictionary or a call is bound once; a product or a
+		// lookup stays for the rules that follow (x * y + x * y is 2 * x *
+		// y to them, not c + c) and lowering's CommonSubexprs
+		out = sdql.ShareWork(out)
+	}
 	rep.CostAfter = cost
 	rep.Nodes, rep.Classes = g.nodes, len(g.classes)
 	rep.Elapsed = time.Since(start)

@@ -1,6 +1,9 @@
 package fuse
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -30,8 +33,11 @@ type Ctx struct {
 	MaxSteps  int
 	Exhausted bool
 
-	names   *sdql.Names
-	types   map[sdql.Expr]sdql.Type
+	names *sdql.Names
+	types map[sdql.Expr]sdql.Type
+	// free memoizes the free variables of the nodes conditions and
+	// InlineLet ask about (freeVars)
+	free    map[sdql.Expr][]freeVar
 	extents *extentFacts // nil until facts() analyzes root
 	root    sdql.Expr
 	steps   int
@@ -61,6 +67,74 @@ func NewCtx(prog sdql.Expr, inputs map[string]sdql.Type) *Ctx {
 }
 
 func (c *Ctx) fresh(base string) string { return c.names.Fresh(base) }
+
+// freeIn reports whether name occurs free in e.
+func (c *Ctx) freeIn(name string, e sdql.Expr) bool {
+	_, ok := c.freeUse(name, e)
+	return ok
+}
+
+// freeUse returns how name occurs free in e, if it does.
+func (c *Ctx) freeUse(name string, e sdql.Expr) (freeVar, bool) {
+	fv := c.freeVars(e)
+	i, found := slices.BinarySearchFunc(fv, name, func(f freeVar, n string) int { return strings.Compare(f.name, n) })
+	if !found {
+		return freeVar{}, false
+	}
+	return fv[i], true
+}
+
+// A freeVar is a variable occurring free in a term: how often (counted
+// up to 2) and whether an occurrence is inside a sum's body (a loop) in
+// the term.
+type freeVar struct {
+	name   string
+	n      int8
+	inLoop bool
+}
+
+// freeVars returns e's free variables sorted by name, computed once per
+// node from its children's: a rule's condition, or InlineLet's count of a
+// let's uses, costs a lookup, not a walk of the term. Nodes are never
+// changed in place, so a node's free variables are its own.
+func (c *Ctx) freeVars(e sdql.Expr) []freeVar {
+	if fv, ok := c.free[e]; ok {
+		return fv
+	}
+	var fv []freeVar
+	if id, ok := e.(*sdql.Ident); ok {
+		fv = []freeVar{{name: id.Name, n: 1}}
+	}
+	_, isSum := e.(*sdql.SumExpr)
+	for i, k := range sdql.Children(e) {
+		bound := sdql.Binders(e, i)
+		for _, f := range c.freeVars(k) {
+			if slices.Contains(bound, f.name) {
+				continue
+			}
+			if isSum && i == 1 {
+				f.inLoop = true
+			}
+			fv = addFree(fv, f)
+		}
+	}
+	if c.free == nil {
+		c.free = map[sdql.Expr][]freeVar{}
+	}
+	c.free[e] = fv
+	return fv
+}
+
+// addFree adds f's occurrences to the sorted set fv.
+func addFree(fv []freeVar, f freeVar) []freeVar {
+	i, found := slices.BinarySearchFunc(fv, f.name, func(g freeVar, n string) int { return strings.Compare(g.name, n) })
+	if !found {
+		return slices.Insert(fv, i, f)
+	}
+	fv[i].n = min(fv[i].n+f.n, 2)
+	fv[i].inLoop = fv[i].inLoop || f.inLoop
+	return fv
+}
 
 // retype re-infers the types of the current program.
 func (c *Ctx) retype(root sdql.Expr) {

@@ -243,6 +243,7 @@ type gen struct {
 	loopBodies  []lower.Stmt
 	passes      int // the loop nests at the top of the program (countPasses)
 	typedLocals map[string]string
+	baseTypes   map[string]string // localTypes, once made
 	outlined    bytes.Buffer
 	// parallel loops (parallel.go): how each loop marked parallel is
 	// emitted, in program order; the threads parameter ("" when the

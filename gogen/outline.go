@@ -63,9 +63,23 @@ var goBuiltins = map[string]bool{
 	"math": true, "fmt": true, "strconv": true, "strings": true, "sort": true,
 }
 
-// localTypes are the Go types of the function's locals a loop's body may
-// read: the program's variables, its arrays, the tensors' locals and what
-// loops declared (typed).
+// localType is the Go type of a local a loop's body may read: one a loop
+// declared (typed), else one of localTypes'.
+func (g *gen) localType(n string) (string, bool) {
+	if t, ok := g.typedLocals[n]; ok {
+		return t, true
+	}
+	if g.baseTypes == nil {
+		g.baseTypes = g.localTypes()
+	}
+	t, ok := g.baseTypes[n]
+	return t, ok
+}
+
+// localTypes are the Go types of the function's locals that setting up
+// names (before any loop is emitted): the program's variables, its arrays
+// and the tensors' locals. localType makes it once: emitting every loop
+// outlined asking for it again was quadratic in the program's loops.
 func (g *gen) localTypes() map[string]string {
 	ts := map[string]string{}
 	for v, n := range g.vars {
@@ -88,9 +102,6 @@ func (g *gen) localTypes() map[string]string {
 			}
 		}
 	}
-	for n, t := range g.typedLocals {
-		ts[n] = t
-	}
 	return ts
 }
 
@@ -107,14 +118,13 @@ func (g *gen) emitOutlined(text string, segments map[string]bool) bool {
 	if err != nil {
 		return false
 	}
-	types := g.localTypes()
 	free := freeNamesIn(f)
 	var params []string
 	for _, n := range free.order {
 		if goBuiltins[n] {
 			continue
 		}
-		if _, ok := types[n]; !ok {
+		if _, ok := g.localType(n); !ok {
 			if strings.HasPrefix(n, g.pfx) && g.top.taken(n) {
 				continue // a helper of the file
 			}
@@ -143,7 +153,7 @@ func (g *gen) emitOutlined(text string, segments map[string]bool) bool {
 		return true
 	})
 	for _, n := range sets {
-		if strings.HasPrefix(types[n], "[]") {
+		if t, _ := g.localType(n); strings.HasPrefix(t, "[]") {
 			return false // a slice that grows: its new header would have to come back
 		}
 	}
@@ -165,10 +175,12 @@ func (g *gen) emitOutlined(text string, segments map[string]bool) bool {
 	var b bytes.Buffer
 	var ps, rs []string
 	for _, n := range params {
-		ps = append(ps, n+" "+types[n])
+		t, _ := g.localType(n)
+		ps = append(ps, n+" "+t)
 	}
 	for _, n := range sets {
-		rs = append(rs, types[n])
+		t, _ := g.localType(n)
+		rs = append(rs, t)
 	}
 	fails := len(returns) > 0
 	if fails {

@@ -38,8 +38,8 @@ import (
 //     positions fixed by init (dense, positions and diagonal levels: the
 //     values one slice, added element by element, and presence or-ed),
 //     and for rows appended under a dense level (Gustavson's, each worker
-//     filling rows of its own: a copy's rows are appended whole,
-//     appendFrom); a loop adding into a tensor of another storage
+//     filling rows of its own: the copies' rows are appended whole, at
+//     once and on every worker, appendAllFrom); a loop adding into a tensor of another storage
 //     (sparse, hashed) runs serially, and the generated code says so.
 //
 // The workers' copies live in the workspace with Options.Workspace, so
@@ -199,7 +199,7 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 // appendedRows reports whether t is a dense level 0 over an appended
 // level 1: Gustavson's rows, each filled in one burst. The workers of a
 // loop over distinct rows fill distinct rows, which are merged by
-// appending a copy's children whole (appendFrom).
+// appending a copy's children whole (appendAllFrom).
 func appendedRows(t *lower.Tensor) bool {
 	return t.Order() == 2 && t.Levels[0].Storage == lower.Dense && t.Levels[1].Storage == lower.Appended
 }
@@ -590,15 +590,13 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	for _, t := range par.Tensors {
 		ti := g.ts[t]
 		if appendedRows(t) {
-			g.line("for %s := 1; %s < %s; %s++ {", w, w, nw, w)
 			if growable(t) || presenceFields(t) != nil {
-				g.line("%s.markFrom(&%s[%s-1])", ti.ptr, copies[t], w)
+				g.line("for %s := 1; %s < %s; %s++ {\n%s.markFrom(&%s[%s-1])\n}", w, w, nw, w, ti.ptr, copies[t], w)
 			}
 			q := g.loc.name("q")
-			g.line("if %s := %s.appendFrom(&%s[%s-1]); %s >= 0 {", q, ti.ptr, copies[t], w, q)
+			g.line("if %s := %s.appendAllFrom(%s[:%s-1], %s); %s >= 0 {", q, ti.ptr, copies[t], nw, nw, q)
 			resync()
 			g.returnErr(g.errorf("internal error: two workers filled the row %d of "+t.Name, q))
-			g.line("}")
 			g.line("}")
 			g.unsync(nil)
 			continue
@@ -939,17 +937,26 @@ func (g *gen) mergeMethods(ti *tinfo) string {
 		end := func(x string) string {
 			return fmt.Sprintf("if c := %s.%s.Cur; c != 0 { // the burst being filled ends\n%s.%s.End[c-1] = len(%s.%s.Keys)\n%s.%s.Cur = 0\n}\n", x, a, x, a, x, a, x, a)
 		}
-		fmt.Fprintf(&b, "// appendFrom appends the rows of u, a worker's copy of t (emptyLike), to t: each\n"+
-			"// worker fills rows of its own, so u's children and values are appended\n"+
-			"// whole and its rows' spans moved by the offset. It returns a row both\n"+
-			"// hold (t unchanged), or -1.\nfunc (t *%s) appendFrom(u *%s) int {\n", ti.typ, ti.typ)
+		fmt.Fprintf(&b, "// appendAllFrom appends the rows of us, the copies of t of the workers but\n"+
+			"// the first (emptyLike), to t at once: each worker fills rows of its own,\n"+
+			"// so the copies' children and values are appended whole, t's arrays grown\n"+
+			"// once and the copies moved on nw goroutines (PFXRanges), and their rows'\n"+
+			"// spans moved by their offsets. It returns a row two hold (t unchanged),\n"+
+			"// or -1.\nfunc (t *%s) appendAllFrom(us []%s, nw int) int {\n", ti.typ, ti.typ)
 		if g.wvals[t] != nil {
-			b.WriteString("t.gather()\nu.gather()\n")
+			b.WriteString("t.gather()\nfor i := range us {\nus[i].gather()\n}\n")
 		}
-		b.WriteString(end("t") + end("u"))
-		fmt.Fprintf(&b, "for q, s := range u.%s.Start {\nif s != 0 && q < len(t.%s.Start) && t.%s.Start[q] != 0 {\nreturn q\n}\n}\n", a, a, a)
-		fmt.Fprintf(&b, "off := len(t.%s.Keys)\nt.%s.Keys = append(t.%s.Keys, u.%s.Keys...)\nt.Vals = append(t.Vals, u.Vals...)\n", a, a, a, a)
-		fmt.Fprintf(&b, "for q, s := range u.%s.Start {\nif s == 0 {\ncontinue\n}\nif q >= len(t.%s.Start) {\nt.%s.parents(q)\n}\nt.%s.Start[q], t.%s.End[q] = s+off, u.%s.End[q]+off\n}\nreturn -1\n}\n\n", a, a, a, a, a, a)
+		b.WriteString(end("t") + "for i := range us {\nu := &us[i]\n" + end("u") + "}\n")
+		fmt.Fprintf(&b, "for i := range us {\nfor q, s := range us[i].%s.Start {\nif s == 0 {\ncontinue\n}\n"+
+			"if q < len(t.%s.Start) && t.%s.Start[q] != 0 {\nreturn q\n}\n"+
+			"for k := range us[:i] {\nif q < len(us[k].%s.Start) && us[k].%s.Start[q] != 0 {\nreturn q\n}\n}\n}\n}\n", a, a, a, a, a)
+		fmt.Fprintf(&b, "base := len(t.%s.Keys)\ntotal := base\nfor i := range us {\ntotal += len(us[i].%s.Keys)\n}\n", a, a)
+		fmt.Fprintf(&b, "if cap(t.%s.Keys) < total {\nk := make([]int, total, total+total/4)\ncopy(k, t.%s.Keys)\nt.%s.Keys = k\n} else {\nt.%s.Keys = t.%s.Keys[:total]\n}\n", a, a, a, a, a)
+		fmt.Fprintf(&b, "if cap(t.Vals) < total {\nv := make([]%s, total, total+total/4)\ncopy(v, t.Vals)\nt.Vals = v\n} else {\nt.Vals = t.Vals[:total]\n}\n", goKind(t.Leaf))
+		fmt.Fprintf(&b, "%sRanges(nw, total-base, func(lo, hi int) {\noff := base\nfor i := range us {\nu := &us[i]\n"+
+			"if a, e := max(base+lo, off), min(base+hi, off+len(u.%s.Keys)); a < e {\ncopy(t.%s.Keys[a:e], u.%s.Keys[a-off:e-off])\ncopy(t.Vals[a:e], u.Vals[a-off:e-off])\n}\n"+
+			"off += len(u.%s.Keys)\n}\n})\n", g.pfx, a, a, a, a)
+		fmt.Fprintf(&b, "off := base\nfor i := range us {\nu := &us[i]\nfor q, s := range u.%s.Start {\nif s == 0 {\ncontinue\n}\nif q >= len(t.%s.Start) {\nt.%s.parents(q)\n}\nt.%s.Start[q], t.%s.End[q] = s+off, u.%s.End[q]+off\n}\noff += len(u.%s.Keys)\n}\nreturn -1\n}\n\n", a, a, a, a, a, a, a)
 		return b.String()
 	}
 	add := "dv[c] += v"

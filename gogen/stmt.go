@@ -278,19 +278,46 @@ func (g *gen) fail(s *lower.Fail) {
 	g.returnErr(fmt.Sprintf("fmt.Errorf(%s%s)", strconv.Quote(msg), strings.Join(append([]string{""}, args...), ", ")))
 }
 
-// coveredCond is an Init's Covered condition in Go: level 0's size
-// against the loop's bound (lower.WriteOnce), the size the one init is
-// given when the result's extent is a parameter (Options.ResultSizes).
+// coveredCond is an Init's Covered condition in Go: each level's size
+// against its loop's bound (lower.WriteOnce: size0 <= n0, or one such
+// conjunct per level in order, size0 <= n0 && size1 <= n1), the size the
+// one init is given when the result's extent is a parameter
+// (Options.ResultSizes).
 func (g *gen) coveredCond(s *lower.Init) string {
-	if b, ok := s.Covered.(*lower.Binary); ok && b.Op == lower.Le {
-		if size := g.resultSize(s.T, 0); size != "" {
-			if hi := g.exprAs(b.Y, lower.Int); hi != size {
-				return size + " <= " + hi
-			}
-			return "true" // the loop's bound is the size
+	var conj []lower.Expr
+	var split func(e lower.Expr)
+	split = func(e lower.Expr) {
+		if b, ok := e.(*lower.Binary); ok && b.Op == lower.And {
+			split(b.X)
+			split(b.Y)
+			return
 		}
+		conj = append(conj, e)
 	}
-	return g.exprAs(s.Covered, lower.Bool)
+	split(s.Covered)
+	var out []string
+	for lv, c := range conj {
+		b, ok := c.(*lower.Binary)
+		if ok && b.Op == lower.Le && lv < s.T.Order() {
+			if size := g.resultSize(s.T, lv); size != "" {
+				if hi := g.exprAs(b.Y, lower.Int); hi != size {
+					out = append(out, size+" <= "+hi)
+				}
+				continue // the loop's bound is the size
+			}
+		}
+		out = append(out, g.exprAs(c, lower.Bool))
+	}
+	switch len(out) {
+	case 0:
+		return "true"
+	case 1:
+		return out[0]
+	}
+	for i, x := range out {
+		out[i] = "(" + x + ")"
+	}
+	return strings.Join(out, " && ")
 }
 
 func (g *gen) initStmt(s *lower.Init) {

@@ -142,7 +142,7 @@ func bursts(p *lower.Program) map[*lower.Insert]*lower.Insert {
 // reals adds into a dense workspace by key (PFXAppended.W), Gustavson's
 // accumulator: its one insert binds the key as the position, the stores
 // add at it, and the burst's values are appended when it ends (the next
-// burst's start, appendFrom, the function's end: gather). A store's
+// burst's start, appendAllFrom, the function's end: gather). A store's
 // address then comes from the key alone rather than through the mark
 // (the child's number), one dependent load less per entry. The program
 // must not read the tensor (the values of the burst being filled are in

@@ -21,8 +21,11 @@ import "github.com/nablasd/nablasd/formats"
 // onPositionsOf reports whether every key the result tensor t can hold
 // is a stored position of the input whose levels are ls (level i of t
 // keyed as mode i of the input): each level of t reuses the input's level
-// i (Positions), or is dense over the extent of the input's dense level i.
-func onPositionsOf(p *Program, t *Tensor, ls []formats.LevelInfo) bool {
+// i (Positions), or is dense over the extent of the input's dense level i:
+// sized by the input's extent parameter, or by the constant shape[i] the
+// caller gave as the result's shape (Options.ResultShape, which with
+// CompletedOn is that input's shape: a gradient on a dense input).
+func onPositionsOf(p *Program, t *Tensor, ls []formats.LevelInfo, shape []int) bool {
 	if t == nil || len(ls) != t.Order() {
 		return false
 	}
@@ -44,7 +47,9 @@ func onPositionsOf(p *Program, t *Tensor, ls []formats.LevelInfo) bool {
 			}
 		case Dense:
 			n := vars[in.Extent]
-			if !in.CoordIter || n == nil || l.Size == nil || !isRefTo(l.Size, n) {
+			byParam := n != nil && l.Size != nil && isRefTo(l.Size, n)
+			byShape := i < len(shape) && shape[i] > 0 && isConst(l.Size, float64(shape[i]))
+			if !in.CoordIter || !byParam && !byShape {
 				return false
 			}
 		default:
@@ -65,7 +70,7 @@ func completedLevels(p *Program, opts Options) []formats.LevelInfo {
 		return nil
 	}
 	ls, err := formats.Levels(f.Format, opts.CompletedOn, f.Order)
-	if err != nil || !onPositionsOf(p, p.ResultTensor, ls) {
+	if err != nil || !onPositionsOf(p, p.ResultTensor, ls, opts.ResultShape) {
 		return nil
 	}
 	return ls

@@ -48,7 +48,12 @@ import (
 // expect-not= words that must not: what a change must keep, whatever else
 // it changes. shape-check=off turns the inputs' shape check off
 // (Options.NoShapeCheck: lookups past an input's extent read zero).
-// workload=NAME takes the program from
+// structure=off lowers the program as it is written, without the
+// pipeline's invariant code motion and sharing (Options.NoHoist,
+// NoShare): what lowering does with a program they would have changed.
+// mode=MODE differentiates in MODE (Options.Mode: forward, reverse;
+// default auto), as bench and the paper run the six kernels in forward
+// mode. workload=NAME takes the program from
 // ../shared/workloads/NAME.sdql (the input after --- is then empty; the
 // case is skipped where the shared folder is absent): the workloads are
 // read in place, never copied. Every case also runs the compiled kernel,
@@ -92,9 +97,11 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		wrt = []string{w}
 	}
 	noShape := argOne(d, "shape-check") == "off"
+	asWritten := argOne(d, "structure") == "off"
+	mode := argOne(d, "mode")
 	off := argList(d, "off")
 	loops := func(off []string) (string, error) {
-		q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: noShape, DisablePasses: off})
+		q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: noShape, DisablePasses: off, NoHoist: asWritten, NoShare: asWritten, Mode: mode})
 		if err != nil {
 			return "", err
 		}
@@ -119,7 +126,7 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		if without == out {
 			t.Errorf("%s: the case pins pass %s, but the loops are the same without it", d.Pos, pass)
 		}
-		compareRuns(t, d, src, inputs, wrt, noShape, append(off[:len(off):len(off)], pass), false)
+		compareRuns(t, d, src, inputs, wrt, mode, noShape, asWritten, append(off[:len(off):len(off)], pass), false)
 	}
 	scope := out
 	if argOne(d, "scope") == "steady" {
@@ -139,7 +146,7 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, scope)
 		}
 	}
-	compareRuns(t, d, src, inputs, wrt, noShape, off, true)
+	compareRuns(t, d, src, inputs, wrt, mode, noShape, asWritten, off, true)
 	return out
 }
 
@@ -187,10 +194,12 @@ func steadyInnerLoops(out string) []string {
 
 // compareRuns runs the program (or its gradient) compiled (the closures,
 // then with jit the JIT where plugins load) with the lowering passes off
-// disabled, and through the reference interpreter, and compares them.
-func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, noShape bool, off []string, jit bool) {
+// disabled (and as written: asWritten), and through the reference
+// interpreter, and compares them.
+func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, mode string, noShape, asWritten bool, off []string, jit bool) {
 	run := func(o *nablasd.Options) sdql.Value {
-		o.NoShapeCheck = noShape
+		o.NoShapeCheck, o.Mode = noShape, mode
+		o.NoHoist, o.NoShare = asWritten, asWritten
 		if o.Exec != "interp" {
 			o.DisablePasses = off
 		}

@@ -20,6 +20,8 @@ type Options struct {
 	// ResultShape gives the extents of the result's levels where the
 	// caller knows them (0: unknown). A known extent makes the level dense
 	// with every key present (a gradient on a dense input's positions).
+	// With CompletedOn naming a dense input, the caller promises these are
+	// that input's extents (the root package's gradient on it).
 	ResultShape []int
 	// NoDense hashes every level of every tensor the kernel builds (the
 	// ∇SD paper's dictionary variant).

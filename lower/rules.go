@@ -24,6 +24,7 @@ type Rule struct {
 // Rules is the table of primitives, in the order they are tried.
 var Rules = []*Rule{
 	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + i] [* B[b + i]] * invariant factors: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change)", match: matchDot},
+	{Name: "Fill", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] (+)= v }, level L the last, dense and full, F the same in every iteration: a row of a dense result set to one value (assigned when each position is written once, WriteOnce), or that value added to it: a broadcast", match: matchFill},
 	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + i] [* B[b + i]] * invariant factors: a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset)", match: matchMapRow},
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
@@ -46,13 +47,15 @@ type Prim struct {
 	Bound   Expr
 	Factors []Expr
 	// SegDot adds F into Acc; SegScatter into the dense level 0 of Dst;
+	// Fill sets (Set) or adds F (its one factor) along the row Parent of
+	// Dst's last level;
 	// SegAccum into the last level of Dst under the parent position
 	// Parent; SegStoreAt into the last level of Dst, a Positions level,
 	// at p.
 	Acc    *Var
 	Dst    *Tensor
 	Parent Expr
-	// Set: the loop assigns its values (a Map or SegStoreAt whose every
+	// Set: the loop assigns its values (a Fill, Map or SegStoreAt whose every
 	// position is written once, WriteOnce) rather than adding them.
 	Set bool
 	// Dot: A[Off + i] (Vals, Off) times B[Off2 + i] (Vals2, Off2; nil:
@@ -356,6 +359,52 @@ func matchMapRow(f *For) *Prim {
 		return nil
 	}
 	return m
+}
+
+// matchFill: for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i);
+// T.val[q] (+)= v }, level L the last, dense and full, Q not read by the
+// loop, F reading neither i nor T's values (the same in every iteration):
+// row Q of a dense result filled with F (a broadcast: SMMM's gradient
+// with respect to a dense B is A's column sum k along row k), or F added
+// to each of its entries. A vector's store at the loop's key whose insert
+// only named the position (DropRowInserts) is the same row.
+func matchFill(f *For) *Prim {
+	list, fold := valueLets(bodyList(f))
+	if len(list) == 1 {
+		st, ok := list[0].(*Store)
+		if !ok || !isRefTo(st.Pos, f.V) || len(st.T.Levels) != 1 {
+			return nil
+		}
+		list = []Stmt{&Insert{Pos: f.V, T: st.T, Level: 0, Parent: intConst(0), Key: &Ref{V: f.V}}, st}
+	}
+	if len(list) != 2 {
+		return nil
+	}
+	ins, ok1 := list[0].(*Insert)
+	st, ok2 := list[1].(*Store)
+	if !ok1 || !ok2 || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, f.V) || reads(ins.Parent, f.V) ||
+		ins.At != nil || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || ins.T.Leaf != Real {
+		return nil
+	}
+	if l := ins.T.Levels[ins.Level]; l.Storage != Dense || !l.Full {
+		return nil
+	}
+	x, ok := fold(st.X, ins)
+	if !ok || reads(x, f.V, ins.Pos) || readsValues(x, ins.T) {
+		return nil
+	}
+	return &Prim{Dst: ins.T, Parent: ins.Parent, Factors: []Expr{x}, Set: st.Op == Set}
+}
+
+// readsValues reports whether e reads a value of t.
+func readsValues(e Expr, t *Tensor) bool {
+	found := false
+	WalkExpr(e, func(x Expr) {
+		if v, ok := x.(*ValAt); ok && v.T == t {
+			found = true
+		}
+	})
+	return found
 }
 
 func matchSegScatter(f *For) *Prim {

@@ -86,6 +86,12 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 		}
 		return
 	}
+	if len(t.Levels) >= 2 && allDense(t) {
+		if !full {
+			rowsOnce(list, t, stores[0], inserts, params)
+		}
+		return
+	}
 	for _, l := range t.Levels[1:] {
 		if l.Storage != Diagonal {
 			return
@@ -210,6 +216,140 @@ func positionsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert) {
 		}
 		return
 	}
+}
+
+// rowsOnce makes the store into a tensor of dense levels (a matrix
+// result, a gradient on a dense input) an assignment where each position
+// is stored at most once, and marks the Init Covered where, in addition,
+// every position is stored:
+//
+//	for k0 := 0; k0 < n0; k0++ {              // F0, at the top
+//	  ... q0 := insert(T.level0[0], k0)      // no loop between F0 and here
+//	  ... for k1 := 0; k1 < n1; k1++ {       // F1, no loop between F0 and F1
+//	    q1 := insert(T.level1[q0], k1)       // straight in the last loop
+//	    T.val[q1] (+)= v                       // straight in the last loop
+//	  }
+//	}
+//
+// Each loop runs at most once per iteration of the one around it and its
+// iterations have distinct keys, each level's insert keyed by its loop's
+// variable under the position the level above inserted: no position is
+// stored twice. Covered, when every level is full (no presence to set),
+// every loop starts at 0 with a bound of parameters, and nothing but a
+// test that the next loop is not empty (if 0 < n1, which skips only what
+// that loop would not do) stands between a loop and the next: then
+// n0 >= size0 && n1 >= size1 && ... (one conjunct per level, in order)
+// says every position is stored, and the Init need not clear.
+func rowsOnce(list []Stmt, t *Tensor, st *Store, inserts []*Insert, params map[*Var]bool) {
+	byLevel := make([]*Insert, len(t.Levels))
+	for _, in := range inserts {
+		if in.At != nil || byLevel[in.Level] != nil {
+			return
+		}
+		byLevel[in.Level] = in
+	}
+	for lv, in := range byLevel {
+		if in == nil || lv == 0 && !isConst(in.Parent, 0) || lv > 0 && !isRefTo(in.Parent, byLevel[lv-1].Pos) {
+			return
+		}
+	}
+	last := byLevel[len(byLevel)-1]
+	if !isRefTo(st.Pos, last.Pos) {
+		return
+	}
+	var init *Init
+	for _, s := range list {
+		if x, ok := s.(*Init); ok && x.T == t {
+			init = x
+			continue
+		}
+		contains := false
+		WalkStmts(s, func(x Stmt) { contains = contains || x == st })
+		if !contains {
+			if readsTensor(s, t) {
+				return
+			}
+			continue
+		}
+		f, ok := s.(*For)
+		if !ok || init == nil || f.Par != nil && !sharedIn(f.Par, t) || readsTensor(f.Body, t) {
+			return
+		}
+		loops := []*For{f}
+		guardsOnly := true // only emptiness tests of the next loop on the way
+		for lv, in := range byLevel {
+			cur := loops[lv]
+			if !isRefTo(in.Key, cur.V) {
+				return
+			}
+			if lv == len(byLevel)-1 {
+				if !straightTo(cur.Body, in) || !straightTo(cur.Body, st) {
+					return
+				}
+				break
+			}
+			var next *For
+			WalkStmts(cur.Body, func(x Stmt) {
+				if g, ok := x.(*For); ok && g != cur && isRefTo(byLevel[lv+1].Key, g.V) && noLoopTo(cur.Body, g) {
+					next = g
+				}
+			})
+			if next == nil || !noLoopTo(cur.Body, in) {
+				return
+			}
+			guardsOnly = guardsOnly && guardedTo(cur.Body, in, next) && guardedTo(cur.Body, next, next)
+			loops = append(loops, next)
+		}
+		st.Op = Set
+		if !guardsOnly {
+			return
+		}
+		var covered Expr
+		for lv, g := range loops {
+			l := t.Levels[lv]
+			if !isConst(g.Lo, 0) || !l.Full || l.Size == nil || !onlyParams(g.Hi, params) {
+				return
+			}
+			c := &Binary{Op: Le, X: l.Size, Y: g.Hi}
+			if covered == nil {
+				covered = c
+			} else {
+				covered = &Binary{Op: And, X: covered, Y: c}
+			}
+		}
+		init.Covered = covered
+		return
+	}
+}
+
+// allDense reports whether every level of t is Dense.
+func allDense(t *Tensor) bool {
+	for _, l := range t.Levels {
+		if l.Storage != Dense {
+			return false
+		}
+	}
+	return true
+}
+
+// guardedTo reports whether s is reached from body through blocks and
+// ifs without an else whose condition is g's non-emptiness test (g.Lo <
+// g.Hi): whatever such an if skips, g would not have done.
+func guardedTo(body Stmt, s Stmt, g *For) bool {
+	if body == s {
+		return true
+	}
+	switch b := body.(type) {
+	case *Block:
+		for _, x := range b.List {
+			if guardedTo(x, s, g) {
+				return true
+			}
+		}
+	case *If:
+		return b.Else == nil && CanonString(b.Cond) == CanonString(&Binary{Op: Lt, X: g.Lo, Y: g.Hi}) && guardedTo(b.Then, s, g)
+	}
+	return false
 }
 
 // noLoopTo reports whether s is reached from body through no loop (blocks,

@@ -20,11 +20,38 @@ import "math"
 // positions, and does nothing else. The result then differs only by
 // zeros at positions the completion would add, and the lookup becomes
 // DropMarks' zero-defaulted read, so w keeps no presence.
+//
+// A loop over the keys of such a workspace,
+//
+//	for k, q := range w.level0[0] { B }             // B reads w.val[q]
+//
+// becomes, on the same condition on B and when w's size n reads only
+// parameters, a loop over every key below n that reads each as above:
+//
+//	for k := 0; k < n; k++ { x := 0.0; if q := locate(w.level0[0], k); found { x = w.val[q] }; B }
+//
+// (the order of the keys is the same, ascending), so that a gradient's
+// rows are all written (WriteOnce: SMMM w.r.t. a dense B in reverse mode
+// loops over A's column sums). Keys of w past n, which only inputs of
+// mismatched shapes give (the shape check refuses them), are then left
+// out, where B would have written them outside the completed input's
+// positions.
 func ZeroExtend(p *Program, opts Options) {
 	if completedLevels(p, opts) == nil {
 		return
 	}
+	params := map[*Var]bool{}
+	for _, pa := range p.Params {
+		if pa.Var != nil {
+			params[pa.Var] = true
+		}
+	}
 	p.Body = spliceBlocks(p.Body, true, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
+		if fl, isLoop := y.(*ForLevel); isLoop && extendableLoop(p, fl, params) {
+			k := p.NewVar(fl.Key.Name, Int)
+			return nil, []Stmt{&For{V: k, Lo: intConst(0), Hi: fl.T.Levels[0].Size,
+				Body: zeroRead(p, fl.T, fl.Pos, &Ref{V: k}, substVar(fl.Body, fl.Key, &Ref{V: k}))}}, true
+		}
 		l, isLocate := y.(*Locate)
 		if !isLocate || !extendable(p, l, loops) {
 			return nil, nil, false
@@ -39,6 +66,54 @@ func ZeroExtend(p *Program, opts Options) {
 		}
 		return keep, []Stmt{body}, true
 	})
+}
+
+// zeroRead is body (reading w's value at q) run after a read of w's value
+// at key into a new variable, zero where the key is missing: the
+// variable stands for w.val[q] in body. A nil q: body reads no value.
+func zeroRead(p *Program, w *Tensor, q *Var, key Expr, body Stmt) Stmt {
+	if q == nil {
+		return body
+	}
+	v := p.NewVar("x", Real)
+	out := []Stmt{&Let{V: v, X: realConst(0)},
+		&Locate{Pos: q, T: w, Level: 0, Parent: intConst(0), Key: key,
+			Body: &Assign{V: v, Op: Set, X: &ValAt{T: w, Pos: &Ref{V: q}}}}}
+	body = substValAt(body, w, q, &Ref{V: v})
+	if b, isBlock := body.(*Block); isBlock {
+		return &Block{List: append(out, b.List...)}
+	}
+	return &Block{List: append(out, body)}
+}
+
+// substVar returns s with every read of v replaced by e (s is changed in
+// place).
+func substVar(s Stmt, v *Var, e Expr) Stmt {
+	mapStmtExprs(s, func(x Expr) Expr {
+		return replaceExpr(x, func(y Expr) Expr {
+			if isRefTo(y, v) {
+				return e
+			}
+			return nil
+		})
+	})
+	return s
+}
+
+// extendableLoop reports whether ZeroExtend may rewrite fl: a loop over
+// the keys of a real workspace of one Dense level sized by parameters,
+// whose body is zeroSafe.
+func extendableLoop(p *Program, fl *ForLevel, params map[*Var]bool) bool {
+	t := fl.T
+	if t.Input || t == p.ResultTensor || t.Order() != 1 || t.Leaf != Real || t.Levels[0].Storage != Dense || fl.Level != 0 ||
+		!isConst(fl.Parent, 0) || t.Levels[0].Size == nil || !onlyParams(t.Levels[0].Size, params) {
+		return false
+	}
+	q := fl.Pos
+	if q == nil {
+		q = &Var{Name: "unused", Kind: Int, ID: -1}
+	}
+	return zeroSafe(fl.Body, p.ResultTensor, t, q)
 }
 
 // extendable reports whether ZeroExtend may rewrite l: a lookup, by an

@@ -1,6 +1,7 @@
 package sdql
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime/metrics"
@@ -32,7 +33,31 @@ type Interp struct {
 	// take: a dictionary a sum builds growing past it (at InterpEntryBytes
 	// a key) is a run-time error at the sum, not an exhausted machine.
 	MemoryLimit int64
+	// NonFinite, when set, is called with every operation whose result
+	// is less finite than its operands: a NaN from operands without one
+	// (inf / inf, 0 * inf, log(-1)), or an infinity from finite operands
+	// (exp(800), an overflow); the operation is an arithmetic operator, an
+	// op such as exp (a *BinaryExpr or a *CallExpr, also on dictionaries)
+	// or a sum's addition of reals (the *SumExpr). args are the operands
+	// when they are scalars (nil for dictionaries), result the result's
+	// first new NaN or infinity.
+	// Returning false stops the run: Run returns ErrStopped. It costs
+	// the run a check of every operation: it is for finding where a
+	// value stops being finite, not for every run.
+	NonFinite func(at Expr, args []float64, result float64) bool
+	// MaxOps, when positive, stops a run whose Ops pass it: Run returns
+	// ErrMaxOps (checked once a sum's iteration).
+	MaxOps int64
 }
+
+// ErrStopped is Run's error when Interp.NonFinite stopped the run.
+var ErrStopped = errors.New("the run was stopped")
+
+// ErrMaxOps is Run's error when a run passed Interp.MaxOps operations.
+var ErrMaxOps = errors.New("the run passed its operation budget")
+
+// stopPanic unwinds a run that NonFinite or MaxOps stopped.
+type stopPanic struct{ err error }
 
 // InterpEntryBytes is the least memory the interpreter's dictionaries take
 // per key (the key, the boxed value, the index's entry).
@@ -70,6 +95,10 @@ func (in *Interp) Run(e Expr, info *Info, inputs map[string]Value) (v Value, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
+			if sp, ok := p.(stopPanic); ok {
+				v, err = nil, sp.err
+				return
+			}
 			rp, ok := p.(runtimePanic)
 			if !ok {
 				panic(p)
@@ -210,7 +239,15 @@ func (r *run) eval(e Expr, env *venv) Value {
 		}
 		r.in.Ops++
 		r.in.Work.Arith++
-		return Real(Ops[e.Op].Apply(x, y))
+		v := Ops[e.Op].Apply(x, y)
+		if r.in.NonFinite != nil && !isFinite(v) {
+			args := []float64{x}
+			if e.Y != nil {
+				args = append(args, y)
+			}
+			r.scalarsNonFinite(e, args, v)
+		}
+		return Real(v)
 	case *UniqueExpr:
 		return r.eval(e.X, env)
 	case *ZeroExpr:
@@ -262,10 +299,14 @@ func (r *run) sum(e *SumExpr, env *venv) Value {
 		acc := 0.0
 		Entries(src, func(k int, v Value) bool {
 			x, _ := scalarOf(r.eval(e.Body, bind(k, v)))
+			if r.in.NonFinite != nil && !isFinite(acc+x) {
+				r.scalarsNonFinite(e, []float64{acc, x}, acc+x)
+			}
 			acc += x
 			r.in.Ops++
 			r.in.Work.Iters++
 			r.in.Work.Arith++
+			r.budget()
 			return true
 		})
 		return Real(acc)
@@ -274,6 +315,7 @@ func (r *run) sum(e *SumExpr, env *venv) Value {
 	Entries(src, func(k int, v Value) bool {
 		x := r.eval(e.Body, bind(k, v))
 		r.in.Work.Iters++
+		r.budget()
 		if acc == nil {
 			acc = own(x)
 			_, entries := size(acc)
@@ -368,6 +410,9 @@ func (r *run) binary(e *BinaryExpr, env *venv) Value {
 	}
 	if out != nil {
 		r.in.count(out)
+		if r.in.NonFinite != nil {
+			r.checkFinite(e, out, x, y)
+		}
 		return out
 	}
 	r.in.Ops++

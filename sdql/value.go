@@ -161,6 +161,19 @@ func FormatReal(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
+// AppendReal appends FormatReal(f) to b, without allocating.
+func AppendReal(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "nan"...)
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
 func writeValue(b *strings.Builder, v Value) {
 	switch v := v.(type) {
 	case nil:

@@ -1,11 +1,15 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/nablasd/nablasd/datasets"
 	"github.com/nablasd/nablasd/formats"
@@ -294,15 +298,22 @@ func decodeNamed(b []byte) (*named, error) {
 	return n, d.done()
 }
 
-// result is a group's result.
+// result is a group's result: a tensor, or a grouped fit's rows (an
+// Arrow IPC stream of one record batch).
 type result struct {
 	key   datasets.Key
 	value *datasets.TableTensor
+	rows  []byte
 }
 
 func encodeResult(r *result) []byte {
 	e := &encoder{}
 	e.key(r.key)
+	e.bool(r.rows != nil)
+	if r.rows != nil {
+		e.string(string(r.rows))
+		return e.b
+	}
 	e.table(r.value)
 	return e.b
 }
@@ -310,10 +321,42 @@ func encodeResult(r *result) []byte {
 func decodeResult(b []byte) (*result, error) {
 	d := &decoder{b: b}
 	r := &result{key: d.key()}
+	if d.bool() {
+		r.rows = []byte(d.string())
+		return r, d.done()
+	}
 	v, err := d.table()
 	if err != nil {
 		return nil, err
 	}
 	r.value = v
 	return r, d.done()
+}
+
+// encodeRows encodes a group's rows as an Arrow IPC stream.
+func encodeRows(rec arrow.RecordBatch) ([]byte, error) {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(rec.Schema()))
+	if err := w.Write(rec); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeRows decodes what encodeRows wrote.
+func decodeRows(b []byte) (arrow.RecordBatch, error) {
+	r, err := ipc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("internal error: nablasd-beam: a group's rows: %v", err)
+	}
+	defer r.Release()
+	if !r.Next() {
+		return nil, fmt.Errorf("internal error: nablasd-beam: a group's rows: %v", r.Err())
+	}
+	rec := r.RecordBatch()
+	rec.Retain()
+	return rec, nil
 }

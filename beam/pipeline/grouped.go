@@ -71,14 +71,14 @@ func (f *groupStepFn) ProcessElement(ctx context.Context, key string, chunks fun
 	if err != nil {
 		return inputError(fmt.Errorf("%s=%s: %v", f.Job.Key, k, err))
 	}
-	e := encodeResult(&result{key: k, value: res})
+	e := encodeResult(res)
 	shuffled(ctx, e)
 	cGroups.Inc(ctx, 1)
 	emit(shardOf(key, f.Job.Shards), e)
 	return nil
 }
 
-func (f *groupStepFn) step(ctx context.Context, k datasets.Key, chunks, side func(*[]byte) bool) (*datasets.TableTensor, error) {
+func (f *groupStepFn) step(ctx context.Context, k datasets.Key, chunks, side func(*[]byte) bool) (*result, error) {
 	if f.w == nil {
 		w, err := start(f.Job, side, standInOf)
 		if err != nil {
@@ -106,7 +106,12 @@ func (f *groupStepFn) step(ctx context.Context, k datasets.Key, chunks, side fun
 			g.Rows += int64(len(c.Val))
 		}
 	}
-	return f.w.run(ctx, g)
+	if f.Job.Fit != nil {
+		rows, err := f.w.runFit(ctx, g)
+		return &result{key: k, rows: rows}, err
+	}
+	res, err := f.w.run(ctx, g)
+	return &result{key: k, value: res}, err
 }
 
 func (f *groupStepFn) StartBundle(ctx context.Context, _ func(*[]byte) bool, _ func(int64, []byte)) {

@@ -30,10 +30,31 @@ type Job struct {
 	Partition string // --partition-rows: the partitioned input
 	BlockRows int64  // --partition-rows: rows a block
 
-	Order  int               // the order of a result (0: scalars)
+	Order  int               // the order of a result (0: scalars); a fit's: its parameters' largest
 	Out    string            // the output: a directory of shards (--group-by), or a table
 	Meta   map[string]string // the output's metadata (program, wrt, bindings)
 	Shards int               // --group-by: the number of output shards
+
+	// Fit, for a grouped fit (nablasd-beam fit), says what to fit and how:
+	// each group's result is then its rows (batch.FitColumns of Order).
+	Fit *Fit
+}
+
+// Fit is a grouped fit's parameters and optimizer (nablasd.FitOptions,
+// as plain values).
+type Fit struct {
+	Wrt              []string
+	Method           string
+	Tol, GradTol     float64
+	MaxIter, MaxEval int
+	LearningRate     float64
+	Memory           int
+}
+
+// Options returns the fit's nablasd.FitOptions.
+func (f *Fit) Options() nablasd.FitOptions {
+	return nablasd.FitOptions{Wrt: f.Wrt, Method: f.Method, Tol: f.Tol, GradTol: f.GradTol,
+		MaxIter: f.MaxIter, MaxEval: f.MaxEval, LearningRate: f.LearningRate, Memory: f.Memory}
 }
 
 // Options are the executor's options (nablasd.Options) a worker compiles

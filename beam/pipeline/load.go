@@ -69,7 +69,9 @@ func firstGroup(job Job) (*datasets.Group, error) {
 		}
 		ins = append(ins, in.GroupInput)
 	}
-	g, err := datasets.OpenGroups(job.Key, ins)
+	// only the first group: an unsorted table is read once for it, not
+	// sorted
+	g, err := datasets.OpenGroupsWith(job.Key, ins, &datasets.GroupOptions{FirstOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("--group-by %s: %v", job.Key, err)
 	}
@@ -86,6 +88,7 @@ func firstGroup(job Job) (*datasets.Group, error) {
 type worker struct {
 	tables   map[string]*datasets.SplitTable
 	step     *batch.Step
+	fit      *batch.FitStep  // a grouped fit's step (step is then unused)
 	first    *datasets.Group // the group to compile for (grouped jobs)
 	compiled bool
 }
@@ -126,6 +129,10 @@ func start(job Job, side func(*[]byte) bool, standIn func(Table, *datasets.Split
 		}
 	}
 	w.step = &batch.Step{Text: job.Program, Base: base, Opts: job.Options.API(job.File), Wrt: job.Wrt, Grouped: names}
+	if job.Fit != nil {
+		w.fit = &batch.FitStep{Text: job.Program, Base: base, Opts: job.Options.API(job.File), Fit: job.Fit.Options(),
+			Grouped: names, Order: job.Order}
+	}
 	w.first = first
 	return w, nil
 }
@@ -133,22 +140,49 @@ func start(job Job, side func(*[]byte) bool, standIn func(Table, *datasets.Split
 // run runs the step on a group, compiling it first when it is the
 // worker's first (for the first group of the job when there is one).
 func (w *worker) run(ctx context.Context, g *datasets.Group) (*datasets.TableTensor, error) {
-	if !w.compiled {
-		w.compiled = true
-		cCompiles.Inc(ctx, 1)
-		if w.first != nil {
-			for n := range w.tables {
-				if w.first.Inputs[n] == nil {
-					return nil, fmt.Errorf("internal error: nablasd-beam: the first group has no input %s", n)
-				}
-			}
-			if err := w.step.Prepare(w.first); err != nil {
-				return nil, err
-			}
-			w.first = nil
-		}
+	if err := w.compile(ctx); err != nil {
+		return nil, err
 	}
 	return w.step.Run(g)
+}
+
+// runFit fits a group, compiling first as run does, and returns its rows
+// encoded (encodeRows).
+func (w *worker) runFit(ctx context.Context, g *datasets.Group) ([]byte, error) {
+	if err := w.compile(ctx); err != nil {
+		return nil, err
+	}
+	rec, err := w.fit.Rows(g)
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	return encodeRows(rec)
+}
+
+// compile prepares the worker's step for the job's first group, once.
+func (w *worker) compile(ctx context.Context) error {
+	if w.compiled {
+		return nil
+	}
+	w.compiled = true
+	cCompiles.Inc(ctx, 1)
+	if w.first == nil {
+		return nil
+	}
+	for n := range w.tables {
+		if w.first.Inputs[n] == nil {
+			return fmt.Errorf("internal error: nablasd-beam: the first group has no input %s", n)
+		}
+	}
+	var err error
+	if w.fit != nil {
+		err = w.fit.Prepare(w.first)
+	} else {
+		err = w.step.Prepare(w.first)
+	}
+	w.first = nil
+	return err
 }
 
 func (w *worker) close() {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nablasd/nablasd/batch"
 	"github.com/nablasd/nablasd/datasets"
 )
 
@@ -94,7 +95,13 @@ func (f *writeShardFn) write(ctx context.Context, shard int, results func(*[]byt
 	slices.SortFunc(rs, func(a, b *result) int { return a.key.Compare(b.key) })
 	info := &ShardInfo{File: ShardName(shard, f.Job.Shards)}
 	path := filepath.Join(f.Job.Out, info.File)
-	gt, err := datasets.CreateGroupTable(path, f.key.KeyField(), f.Job.Order, f.Job.Meta)
+	var gt *datasets.GroupTable
+	var err error
+	if f.Job.Fit != nil {
+		gt, err = datasets.CreateRowsTable(path, f.key.KeyField(), batch.FitColumns(f.Job.Order), f.Job.Meta)
+	} else {
+		gt, err = datasets.CreateGroupTable(path, f.key.KeyField(), f.Job.Order, f.Job.Meta)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +109,20 @@ func (f *writeShardFn) write(ctx context.Context, shard int, results func(*[]byt
 		if i > 0 && r.key == rs[i-1].key {
 			gt.Abort()
 			return nil, fmt.Errorf("internal error: nablasd-beam: group %s twice", r.key)
+		}
+		if r.rows != nil {
+			rec, err := decodeRows(r.rows)
+			if err == nil {
+				var n int64
+				n, err = gt.WriteRows(r.key, rec)
+				rec.Release()
+				info.Rows += n
+			}
+			if err != nil {
+				gt.Abort()
+				return nil, err
+			}
+			continue
 		}
 		n, err := gt.Write(r.key, r.value)
 		if err != nil {

@@ -56,6 +56,8 @@ func work(system, kernel string, in *Input) float64 {
 		return rowsq + n
 	case "smmm":
 		return nnz + n*n
+	case "smmm-sparse":
+		return 2*nnz + n
 	case "smvm", "vvd":
 		return nnz + n
 	case "vva":
@@ -110,8 +112,8 @@ func setupTime(system, kernel string, in *Input) float64 {
 // loaded files.
 func memoryNeed(system, kernel string, in *Input) float64 {
 	n, nnz := float64(in.N()), float64(in.NNZ)
-	out := math.Min(in.RowSq, n*n) // BATAx's result entries, at most
-	const dictEntry = 160.0        // a nested sdql dictionary's bytes per entry
+	out := in.ataEntries()  // BATAx's result entries, at most
+	const dictEntry = 160.0 // a nested sdql dictionary's bytes per entry
 	switch system {
 	case "torch-dense":
 		switch kernel {
@@ -148,6 +150,8 @@ func memoryNeed(system, kernel string, in *Input) float64 {
 		return 16*nnz + 16*out + 24*n
 	case "smmm":
 		return 16*nnz + 2*8*n*n
+	case "smmm-sparse":
+		return 16*nnz + 8*nnz + 8*n
 	}
 	if isWorkload(kernel) {
 		return 64*nnz + 400*n

@@ -3,6 +3,8 @@ package paper
 import (
 	"math"
 	"testing"
+
+	"github.com/nablasd/nablasd/datasets"
 )
 
 // A figure's own measured rate is its estimates' rate; another figure's
@@ -41,5 +43,44 @@ func TestTorchDenseVectorSetup(t *testing.T) {
 	m := &Input{Name: "m", Rows: 1 << 14, Cols: 1 << 14, NNZ: 1 << 20}
 	if got := setupTime("torch-dense", "smvm", m); got < 0.5 {
 		t.Errorf("SMVM's dense A (2^28 entries) estimated at %g s to set up", got)
+	}
+}
+
+// ataBound bounds the entries of AᵀA from above, closely for a banded
+// matrix (whose RowSq would bound them loosely: the budget would call the
+// banded pdb1HYS's BATAx out of memory), and stays a bound for a matrix
+// of random columns.
+func TestATABound(t *testing.T) {
+	for _, c := range []struct {
+		spec  datasets.SynthSpec
+		tight float64 // the bound over the exact count, at most
+	}{
+		{datasets.SynthSpec{Dims: []int{300, 300}, NNZ: 2000, Kind: datasets.Banded, Bandwidth: 4, Symmetric: true, Seed: 1}, 1.3},
+		{datasets.SynthSpec{Dims: []int{300, 300}, NNZ: 2000, Seed: 2}, 10},
+		{datasets.SynthSpec{Dims: []int{200, 300}, NNZ: 900, Kind: datasets.PowerLaw, Seed: 3}, 10},
+	} {
+		m, err := datasets.Generate(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := &Input{}
+		in.setStats(m)
+		// the exact pattern of AᵀA: (j, k) for every row with entries at j and k
+		rows := map[int][]int{}
+		for e, i := range m.Idx[0] {
+			rows[i] = append(rows[i], m.Idx[1][e])
+		}
+		pattern := map[[2]int]bool{}
+		for _, cols := range rows {
+			for _, j := range cols {
+				for _, k := range cols {
+					pattern[[2]int{j, k}] = true
+				}
+			}
+		}
+		exact := float64(len(pattern))
+		if in.ATA < exact || in.ATA > c.tight*exact {
+			t.Errorf("%+v: bound %g for %g entries of AᵀA (RowSq %g), want within %gx", c.spec, in.ATA, exact, in.RowSq, c.tight)
+		}
 	}
 }

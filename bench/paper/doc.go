@@ -1,6 +1,8 @@
 // Package paper reproduces the experiments of section 7 of the ∇SD paper
-// (Table 1, Figs. 11–16) and two figures it does not have (the workloads of
-// ../shared/workloads, and peak memory on Table 1): it lays out the grid of
+// (Table 1, Figs. 11–16) and three figures it does not have (ours: SMMM
+// with respect to a sparse B and BATAx with pdb1HYS's banded surrogate
+// over the Table 1 matrices; the workloads of ../shared/workloads; peak
+// memory on Table 1): it lays out the grid of
 // cells (figure × kernel × input × system), runs each cell in a child
 // process under a time budget and a memory limit, writes one CSV row per
 // cell (resumable: rows already in the CSV are not run again), and draws

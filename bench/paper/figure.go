@@ -80,6 +80,7 @@ var figureTitles = map[string]string{
 	"fig14":     "Fig. 14: vector kernels by density",
 	"fig15":     "Fig. 15: vector kernels by dimension",
 	"fig16":     "Fig. 16: BATAx: impact of normalization and DPS",
+	"ours":      "Not in the paper (ours): SMMM w.r.t. a sparse B, and BATAx with pdb1HYS banded, over the Table 1 matrices",
 	"workloads": "Workloads (../shared/workloads): gradients against hand-written Go, PyTorch and SciPy",
 	"memory":    "Peak memory of the gradients over the Table 1 matrices",
 }
@@ -122,12 +123,12 @@ func BuildFigure(res *Results, id string) (*Figure, error) {
 		prs := panels[pname]
 		p := &Panel{Title: pname, LogY: true, Limit: math.NaN(), YLabel: "time (s)"}
 		switch id {
-		case "fig11", "fig16", "workloads":
+		case "fig11", "fig16", "ours", "workloads":
 			p.Bars = true
 		case "memory":
 			p.Bars, p.YLabel, p.Limit, p.LimitLabel = true, "peak memory (MB)", memLimit/1e6, "memory limit"
 		}
-		p.XLabel = map[string]string{"fig11": "matrix", "memory": "matrix", "fig12": "density", "fig14": "density",
+		p.XLabel = map[string]string{"fig11": "matrix", "ours": "matrix", "memory": "matrix", "fig12": "density", "fig14": "density",
 			"fig16": "density", "fig13": "dimension", "fig15": "dimension", "workloads": "workload"}[id]
 		type group struct {
 			label string

@@ -116,9 +116,11 @@ func TestSettings() Settings {
 		Reps:           1, MaxSeconds: 0.05, Budget: 3 * time.Second, MemLimit: 1 << 30, Seed: 1}
 }
 
-// Figure IDs, in order. "memory" has no cells of its own: it draws the
+// Figure IDs, in order. "ours" is not in the paper: SMMM with respect to a
+// sparse B, and BATAx with pdb1HYS's banded surrogate (BandedPdb1HYS), over
+// the Table 1 matrices. "memory" has no cells of its own: it draws the
 // peak memory of fig11's.
-var Figures = []string{"fig11", "fig12", "fig13", "fig14", "fig15", "fig16", "workloads", "memory"}
+var Figures = []string{"fig11", "fig12", "fig13", "fig14", "fig15", "fig16", "ours", "workloads", "memory"}
 
 // A Cell is one measurement: a system computing one kernel's gradient over
 // one input, drawn in one panel of one figure at one x position.
@@ -154,6 +156,8 @@ func (s *Settings) systemsOf(fig string) []string {
 		all = []string{"hand-reuse", "arr-none", "arr-norm", "arr-dps", "dict-none", "dict-norm", "dict-dps"}
 	case "workloads":
 		all = []string{"hand-reuse", "hand", "arr", "torch-sparse", "scipy"}
+	case "ours":
+		all = []string{"hand-reuse", "hand", "arr", "gen", "scipy"}
 	default:
 		all = []string{"hand-reuse", "hand", "arr", "dict", "gen", "torch-dense", "torch-sparse", "scipy"}
 	}
@@ -261,6 +265,17 @@ func (s *Settings) Grid(table1 []*Input) []*Cell {
 	if s.wants("fig16") {
 		for _, d := range sparseFirst(s.AblationDensities) {
 			add("fig16", fmt.Sprintf("BATAx n=%d", s.AblationSize), densityLabel(d), math.Log2(d), []string{"batax"}, matrix(s.AblationSize, d), true)
+		}
+	}
+	if s.wants("ours") {
+		for i, in := range table1 {
+			add("ours", KernelLabel("smmm-sparse"), in.Name, float64(i), []string{"smmm-sparse"}, in, false)
+		}
+		for i, in := range table1 {
+			if in.Name == "pdb1HYS" {
+				in = BandedPdb1HYS(s.Table1Scale, s.Seed)
+			}
+			add("ours", "BATAx (pdb1HYS banded)", in.Name, float64(i), []string{"batax"}, in, false)
 		}
 	}
 	if s.wants("workloads") {

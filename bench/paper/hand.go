@@ -49,6 +49,22 @@ func newHand(kernel string, in *handInputs) handForm {
 				}
 			}
 		}, func() []float64 { return out }}
+	case "smmm-sparse":
+		// d/dB(k, j) on B's stored positions (B = A in CSR): A's column
+		// sum k at each entry of row k
+		s, out := make([]float64, n), make([]float64, len(in.idx))
+		return handForm{func() {
+			clear(s)
+			for p, j := range in.idx {
+				s[j] += in.val[p]
+			}
+			for k := 0; k+1 < len(in.pos); k++ {
+				row, c := out[in.pos[k]:in.pos[k+1]], s[k]
+				for q := range row {
+					row[q] = c
+				}
+			}
+		}, func() []float64 { return out }}
 	case "smvm":
 		g := make([]float64, n)
 		return handForm{func() {

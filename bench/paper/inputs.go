@@ -28,6 +28,11 @@ type Input struct {
 	// βAᵀA by rows). Both are known once Prepare has run.
 	NNZ   int
 	RowSq float64
+	// ATA bounds the entries of AᵀA (BATAx's result): over A's columns
+	// j, the least of n, the entries of the rows A has in column j and
+	// the span of their columns (a banded matrix's AᵀA is banded too);
+	// 0 when unknown (a stats file of an older run).
+	ATA float64
 	// Path is the Matrix Market file (set by Prepare for generated ones).
 	Path string
 	// gen generates the input (nil for a real file); file is its name in
@@ -63,6 +68,7 @@ func (in *Input) N() int {
 type inputStats struct {
 	Rows, Cols, NNZ int
 	RowSq           float64
+	ATA             float64
 }
 
 // Prepare makes the input's file (in dir for generated ones) and its
@@ -92,7 +98,7 @@ func (in *Input) Prepare(dir string) error {
 		var st inputStats
 		if json.Unmarshal(b, &st) == nil && st.NNZ > 0 {
 			if _, err := os.Stat(path); err == nil {
-				in.Path, in.Rows, in.Cols, in.NNZ, in.RowSq = path, st.Rows, st.Cols, st.NNZ, st.RowSq
+				in.Path, in.Rows, in.Cols, in.NNZ, in.RowSq, in.ATA = path, st.Rows, st.Cols, st.NNZ, st.RowSq, st.ATA
 				if in.extra == nil {
 					return nil
 				}
@@ -119,7 +125,7 @@ func (in *Input) Prepare(dir string) error {
 	if err := in.writeExtra(c, dir); err != nil {
 		return err
 	}
-	b, _ := json.Marshal(inputStats{in.Rows, in.Cols, in.NNZ, in.RowSq})
+	b, _ := json.Marshal(inputStats{in.Rows, in.Cols, in.NNZ, in.RowSq, in.ATA})
 	return os.WriteFile(side, b, 0o644)
 }
 
@@ -164,7 +170,47 @@ func (in *Input) setStats(c *datasets.Coords) {
 		for _, k := range counts {
 			in.RowSq += float64(k) * float64(k)
 		}
+		in.ATA = ataBound(c, counts)
 	}
+}
+
+// ataBound is Input.ATA of the matrix c whose rows have counts entries.
+func ataBound(c *datasets.Coords, counts []int) float64 {
+	rows, cols := c.Shape[0], c.Shape[1]
+	rlo, rhi := make([]int, rows), make([]int, rows)
+	for i := range rlo {
+		rlo[i], rhi[i] = cols, -1
+	}
+	for e, i := range c.Idx[0] {
+		j := c.Idx[1][e]
+		rlo[i], rhi[i] = min(rlo[i], j), max(rhi[i], j)
+	}
+	clo, chi, sum := make([]int, cols), make([]int, cols), make([]float64, cols)
+	for j := range clo {
+		clo[j], chi[j] = cols, -1
+	}
+	for e, i := range c.Idx[0] {
+		j := c.Idx[1][e]
+		clo[j], chi[j] = min(clo[j], rlo[i]), max(chi[j], rhi[i])
+		sum[j] += float64(counts[i])
+	}
+	bound := 0.0
+	for j := range cols {
+		if chi[j] >= clo[j] {
+			bound += math.Min(math.Min(float64(cols), sum[j]), float64(chi[j]-clo[j]+1))
+		}
+	}
+	return bound
+}
+
+// ataEntries is Input.ATA, or where it is unknown the weaker bound of
+// RowSq and n².
+func (in *Input) ataEntries() float64 {
+	if in.ATA > 0 {
+		return in.ATA
+	}
+	n := float64(in.N())
+	return math.Min(in.RowSq, n*n)
 }
 
 // SyntheticMatrix is an n × n matrix with uniformly placed entries of the

@@ -144,7 +144,7 @@ func Run(s Settings, o RunOptions) error {
 		return fmt.Errorf("cannot resume: %v (run with -fresh to start over)", err)
 	}
 	var table1 []*Input
-	if s.wants("fig11") || s.wants("memory") {
+	if s.wants("fig11") || s.wants("memory") || s.wants("ours") {
 		var notes []string
 		table1, notes = Table1(s.Table1Scale, s.Download, s.Table1Surrogates, s.Seed)
 		for _, n := range notes {

@@ -20,6 +20,12 @@ import (
 // (an all-null row), and a table b (graph, i, val) with a group A lacks;
 // it returns each group's rows of A and of b as tables of their own.
 func groupedData(t *testing.T, dir string, r *rand.Rand, groups, n int) (perA, perB map[int]string) {
+	perA, perB, _, _ = groupedTables(t, dir, r, groups, n)
+	return perA, perB
+}
+
+// groupedTables is groupedData, which also returns the texts of A and b.
+func groupedTables(t *testing.T, dir string, r *rand.Rand, groups, n int) (perA, perB map[int]string, aText, bText string) {
 	var a, b strings.Builder
 	a.WriteString("graph:int64 row:int64 col:int64 val:float64\n")
 	b.WriteString("graph:int64 i:int64 val:float64\n")
@@ -67,7 +73,7 @@ func groupedData(t *testing.T, dir string, r *rand.Rand, groups, n int) (perA, p
 	if err := tabletest.Write(filepath.Join(dir, "x.arrow"), x.String(), 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	return perA, perB
+	return perA, perB, a.String(), b.String()
 }
 
 // readGroups reads a grouped output table: each key's value.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -21,7 +22,8 @@ import (
 //	run                  the input is one command line (single quotes
 //	                     group words); prints stdout, then "exit N" and
 //	                     stderr when it fails (with arg stderr, stderr
-//	                     also when it succeeds: warnings)
+//	                     also when it succeeds: warnings; with arg mask,
+//	                     times such as 0.012s print as #s)
 //	run-all              the command line under every --opt (none, rules,
 //	                     full) and --exec (compiled, interp): prints the
 //	                     output once when all six agree textually, else
@@ -72,8 +74,14 @@ func TestCLIDataDriven(t *testing.T) {
 	}
 }
 
+// timesPrinted matches the times fit prints (0.012s).
+var timesPrinted = regexp.MustCompile(`\b[0-9]+\.[0-9]{3}s\b`)
+
 func runLine(t *testing.T, d *datadriven.TestData, args []string) string {
 	code, stdout, stderr := runCLI(args...)
+	if d.HasArg("mask") {
+		stderr = timesPrinted.ReplaceAllString(stderr, "#s")
+	}
 	avail := "(" + sdql.FormatBytes(float64(nablasd.AvailableMemory())) + ")"
 	stdout = strings.ReplaceAll(stdout, avail, "(AVAILABLE)")
 	stderr = strings.ReplaceAll(stderr, avail, "(AVAILABLE)")

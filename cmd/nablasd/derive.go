@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/batch"
 )
 
 // diffFlags say what grad, plan and gen differentiate, beside --wrt.
@@ -24,6 +25,27 @@ func (f *diffFlags) register(fs *flagSet) {
 	fs.Value(&f.vjp, "vjp", "vector–Jacobian product with respect to --wrt: the cotangent, of the result's kind, `NAME=VALUE` (NAME any new name)")
 	fs.Value(&f.jvp, "jvp", "Jacobian–vector product: the tangent of the input NAME, `NAME=VALUE` (repeatable; the other inputs' are zero; no --wrt)")
 	fs.Value(&f.hvp, "hvp", "Hessian–vector product of a real-valued program with respect to the input NAME in the direction `NAME=VALUE` (no --wrt)")
+}
+
+// describe lists the flags beyond --wrt that say what a derivative
+// computes, for a grouped job's metadata (--resume requires the same).
+func (f *diffFlags) describe(c *commonArgs) string {
+	var parts []string
+	if f.value {
+		parts = append(parts, "--value")
+	}
+	if len(c.wrt.names) > 0 {
+		parts = append(parts, "--wrt "+c.wrt.name)
+	}
+	for _, fl := range []struct {
+		name  string
+		flags inputFlags
+	}{{"--vjp", f.vjp}, {"--jvp", f.jvp}, {"--hvp", f.hvp}} {
+		for _, s := range fl.flags {
+			parts = append(parts, fl.name+" "+s)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // simple reports whether the flags ask for one gradient at most (or the
@@ -119,6 +141,13 @@ func parseValues(flag string, flags []string, progress io.Writer) (nablasd.Input
 			in[name] = x
 			continue
 		}
+		if v, ok, err := batch.ReadTableInput(name, val); ok {
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %v", flag, name, strings.TrimPrefix(err.Error(), "--in "+name+": "))
+			}
+			in[name] = v
+			continue
+		}
 		t, err := nablasd.Load(val, &nablasd.LoadOptions{Progress: progress})
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %v", flag, name, err)
@@ -136,7 +165,11 @@ func parseValues(flag string, flags []string, progress io.Writer) (nablasd.Input
 // value prints.
 func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	if a.batch.groupBy != "" {
-		return usagef("--group-by runs the value or one gradient per group; --value, several --wrt and the products are for one run")
+		d, err := a.derivative(stderr)
+		if err != nil {
+			return err
+		}
+		return a.runBatch("", d, stderr)
 	}
 	o, err := a.options()
 	if err != nil {
@@ -157,21 +190,27 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 	}
 	res := k.NewResult()
 	rs := runStats{repeat: a.repeat, stats: a.stats}
-	if err := rs.measure(func() error { return k.Run(res, nil) }); err != nil {
+	if err := rs.measure(k, func() error { return k.Run(res, nil) }); err != nil {
 		return err
 	}
 	if a.threads > 1 {
 		rs.threads = k.Threads()
 	}
-	rs.executor = k.Executor()
+	rs.executor, rs.reason = k.Executor(), executorReason(k, a.exec)
+	rs.size = res.Size()
 	rs.report(stderr, k.CompileTime())
 	outs, err := k.Split(res)
 	if err != nil {
 		return err
 	}
+	for _, r := range outs {
+		if err := a.finite(r, stderr); err != nil {
+			return err
+		}
+	}
 	names := k.Outputs()
 	if len(outs) == 1 {
-		return a.write(outs[0], "", stdout)
+		return a.write(outs[0], "", stdout, stderr)
 	}
 	if a.outFormat != "" {
 		return usagef("--out-format prints one result; this run computes %d", len(outs))
@@ -180,10 +219,10 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 		if len(outs) != 2 || names[0] != "value" {
 			return usagef("--out writes one result; with several --wrt the results print on standard output")
 		}
-		if _, err := fmt.Fprintf(stdout, "value: %s\n", outs[0]); err != nil {
+		if err := a.printResult(stdout, outs[0], "value", stderr); err != nil {
 			return err
 		}
-		return a.write(outs[1], names[1], stdout)
+		return a.write(outs[1], names[1], stdout, stderr)
 	}
 	kind := "grad "
 	switch {
@@ -197,7 +236,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 		if label != "value" {
 			label = kind + label
 		}
-		if _, err := fmt.Fprintf(stdout, "%s: %s\n", label, r); err != nil {
+		if err := a.printResult(stdout, r, label, stderr); err != nil {
 			return err
 		}
 	}
@@ -206,7 +245,7 @@ func (a *evalArgs) runDerivative(stdout, stderr io.Writer) error {
 
 // write writes one result as eval and grad do: a container, a table, a
 // Matrix Market file or a literal.
-func (a *evalArgs) write(res *nablasd.Result, wrt string, stdout io.Writer) error {
+func (a *evalArgs) write(res *nablasd.Result, wrt string, stdout, stderr io.Writer) error {
 	switch {
 	case a.outFormat != "":
 		return printContainer(stdout, res, a.outFormat)
@@ -215,6 +254,5 @@ func (a *evalArgs) write(res *nablasd.Result, wrt string, stdout io.Writer) erro
 	case a.out != "":
 		return writeResult(res, a.out)
 	}
-	_, err := fmt.Fprintln(stdout, res)
-	return err
+	return a.printResult(stdout, res, "", stderr)
 }

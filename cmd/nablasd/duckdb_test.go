@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -14,7 +15,9 @@ const duckdbPackage = "@duckdb/node-api@1.5.6-r.1"
 
 // TestDuckDB runs grouped gradient jobs between two ends of a real
 // client: DuckDB (its Node.js package, with the machine's node) writes
-// the Parquet inputs, the built nablasd binary runs the jobs, and DuckDB
+// the Parquet inputs, not sorted by the key (nablasd sorts them, as
+// DuckDB's GROUP BY takes any order), the built nablasd binary runs the
+// jobs, and DuckDB
 // reads the outputs and compares them with the same quantities computed
 // in SQL: per graph, the column sums of A (the SMVM gradient) and
 // Aᵀ(Ax − b) (the least-squares gradient). The npm package is installed
@@ -38,21 +41,26 @@ func TestDuckDB(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	run := func(name string, args ...string) {
+	run := func(name string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.CombinedOutput()
+		if err != nil {
 			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
 		}
+		return string(out)
 	}
 	run(node, script, modules, "make", dir)
 	smvm := "sum(<i, r> in A) sum(<j, a> in r) a * x(j)"
 	lsq := "sum(<i, r> in A) let d = (sum(<j, a> in r) a * x(j)) - b(i) in 0.5 * d * d"
-	run(bin, "grad", "-e", smvm, "--wrt", "x", "--in", "A=A.parquet", "--in", "x=x.parquet:dense",
-		"--group-by", "graph", "--out", "g.parquet", "--quiet")
-	run(bin, "grad", "-e", lsq, "--wrt", "x", "--in", "A=A.parquet:csc", "--in", "b=b.parquet?shape=60",
-		"--in", "x=x.parquet:dense", "--group-by", "graph", "--out", "r.parquet", "--threads", "2", "--quiet")
+	stats := run(bin, "grad", "-e", smvm, "--wrt", "x", "--in", "A=A.parquet", "--in", "x=x.parquet:dense",
+		"--group-by", "graph", "--out", "g.parquet", "--quiet", "--stats")
+	stats += run(bin, "grad", "-e", lsq, "--wrt", "x", "--in", "A=A.parquet:csc", "--in", "b=b.parquet?shape=60",
+		"--in", "x=x.parquet:dense", "--group-by", "graph", "--out", "r.parquet", "--threads", "2", "--quiet", "--stats")
+	if !strings.Contains(stats, `sorted="A"`) || !strings.Contains(stats, `sorted="A,b"`) {
+		t.Errorf("the jobs' --stats: %q; want the tables DuckDB wrote sorted by nablasd", stats)
+	}
 	cmd := exec.Command(node, script, modules, "check", dir)
 	out, err := cmd.Output()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -33,6 +34,16 @@ func (fs *flagSet) String(p *string, name, def, usage string) {
 
 func (fs *flagSet) Int(p *int, name string, def int, usage string) {
 	fs.IntVar(p, name, def, usage)
+	fs.add(name)
+}
+
+func (fs *flagSet) Float(p *float64, name string, def float64, usage string) {
+	fs.Float64Var(p, name, def, usage)
+	fs.add(name)
+}
+
+func (fs *flagSet) Duration(p *time.Duration, name string, def time.Duration, usage string) {
+	fs.DurationVar(p, name, def, usage)
 	fs.add(name)
 }
 
@@ -190,7 +201,11 @@ type evalArgs struct {
 	outFormat  string
 	repeat     int
 	stats      bool
-	batch      batchFlags // --group-by, --resume, --quiet (batch.go)
+	// checkFinite makes a result with a NaN or an infinity an error
+	checkFinite bool
+	// print is --print: auto, all or summary (print.go)
+	print string
+	batch batchFlags // --group-by, --resume, --quiet (batch.go)
 }
 
 func (a *evalArgs) register(fs *flagSet) {
@@ -202,7 +217,9 @@ func (a *evalArgs) register(fs *flagSet) {
 	fs.Bool(&a.noValidate, "no-validate", false, "skip the format invariant checks (trusted inputs)")
 	fs.String(&a.outFormat, "out-format", "", "print the result as a container of `FORMAT` (its arrays) instead of a literal")
 	fs.Int(&a.repeat, "repeat", 1, "run the kernel `N` times (--stats reports the median)")
-	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms, peak_rss_mb and executor (what runs the kernel: compiled, jit or interp) to standard error")
+	fs.String(&a.print, "print", "auto", "how a result prints on standard output, a `MODE`: all (every entry, streamed), summary (the first and last 3 keys of each dictionary, the shape and the number of entries, as NumPy prints a large array) or auto (a summary of a result of more than 1000 entries on a terminal, every entry anywhere else)")
+	fs.Bool(&a.checkFinite, "check-finite", false, "a result holding a NaN or an infinity is an error (exit 1, nothing written), not a warning; both say where the first appears")
+	fs.Bool(&a.stats, "stats", false, "print compile_ms, run_ms (the median of the runs by the executor reported), peak_rss_mb, result_mb (the result's bytes), executor (what ran the kernel: compiled, jit or interp) and reason (why that executor) to standard error")
 	a.batch.register(fs)
 }
 

@@ -52,6 +52,8 @@ func init() {
 			cmdPlan, func() *flagSet { return planFlags(new(planArgs)) }, planHelp},
 		"gen": {"(-f FILE | -e TEXT) [--wrt NAME[,NAME...]] [--mode MODE] --in NAME=VALUE... [--out FILE]", "write the kernel as Go source",
 			cmdGen, func() *flagSet { return genFlags(new(genArgs)) }, genHelp},
+		"fit": {"(-f FILE | -e TEXT) --wrt NAME[,NAME...] [--in NAME=VALUE]... [--init [NAME=]VALUE]... [--method METHOD] [--tol T] [--out [NAME=]FILE]...", "fit inputs to minimize a real-valued program (lbfgs, bfgs, cg, gd, adam)",
+			cmdFit, func() *flagSet { return fitFlags(new(fitArgs)) }, fitHelp},
 		"demo": {"", "run the paper's BATAx kernel and its gradient on built-in data",
 			cmdDemo, nil, ""},
 		"help": {"[CMD]", "print this help, or a command's with every flag",
@@ -78,9 +80,13 @@ holds one tensor per value of its KEY column, and the job runs once per group.
 FORMAT is one of dense, coo, csr, csc, dcsr, dense_col, csf (default csr for
 sparse matrices, coo for sparse vectors, dense for array files).
 
-The result prints as an SDQL literal with sorted keys; --out FILE writes it
-instead: FILE.mtx[.gz] as Matrix Market (orders 1 and 2), FILE.parquet,
-FILE.arrow or FILE.arrows as a table of one row per entry.
+The result prints as an SDQL literal with sorted keys, streamed; on a
+terminal a result of more than 1000 entries prints as a summary, the first
+and last keys of each dictionary (--print all prints every entry). --out
+FILE writes it instead: FILE.mtx[.gz] as Matrix Market (orders 1 and 2),
+FILE.parquet, FILE.arrow or FILE.arrows as a table of one row per entry. A
+result holding a NaN or an infinity gets a warning saying where the first
+appears (--check-finite: an error).
 
 Kernels run as closures, or as native code (--exec, default auto) found in
 the JIT's cache ($NABLASD_JIT_CACHE, else the user cache directory): run a
@@ -108,7 +114,7 @@ func usage() string {
 
 // commandNames lists the commands in the order of the usage.
 func commandNames() []string {
-	order := map[string]int{"eval": 0, "grad": 1, "plan": 2, "gen": 3, "demo": 4, "help": 5}
+	order := map[string]int{"eval": 0, "grad": 1, "fit": 2, "plan": 3, "gen": 4, "demo": 5, "help": 6}
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -162,7 +168,7 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		if s := sdql.Suggest(name, commandNames()); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		} else {
-			msg += " (want eval, grad, plan, gen, demo or help)"
+			msg += " (want eval, grad, fit, plan, gen, demo or help)"
 		}
 		err = usagef("%s", msg)
 	}

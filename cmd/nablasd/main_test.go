@@ -63,13 +63,13 @@ func TestEvalCLI(t *testing.T) {
 		{[]string{"grad", "-f", prog, "--wrt", "V1", "--in", "V1=" + v1, "--in", "V2=" + v2}, 0, "{0 -> 1, 2 -> 3}\n", ""},
 		{[]string{"grad", "-e", "s * V1", "--wrt", "s", "--in", "V1=" + v1, "--in", "s=2"}, 0, "{0 -> 2, 2 -> 0.5}\n", ""},
 		{[]string{"grad", "-e", "sum(<i, a> in V1) a * a", "--wrt", "V1", "--in", "V1=" + v1, "--stats", "--repeat", "3"}, 0, "{0 -> 4, 2 -> 1}\n", "compile_ms="},
-		{[]string{"grad", "-e", "sum(<i, a> in V1) a * a", "--wrt", "V1", "--in", "V1=" + v1, "--stats", "--threads", "2"}, 0, "{0 -> 4, 2 -> 1}\n", "threads=1\n"},
+		{[]string{"grad", "-e", "sum(<i, a> in V1) a * a", "--wrt", "V1", "--in", "V1=" + v1, "--stats", "--threads", "2"}, 0, "{0 -> 4, 2 -> 1}\n", "threads=1 reason="},
 		// enough work to share: BATAx's Gustavson ran on two goroutines
 		// (the closures': --exec auto would run the JIT's kernel, on one,
 		// when the cache holds it)
 		{[]string{"grad", "-e", "sum(<i, r> in A) sum(<j, v1> in r) sum(<k, v2> in r) { j -> beta * v1 * v2 * x(k) }", "--wrt", "x",
 			"--in", "A=synthetic:rows=300,cols=300,nnz=9000,seed=1", "--in", "x=synthetic:n=300,density=1,seed=2:dense", "--in", "beta=0.5",
-			"--stats", "--threads", "2", "--exec", "compiled"}, 0, "*", "executor=compiled threads=2\n"},
+			"--stats", "--threads", "2", "--exec", "compiled"}, 0, "*", "executor=compiled threads=2 reason=\"--exec compiled\"\n"},
 		{[]string{"grad", "-f", prog, "--in", "V1=" + v1, "--in", "V2=" + v2}, 2, "", "grad needs --wrt NAME"},
 		{[]string{"grad", "-f", prog, "--wrt", "V3", "--in", "V1=" + v1, "--in", "V2=" + v2}, 1, "", "--wrt V3: V3 is not an input of the program (its inputs: V1, V2)"},
 		{[]string{"grad", "-e", "sum(<_, i> in (0:n)) x * i", "--wrt", "n", "--in", "n=3", "--in", "x=2"}, 1, "", "1:18: cannot differentiate with respect to n: it has type int"},

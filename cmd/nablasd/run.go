@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nablasd/nablasd"
@@ -58,6 +59,9 @@ func (a *evalArgs) options() (*nablasd.Options, error) {
 	if a.repeat < 1 {
 		return nil, usagef("--repeat %d: want a positive count", a.repeat)
 	}
+	if !slices.Contains(printModes, a.print) {
+		return nil, usagef("--print %q: want auto, all or summary", a.print)
+	}
 	if a.outFormat != "" {
 		if a.exec == "interp" {
 			return nil, usagef("--out-format needs --exec auto, compiled or jit")
@@ -86,7 +90,7 @@ const oneShot = -1
 // writes the last result.
 func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	if a.batch.groupBy != "" {
-		return a.runBatch(wrt, stderr)
+		return a.runBatch(wrt, nil, stderr)
 	}
 	o, err := a.options()
 	if err != nil {
@@ -112,14 +116,18 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	}
 	res := k.NewResult()
 	rs := runStats{repeat: a.repeat, stats: a.stats}
-	if err := rs.measure(func() error { return k.Run(res, nil) }); err != nil {
+	if err := rs.measure(k, func() error { return k.Run(res, nil) }); err != nil {
 		return err
 	}
 	if a.threads > 1 {
 		rs.threads = k.Threads() // what the runs used: it depends on the input
 	}
-	rs.executor = k.Executor()
+	rs.executor, rs.reason = k.Executor(), executorReason(k, a.exec)
+	rs.size = res.Size()
 	rs.report(stderr, k.CompileTime())
+	if err := a.finite(res, stderr); err != nil {
+		return err
+	}
 	switch {
 	case a.outFormat != "":
 		return printContainer(stdout, res, a.outFormat)
@@ -128,8 +136,7 @@ func (a *evalArgs) run(wrt string, stdout, stderr io.Writer) error {
 	case a.out != "":
 		return writeResult(res, a.out)
 	}
-	_, err = fmt.Fprintln(stdout, res)
-	return err
+	return a.printResult(stdout, res, "", stderr)
 }
 
 // printContainer prints the result as a container's arrays, one a line.
@@ -162,4 +169,19 @@ func printContainer(w io.Writer, res *nablasd.Result, format string) error {
 	b.WriteString("]\n")
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// finite checks a result for NaNs and infinities (nablasd.Result.CheckFinite):
+// a warning naming where the first appears, or with --check-finite an
+// error.
+func (a *evalArgs) finite(res *nablasd.Result, stderr io.Writer) error {
+	nf := res.CheckFinite()
+	switch {
+	case nf == nil:
+		return nil
+	case a.checkFinite:
+		return fmt.Errorf("%v (--check-finite)", nf)
+	}
+	fmt.Fprintf(stderr, "nablasd: warning: %v\n", nf)
+	return nil
 }

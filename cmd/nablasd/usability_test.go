@@ -16,12 +16,34 @@ import (
 )
 
 // TestMain runs the command itself when the test binary is started with
-// NABLASD_RUN_MAIN=1 (TestMemoryLimitClean runs it under a limit).
+// NABLASD_RUN_MAIN=1 (TestMemoryLimitClean runs it under a limit); with
+// NABLASD_HWM_FILE set too, it writes the process's peak resident memory
+// (VmHWM, in KiB) to that file when the command is done (TestPrintPipe).
 func TestMain(m *testing.M) {
 	if os.Getenv("NABLASD_RUN_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		if f := os.Getenv("NABLASD_HWM_FILE"); f != "" {
+			writeHWM(f)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
+}
+
+// writeHWM writes the process's VmHWM line of /proc/self/status, the
+// peak resident memory of this program alone: the rusage of a child
+// started by a Go parent counts the parent's memory (Linux starts a
+// CLONE_VM child's high-water mark at its parent's), /proc's does not.
+func writeHWM(file string) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			os.WriteFile(file, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB"))), 0o644)
+		}
+	}
 }
 
 // TestHelpListsEveryFlag: nablasd CMD -h and nablasd help CMD list every
@@ -81,7 +103,7 @@ func TestMistakes(t *testing.T) {
 		{[]string{"eval", "-e", "1", "--thread", "2"}, 2, "nablasd: eval: unknown flag --thread (did you mean --threads?)\nRun 'nablasd help eval' for usage.\n"},
 		{[]string{"grad", "-e", "1", "--wtr", "x"}, 2, "unknown flag --wtr (did you mean --wrt?)"},
 		{[]string{"evl", "-e", "1"}, 2, "nablasd: unknown command \"evl\" (did you mean eval?)\nRun 'nablasd help' for usage.\n"},
-		{[]string{"frobnicate"}, 2, "unknown command \"frobnicate\" (want eval, grad, plan, gen, demo or help)"},
+		{[]string{"frobnicate"}, 2, "unknown command \"frobnicate\" (want eval, grad, fit, plan, gen, demo or help)"},
 		{[]string{"help", "grd"}, 2, "help: unknown command \"grd\" (did you mean grad?)"},
 		{[]string{"grad", "-e", "x * y", "--wrt", "x", "--wrt", "x", "--in", "x=1", "--in", "y=2"}, 2,
 			"invalid value \"x\" for flag -wrt: x is given twice"},

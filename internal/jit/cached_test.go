@@ -143,3 +143,40 @@ func slowSource() []byte {
 	}
 	return []byte(b.String())
 }
+
+// TestNotes: a note is kept beside a cached plugin only, read back whole,
+// replaced by a later one; bad names and missing plugins are refused.
+func TestNotes(t *testing.T) {
+	t.Setenv("NABLASD_JIT_CACHE", t.TempDir())
+	src := []byte("package main\n// notes\n")
+	if err := WriteNote(src, "verdict", []byte("x")); err == nil {
+		t.Error("a note without its plugin was written")
+	}
+	if _, ok := ReadNote(src, "verdict"); ok {
+		t.Error("a note without its plugin was read")
+	}
+	// a plugin in the cache, as build publishes it
+	dir := filepath.Join(CacheDir(), Key(src))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kernel.so"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{"native\nfirst", "closures\nsecond"} {
+		if err := WriteNote(src, "verdict-t1", []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := ReadNote(src, "verdict-t1"); !ok || string(got) != data {
+			t.Errorf("read %q %v, want %q", got, ok, data)
+		}
+	}
+	for _, bad := range []string{"", "../x", "a/b", "a.b"} {
+		if err := WriteNote(src, bad, nil); err == nil {
+			t.Errorf("note name %q accepted", bad)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the plugin's directory holds %d files, want the plugin and one note", len(entries))
+	}
+}

@@ -23,7 +23,12 @@ type Gen struct {
 	// (k:k + 3), so that lookups run past their inputs' ends on both
 	// sides (the stream of programs without it is unchanged).
 	Index bool
-	names int
+	// Structured makes the programs repeat their work: lets are drawn
+	// more often, bind loops more often, and their names are used more
+	// often (the structural variants then have terms to share and hoist);
+	// false keeps the stream of programs tests were written against.
+	Structured bool
+	names      int
 }
 
 // AllFuncs are the operations that take any real: Gen.Funcs to exercise
@@ -82,6 +87,14 @@ func (g *Gen) Program(typ string, depth int) string {
 func (g *Gen) gen(typ string, depth int, env []genVar) string {
 	r := g.R
 	leaf := depth <= 0 || r.IntN(4) == 0
+	if g.Structured && (typ == "real" || typ == "vec") {
+		if !leaf && r.IntN(3) == 0 {
+			return g.let(typ, depth, env)
+		}
+		if lets := g.letVars(env, typ); len(lets) > 0 && r.IntN(3) == 0 {
+			return pick(r, lets)
+		}
+	}
 	switch typ {
 	case "key":
 		if g.Index && r.IntN(2) == 0 {
@@ -229,6 +242,17 @@ func (g *Gen) rangeSrc(env []genVar) string {
 	return fmt.Sprintf("(%d:%d)", r.IntN(3), 2+r.IntN(5))
 }
 
+// letVars returns the let-bound variables of env of type typ.
+func (g *Gen) letVars(env []genVar, typ string) []string {
+	var out []string
+	for _, v := range env {
+		if v.typ == typ && strings.HasPrefix(v.name, "x") {
+			out = append(out, v.name)
+		}
+	}
+	return out
+}
+
 // sum generates a sum over a vector or the matrix, with a body of typ.
 func (g *Gen) sum(typ string, depth int, env []genVar) string {
 	k, v := g.fresh("k"), g.fresh("v")
@@ -266,6 +290,9 @@ func (g *Gen) let(typ string, depth int, env []genVar) string {
 	x := g.fresh("x")
 	bt := pick(g.R, []string{"real", "vec"})
 	val := g.gen(bt, depth-1, env)
+	if g.Structured && depth > 1 && g.R.IntN(2) == 0 {
+		val = g.sum(bt, depth-1, env)
+	}
 	inner := append(append([]genVar(nil), env...), genVar{x, bt})
 	body := g.gen(typ, depth-1, inner)
 	sep := " in "

@@ -61,6 +61,9 @@ type Suite struct {
 //   - lint: prints the warnings of sdql.Lint, one a line, or "no warnings".
 //   - extents: sdql.AnalyzeExtents with dims=(A=2x3, x=3): the bounds of
 //     the result's levels and of every bound name.
+//   - hoist, share, sharework: the program after sdql.Hoist (sdql.Share,
+//     sdql.ShareWork; another with arg then=share, say); with bindings, it
+//     also checks that both programs evaluate to the same dictionaries.
 func New() *Suite {
 	s := &Suite{cmds: map[string]Handler{}}
 	s.Register("parse", func(t *testing.T, d *datadriven.TestData) string {
@@ -154,6 +157,45 @@ func New() *Suite {
 		return fmt.Sprintf("%s\narith=%d writes=%d lookups=%d iters=%d total=%d\n",
 			sdql.FormatValue(v), w.Arith, w.Writes, w.Lookups, w.Iters, w.Total())
 	})
+	for _, name := range []string{"hoist", "share", "sharework"} {
+		s.Register(name, func(t *testing.T, d *datadriven.TestData) string {
+			inputs, prog := MustSplit(t, d)
+			e, err := sdql.Parse("prog.sdql", prog)
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			steps := []string{d.Cmd}
+			if d.HasArg("then") {
+				var then string
+				d.ScanArgs(t, "then", &then)
+				steps = append(steps, then)
+			}
+			out := e
+			for _, st := range steps {
+				switch st {
+				case "hoist":
+					out = sdql.Hoist(out)
+				case "share":
+					out = sdql.Share(out)
+				case "sharework":
+					out = sdql.ShareWork(out)
+				default:
+					t.Fatalf("%s: unknown step %s", d.Pos, st)
+				}
+			}
+			CheckRoundTrip(t, d.Pos, out)
+			if len(inputs) > 0 {
+				want, err1 := (&sdql.Interp{}).Eval(e, inputs)
+				got, err2 := (&sdql.Interp{}).Eval(out, inputs)
+				if err1 != nil || err2 != nil {
+					t.Errorf("%s: %v, %v", d.Pos, err1, err2)
+				} else if diff := sdql.DiffDicts(got, want, 1e-12); diff != "" {
+					t.Errorf("%s: the program changed its value: %s", d.Pos, diff)
+				}
+			}
+			return sdql.Print(out) + "\n"
+		})
+	}
 	s.Register("extents", func(t *testing.T, d *datadriven.TestData) string {
 		inputs, prog := MustSplit(t, d)
 		e, err := sdql.Parse("prog.sdql", prog)

@@ -34,6 +34,13 @@ type args struct {
 	runner        string
 	quiet         bool
 	verbose       bool
+	// fit's: the parameters, their starts and the optimizer
+	wrts             []string
+	init             inputFlags
+	method           string
+	tol, gtol, lr    float64
+	maxIter, maxEval int
+	memory           int
 }
 
 // inputFlags collects repeated --in NAME=VALUE flags.
@@ -77,6 +84,19 @@ func newFlags(cmd string, a *args) *flagSet {
 	fs.own = append(fs.own, "in")
 	if cmd == "grad" {
 		str(&a.wrt, "wrt", "", "differentiate with respect to the input `NAME`")
+	}
+	if cmd == "fit" {
+		str(&a.wrt, "wrt", "", "the parameters to fit, inputs `NAME[,NAME...]`, as for nablasd fit")
+		fs.Var(&a.init, "init", "a parameter's start, `NAME=VALUE` as --in binds it (repeatable); a parameter bound by --in starts there")
+		fs.own = append(fs.own, "init")
+		str(&a.method, "method", "lbfgs", "the optimizer, a `METHOD`: lbfgs, bfgs, cg, gd or adam")
+		fs.Float64Var(&a.tol, "tol", 1e-6, "stop once the gradient's largest magnitude is at most `T` times the start's (0: no such test)")
+		fs.Float64Var(&a.gtol, "gtol", 0, "stop once the gradient's largest magnitude is at most `G` (0: no such test)")
+		fs.IntVar(&a.maxIter, "max-iter", 1000, "stop after `N` iterations (0: no limit)")
+		fs.IntVar(&a.maxEval, "max-eval", 0, "stop after `N` evaluations, kernel runs (0: no limit)")
+		fs.Float64Var(&a.lr, "lr", 0, "the learning rate `R`: adam's step (0: 0.001), gd's constant step (0: a line search)")
+		fs.IntVar(&a.memory, "memory", 10, "lbfgs's history of `M` steps")
+		fs.own = append(fs.own, "tol", "gtol", "max-iter", "max-eval", "lr", "memory")
 	}
 	str(&a.out, "out", "", "with --group-by a `DIR`ectory of Parquet shards and a manifest; with --partition-rows a table FILE (.parquet, .arrow, .arrows)")
 	str(&a.groupBy, "group-by", "", "run once per value of the column `KEY` of the table inputs that have it (as nablasd --group-by)")

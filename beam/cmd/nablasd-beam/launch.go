@@ -35,6 +35,13 @@ func launch(cmd string, a *args, stderr io.Writer) error {
 		}
 		wrt = a.wrt
 	}
+	var fit *pipeline.Fit
+	if cmd == "fit" {
+		var err error
+		if fit, err = a.fitSpec(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case a.groupBy != "" && a.partitionRows != 0:
 		return batch.Usagef("give --group-by or --partition-rows, not both")
@@ -57,11 +64,14 @@ func launch(cmd string, a *args, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	job := pipeline.Job{Program: text, File: name, Wrt: wrt, Options: jobOptions(o), Out: a.out, Shards: a.shards}
+	job := pipeline.Job{Program: text, File: name, Wrt: wrt, Options: jobOptions(o), Out: a.out, Shards: a.shards, Fit: fit}
 	var cleanup func()
-	if a.groupBy != "" {
+	switch {
+	case fit != nil:
+		cleanup, err = fitJob(&job, a, o, stderr)
+	case a.groupBy != "":
 		cleanup, err = groupedJob(&job, a, o, stderr)
-	} else {
+	default:
 		err = partitionedJob(&job, a, o, stderr)
 	}
 	if err != nil {

@@ -48,10 +48,13 @@ const usage = `nablasd-beam: nablasd's batch jobs on Apache Beam
 Usage:
   nablasd-beam eval (-f FILE | -e TEXT) [--in NAME=VALUE]... (--group-by KEY | --partition-rows N) --out OUT [--runner RUNNER] [Beam flags]
   nablasd-beam grad (-f FILE | -e TEXT) --wrt NAME [--in NAME=VALUE]... (--group-by KEY | --partition-rows N) --out OUT [--runner RUNNER] [Beam flags]
+  nablasd-beam fit  (-f FILE | -e TEXT) --wrt NAME[,NAME...] [--in NAME=VALUE]... [--init NAME=VALUE]... --group-by KEY --out OUT [--method METHOD] [--tol T] [Beam flags]
   nablasd-beam help [CMD]
 
 --group-by KEY runs the program once per group (as nablasd --group-by) into
-the directory OUT: Parquet shards and manifest.json. --partition-rows N runs
+the directory OUT: Parquet shards and manifest.json; fit fits the program's
+parameters once per group (as nablasd fit --group-by), a row per group and
+parameter entry. --partition-rows N runs
 it on blocks of N rows of its big input and adds the blocks' results into
 the table OUT. VALUE is as for nablasd (a number, a table, a Matrix Market
 file, synthetic:...); every worker reads it at the same path.
@@ -87,7 +90,7 @@ func run(argv []string, stdout, stderr io.Writer) (status int) {
 	var err error
 	cmd := argv[0]
 	switch cmd {
-	case "eval", "grad":
+	case "eval", "grad", "fit":
 		var a args
 		fs := newFlags(cmd, &a)
 		if err = fs.parse(argv[1:]); err == nil {
@@ -102,14 +105,14 @@ func run(argv []string, stdout, stderr io.Writer) (status int) {
 		case len(argv) == 1:
 			fmt.Fprint(stdout, usage)
 			return 0
-		case argv[1] == "eval" || argv[1] == "grad":
+		case argv[1] == "eval" || argv[1] == "grad" || argv[1] == "fit":
 			var a args
 			fmt.Fprintf(stdout, "Usage: nablasd-beam %s [flags]\n\nFlags:\n%s", argv[1], newFlags(argv[1], &a).help())
 			return 0
 		}
-		err = batch.Usagef("help: unknown command %q (want eval or grad)", argv[1])
+		err = batch.Usagef("help: unknown command %q (want eval, grad or fit)", argv[1])
 	default:
-		err = batch.Usagef("unknown command %q (want eval, grad or help)", cmd)
+		err = batch.Usagef("unknown command %q (want eval, grad, fit or help)", cmd)
 	}
 	if err == nil {
 		return 0

@@ -1,6 +1,6 @@
 // Command paper reproduces the experiments of section 7 of the ∇SD paper
-// (Table 1, Figs. 11–16) and two more figures (the workloads, peak
-// memory): it runs every cell of the grid (package bench/paper), appends
+// (Table 1, Figs. 11–16) and three more figures (two series beyond the
+// paper's kernels, the workloads, peak memory): it runs every cell of the grid (package bench/paper), appends
 // one CSV row per cell and draws the figures as SVG and PNG.
 //
 //	go run ./bench/cmd/paper            # make paper: the full run (≈45 min)
@@ -20,7 +20,7 @@
 //	-work DIR         generated inputs, the Python peer, the generated Go's runner
 //	-fresh            start over instead of resuming
 //	-draw             only draw the figures from the CSV
-//	-only LIST        figures to run (fig11,...,fig16,workloads,memory)
+//	-only LIST        figures to run (fig11,...,fig16,ours,workloads,memory)
 //	-systems LIST     systems to run (arr,dict,gen,hand,hand-reuse,torch-dense,torch-sparse,scipy,...)
 //	-budget D         a cell's time budget (default 10s, quick 2s)
 //	-mem-limit BYTES  a cell's memory limit (default 8GiB, quick 4GiB)

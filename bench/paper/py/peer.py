@@ -8,7 +8,7 @@ standard output. Requests:
       -> {"python": "3.11.2", "torch": "1.13.0a0" or null, "scipy": ..., "numpy": ...,
           "torch_threads": 1}
   {"op": "run", "system": "torch-dense" | "torch-sparse" | "scipy",
-   "kernel": "batax" | "smmm" | "smvm" | "vva" | "vvd" | "vsm"
+   "kernel": "batax" | "smmm" | "smvm" | "vva" | "vvd" | "vsm" | "smmm-sparse"
              | "least_squares" | "ridge" | "logistic" | "laplacian" | "mlp2" | "factorization",
    "n": N, "files": {"A": "A.mtx", "V2": "v.mtx", "x": "x.mtx", ...},
    "scalars": {"beta": 0.7, ...}, "reps": 5, "max_seconds": 10}
@@ -240,7 +240,7 @@ def setup_six(system, kernel, n, files, scalars):
     gradient's computation as a function of no arguments."""
     beta = scalars.get("beta", 0.7)
     s = scalars.get("s", 1.5)
-    if kernel in ("batax", "smmm", "smvm"):
+    if kernel in ("batax", "smmm", "smvm", "smmm-sparse"):
         A = sparse_matrix(read_mtx(files["A"]))
         m, n = A.shape
         prepare = lambda: A
@@ -266,6 +266,17 @@ def build_six(system, kernel, loaded, n, beta, s):
                 return out
 
             return smmm
+        if kernel == "smmm-sparse":
+            # B = A: the column sums of A on B's stored positions, row k's
+            # entries getting column sum k
+            A = loaded
+            rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+
+            def smmm_sparse():
+                col = np.asarray(A.sum(axis=0)).ravel()
+                return col[rows]
+
+            return smmm_sparse
         if kernel == "smvm":
             A = loaded
             return lambda: np.asarray(A.sum(axis=0)).ravel()
@@ -450,7 +461,7 @@ def build_workload(system, kernel, data, scalars):
     return grad
 
 
-SIX = ("batax", "smmm", "smvm", "vva", "vvd", "vsm")
+SIX = ("batax", "smmm", "smvm", "vva", "vvd", "vsm", "smmm-sparse")
 
 
 def run(req):

@@ -19,7 +19,8 @@ async function main() {
     // 40 graphs of about 110 random entries each over 60 nodes (coordinates
     // may repeat: nablasd sums them, and so does the SQL below), values
     // from a hash so that every run writes the same tables; b has a graph
-    // (41) that A lacks.
+    // (41) that A lacks. A and b are written in no order of the key (a
+    // hash's order, the same in every run): nablasd sorts them.
     await con.run(`
       CREATE TABLE A AS
         SELECT g::INTEGER AS graph, (hash(g, k, 1) % 60)::BIGINT AS row, (hash(g, k, 2) % 60)::BIGINT AS col,
@@ -29,9 +30,9 @@ async function main() {
         SELECT g::INTEGER AS graph, i::BIGINT AS i, (hash(g, i, 4) % 100)::DOUBLE / 10 AS val
         FROM range(1, 42) t(g), range(0, 60) s(i) WHERE hash(g, i, 5) % 3 = 0;
       CREATE TABLE x AS SELECT i::BIGINT AS i, (i % 7)::DOUBLE / 2 + 0.5 AS val FROM range(0, 60) s(i);
-      COPY (SELECT * FROM A ORDER BY graph, row, col) TO ${q('A.parquet')}
+      COPY (SELECT * FROM A ORDER BY hash(graph, row, col, val)) TO ${q('A.parquet')}
         (FORMAT PARQUET, KV_METADATA {'nablasd.shape': '60,60'});
-      COPY (SELECT * FROM b ORDER BY graph, i) TO ${q('b.parquet')} (FORMAT PARQUET);
+      COPY (SELECT * FROM b ORDER BY hash(graph, i, val)) TO ${q('b.parquet')} (FORMAT PARQUET);
       COPY (SELECT * FROM x ORDER BY i) TO ${q('x.parquet')} (FORMAT PARQUET);
     `);
     return;

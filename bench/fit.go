@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+// Fits: the workloads as training problems (issue 36), each fitted from
+// the workload data's values (WorkloadData, fixed seeds) to a gradient
+// test relative to the start, by nablasd (Query.Minimize, L-BFGS) and by
+// SciPy (scipy.optimize.minimize(method='L-BFGS-B') with the closed-form
+// value and gradient, bench/cmd/fitbench's peer) from the same start.
+
+// A FitWorkload is a workload fitted in some of its inputs.
+type FitWorkload struct {
+	// Name is the workload's (../shared/workloads/NAME.sdql).
+	Name string
+	// Wrt are the parameters.
+	Wrt []string
+}
+
+// FitWorkloads are the fits the benchmark compares with SciPy: least
+// squares, ridge and logistic regression in x, and the matrix
+// factorization in U and W.
+var FitWorkloads = []FitWorkload{
+	{"least_squares", []string{"x"}}, {"ridge", []string{"x"}}, {"logistic", []string{"x"}},
+	{"factorization", []string{"U", "W"}},
+}
+
+// FitResult is one fit's outcome, by either system.
+type FitResult struct {
+	// Status is "ok", or why there is no result ("not installed", an
+	// error).
+	Status string
+	// Converged says whether the gradient test stopped the fit; Stop
+	// says why it stopped, in the system's words.
+	Converged bool
+	Stop      string
+	// Loss is the final loss, Loss0 the start's; GradNorm the final
+	// gradient's largest magnitude, GradNorm0 the start's.
+	Loss, Loss0, GradNorm, GradNorm0 float64
+	Iterations, Evaluations          int
+	// Seconds is the fit's wall time, CPU its processor time (the
+	// process's, user and system: on a shared machine the wall time
+	// counts the others' work too), Compile nablasd's preparation and
+	// compilation before it (none for SciPy; its Python closed form is
+	// written by hand).
+	Seconds, CPU, Compile float64
+	// Executor is what ran nablasd's kernel at the end.
+	Executor string
+}
+
+// FitOptions of the benchmark: the gradient test and the iteration
+// bound both systems get.
+type FitBenchOptions struct {
+	Tol     float64
+	MaxIter int
+	// Prebuild builds the kernel's native code into the JIT's cache
+	// before the timed fit (its time is reported apart), so that the fit
+	// runs native from its first runs, as on a machine that ran it
+	// before; without it the fit tiers up while it runs.
+	Prebuild bool
+	// Exec is the fit's Options.Exec ("": auto, the tiering, which picks
+	// the faster executor by timing a few runs of each; on a loaded
+	// machine that timing can pick the slower).
+	Exec string
+}
+
+// RunFitNablasd fits the workload over d with nablasd: Prepare, then
+// Minimize (L-BFGS, SciPy's L-BFGS-B settings) on one goroutine
+// (GOMAXPROCS 1 while it runs: one core). prebuild is the native code's
+// build time (0 when not asked, or it failed: see Executor).
+func RunFitNablasd(w FitWorkload, d *WorkloadData, o FitBenchOptions) (res *FitResult, prebuild time.Duration, err error) {
+	src, _, why, err := WorkloadSource(w.Name)
+	if err != nil || why != "" {
+		return &FitResult{Status: why}, 0, err
+	}
+	prog, err := sdql.Parse(w.Name+".sdql", src)
+	if err != nil {
+		return nil, 0, err
+	}
+	in, err := d.Inputs(sdql.FreeVars(prog))
+	if err != nil {
+		return nil, 0, err
+	}
+	if o.Prebuild {
+		start := time.Now()
+		q, err := nablasd.Prepare(src, in, &nablasd.Options{File: w.Name + ".sdql", Exec: "jit"})
+		if err != nil {
+			return nil, 0, err
+		}
+		if _, err := q.CompileDerivative(&nablasd.Derivative{Wrt: w.Wrt, Value: true}); err != nil {
+			return nil, 0, err
+		}
+		prebuild = time.Since(start)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	start := time.Now()
+	q, err := nablasd.Prepare(src, in, &nablasd.Options{File: w.Name + ".sdql", Threads: 1, Exec: o.Exec})
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := q.Problem(w.Wrt...)
+	if err != nil {
+		return nil, 0, err
+	}
+	compile := time.Since(start)
+	cpu0 := processTime()
+	fit, err := p.Minimize(context.Background(), &nablasd.FitOptions{Tol: o.Tol, MaxIter: o.MaxIter})
+	cpu := processTime() - cpu0
+	if fit == nil {
+		return nil, 0, err
+	}
+	res = &FitResult{Status: "ok", Converged: fit.Converged, Stop: fit.Reason, Loss: fit.Loss, GradNorm: fit.GradNorm,
+		GradNorm0: fit.GradNorm0, Iterations: fit.Iterations, Evaluations: fit.Evaluations,
+		Seconds: fit.Elapsed.Seconds(), CPU: cpu, Compile: compile.Seconds(), Executor: fit.Executor}
+	if err != nil {
+		res.Status = err.Error()
+	}
+	x0 := p.X0()
+	res.Loss0 = p.Func(x0)
+	return res, prebuild, nil
+}
+
+// processTime is the process's processor time so far, user and system, in
+// seconds.
+func processTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// LossDiff is how far two final losses are apart, relative to the larger
+// (and, for losses near zero, relative to the start's loss: rel0).
+func LossDiff(a, b, start float64) (rel, rel0 float64) {
+	d := math.Abs(a - b)
+	return d / max(math.Abs(a), math.Abs(b)), d / math.Abs(start)
+}
+
+// String is the workload and its parameters: "factorization [U W]".
+func (w FitWorkload) String() string { return fmt.Sprintf("%s %v", w.Name, w.Wrt) }
