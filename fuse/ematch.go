@@ -385,7 +385,7 @@ func (g *EGraph) instantiate(r *Rule, s eSubst, rootType sdql.Type) (ClassID, bo
 				if !ok {
 					return 0
 				}
-				v, good := foldConst(tree)
+				v, good := foldConst(tree, rootType)
 				if !good {
 					ok = false
 					return 0

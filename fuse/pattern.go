@@ -325,7 +325,7 @@ func instantiate(r *Rule, m *treeMatch, lhsType sdql.Type) (sdql.Expr, bool) {
 			return x
 		case *sdql.LookupExpr:
 			if id, isID := x.X.(*sdql.Ident); isID && id.Name == "fold" {
-				v, good := foldConst(inst(x.Key))
+				v, good := foldConst(inst(x.Key), lhsType)
 				if !good {
 					ok = false
 					return x
@@ -371,8 +371,12 @@ func zeroOf(t sdql.Type) sdql.Expr {
 	return &sdql.ZeroExpr{T: t}
 }
 
-// foldConst evaluates a closed arithmetic expression over literals.
-func foldConst(e sdql.Expr) (sdql.Expr, bool) {
+// foldConst evaluates a closed arithmetic expression over literals; want
+// is the type of the expression folded where it is known (nil
+// otherwise). Evaluated alone, a closed expression of integer literals
+// defaults to real, so where an int is wanted (2 * k - 1 with k let to
+// 4, a key) an integral result is an integer literal, 7 and not 7.0.
+func foldConst(e sdql.Expr, want sdql.Type) (sdql.Expr, bool) {
 	closed := true
 	sdql.Inspect(e, func(x sdql.Expr) bool {
 		switch x.(type) {
@@ -395,6 +399,9 @@ func foldConst(e sdql.Expr) (sdql.Expr, bool) {
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, false
+		}
+		if (want == sdql.IntType || want == sdql.DenseIntType) && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return &sdql.IntLit{Value: int(f)}, true
 		}
 		return &sdql.RealLit{Value: f}, true
 	case sdql.Bool:

@@ -187,6 +187,30 @@ func (l *lowerer) dvalOf(e sdql.Expr, env *scope) dval {
 	return viewD{e, env}
 }
 
+// arrayView resolves a name let-bound to a range or a sub-array to that
+// expression and the scope it was bound in, so that a source written
+// through a let is lowered as the same source written in place: let t =
+// (1:3) in sum(<i, _> in t) ... is sum(<i, _> in (1:3)) .... Any other
+// expression is returned as it is.
+func (l *lowerer) arrayView(e sdql.Expr, env *scope) (sdql.Expr, *scope) {
+	for {
+		id, ok := e.(*sdql.Ident)
+		if !ok {
+			return e, env
+		}
+		b, _ := env.lookup(id.Name)
+		d, ok := b.(dictB)
+		if !ok {
+			return e, env
+		}
+		v, ok := d.d.(viewD)
+		if !ok || l.vkindOf(v.e) != kArray {
+			return e, env
+		}
+		e, env = v.e, v.env
+	}
+}
+
 func (l *lowerer) arrayOf(e sdql.Expr, env *scope) binding {
 	if id, ok := e.(*sdql.Ident); ok {
 		if b, ok := env.lookup(id.Name); ok {
@@ -212,6 +236,7 @@ func (l *lowerer) iterate(src sdql.Expr, env *scope, lin bool, f func(key Expr, 
 		lo, hi := l.scalar(s.Lo, env), l.scalar(s.Hi, env)
 		i := l.newVar("i", Int)
 		l.loopVar(i, lo, hi)
+		l.rangeLoop[i] = true
 		body := l.loopBody(func() { f(&Ref{V: i}, scalarB{&Ref{V: i}}) })
 		l.emit(&For{V: i, Lo: lo, Hi: hi, Body: body})
 		return
@@ -453,11 +478,12 @@ func (l *lowerer) uniqueKey(s *sdql.SumExpr, k sdql.Expr, env *scope) bool {
 	if id.Name == s.Key.Name {
 		return true // the keys of any dictionary are distinct
 	}
-	if _, isRange := s.Src.(*sdql.RangeExpr); isRange && id.Name == s.Val.Name {
+	src, senv := l.arrayView(s.Src, env)
+	if _, isRange := src.(*sdql.RangeExpr); isRange && id.Name == s.Val.Name {
 		return true // a range's values are its keys
 	}
-	if sl, ok := s.Src.(*sdql.SliceExpr); ok && id.Name == s.Val.Name {
-		return l.uniqueSegment(sl, env)
+	if sl, ok := src.(*sdql.SliceExpr); ok && id.Name == s.Val.Name {
+		return l.uniqueSegment(sl, senv)
 	}
 	return false
 }
@@ -578,7 +604,8 @@ func (l *lowerer) denseRange(e sdql.Expr, env *scope) (Expr, bool) {
 		}
 		return nil, false
 	case *sdql.SumExpr:
-		rg, ok := x.Src.(*sdql.RangeExpr)
+		src, senv := l.arrayView(x.Src, env)
+		rg, ok := src.(*sdql.RangeExpr)
 		if !ok {
 			return nil, false
 		}
@@ -590,10 +617,10 @@ func (l *lowerer) denseRange(e sdql.Expr, env *scope) (Expr, bool) {
 		if !ok || id.Name == "_" || id.Name != x.Key.Name && id.Name != x.Val.Name {
 			return nil, false
 		}
-		if hasSum(rg.Lo) || hasSum(rg.Hi) || !isConst(l.scalar(rg.Lo, env), 0) {
+		if hasSum(rg.Lo) || hasSum(rg.Hi) || !isConst(l.scalar(rg.Lo, senv), 0) {
 			return nil, false
 		}
-		return l.scalar(rg.Hi, env), true
+		return l.scalar(rg.Hi, senv), true
 	case *sdql.UnaryExpr:
 		if x.Op == sdql.SUB {
 			return l.denseRange(x.X, env)

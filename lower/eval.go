@@ -447,16 +447,27 @@ func newRT(t *Tensor) *rtTensor {
 	return rt
 }
 
-// init evaluates the levels' sizes and creates every key of full dense
-// levels.
+// init evaluates the levels' sizes, creates every key of full dense
+// levels, and gives a dense level's keys their positions (a dense level
+// sized n has the child parent·n + key: positions the program may also
+// compute itself, as a locate certain to find its key does); the values
+// of a vector's dense level are zero until written, present or not.
 func (rt *rtTensor) init(in *interp) {
 	parents := []int{0}
+	full := true
+	total := 1
 	for lv, l := range rt.t.Levels {
-		if l.Storage != Dense || !l.Full {
-			return
+		if l.Storage != Dense || l.Size == nil {
+			total = 0
+			break
 		}
 		n := in.int(l.Size)
 		rt.levels[lv].size = n
+		total *= n
+		if !full || !l.Full {
+			full = false
+			continue
+		}
 		var next []int
 		for _, q := range parents {
 			for k := 0; k < n; k++ {
@@ -465,6 +476,9 @@ func (rt *rtTensor) init(in *interp) {
 		}
 		parents = next
 	}
+	if total > len(rt.vals) {
+		rt.vals = append(rt.vals, make([]float64, total-len(rt.vals))...)
+	}
 }
 
 func (rt *rtTensor) insert(lv, parent, key int) int {
@@ -472,15 +486,28 @@ func (rt *rtTensor) insert(lv, parent, key int) int {
 	if c, ok := l.index[[2]int{parent, key}]; ok {
 		return c
 	}
-	if lt := rt.t.Levels[lv]; lt.Storage == Dense && lt.Full && (key < 0 || key >= l.size) {
+	lt := rt.t.Levels[lv]
+	if lt.Storage == Dense && (key < 0 || lt.Full && key >= l.size) {
 		panic(evalError{fmt.Errorf("exec: key %d out of range 0..%d of a dense result", key, l.size-1)})
 	}
 	c := len(l.keys)
-	l.keys = append(l.keys, key)
+	if lt.Storage == Dense && (l.size > 0 || lv == 0) {
+		// the dense level's position: level 0 grows, its parent is 0
+		c = parent*l.size + key
+		if lv == 0 {
+			c = key
+		}
+		for len(l.keys) <= c {
+			l.keys = append(l.keys, -1)
+		}
+		l.keys[c] = key
+	} else {
+		l.keys = append(l.keys, key)
+	}
 	l.index[[2]int{parent, key}] = c
 	l.kids[parent] = append(l.kids[parent], c)
-	if lv == len(rt.levels)-1 {
-		rt.vals = append(rt.vals, 0)
+	if lv == len(rt.levels)-1 && c >= len(rt.vals) {
+		rt.vals = append(rt.vals, make([]float64, c+1-len(rt.vals))...)
 	}
 	return c
 }

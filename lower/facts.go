@@ -39,6 +39,16 @@ type facts struct {
 	// modesOf gives, for a parameter, the modes it is the extent of (a
 	// dense level's).
 	modesOf map[*Var][]Mode
+	// hiOf gives, for a range loop's variable, its loop's end where that
+	// is made of parameters and constants (v < n - 1): a bound that can
+	// size a tensor before the loop (upperBound)
+	hiOf map[*Var]Expr
+	// loOf gives, for a range loop's variable, its loop's constant start
+	// (i - 1 is not negative in a loop from 1)
+	loOf map[*Var]int
+	// rangeLoop marks the variables of loops over ranges (dense
+	// iteration: not a format level's coordinates)
+	rangeLoop map[*Var]bool
 }
 
 type lenFact struct {
@@ -177,6 +187,28 @@ func (l *lowerer) loopVar(v *Var, lo, hi Expr) {
 	if ld, ok := lo.(*Load); ok && l.isPosArray(ld.A) {
 		l.nonneg[v] = true
 	}
+	if l.paramsOnly(hi) {
+		l.hiOf[v] = hi
+	}
+	if c, ok := lo.(*Const); ok && c.K == Int {
+		l.loOf[v] = c.I
+	}
+}
+
+// paramsOnly reports whether an int expression reads only parameters
+// and constants (no loop's variable, no memory).
+func (l *lowerer) paramsOnly(e Expr) bool {
+	ok := e.Kind() == Int
+	WalkExpr(e, func(x Expr) {
+		switch x := x.(type) {
+		case *Ref:
+			ok = ok && l.isParam(x.V)
+		case *Const, *Binary, *Unary:
+		default:
+			ok = false
+		}
+	})
+	return ok
 }
 
 func (l *lowerer) isParam(v *Var) bool {

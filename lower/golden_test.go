@@ -38,6 +38,11 @@ import (
 // agree with the interpreter. off=(NAME, ...) lowers with those passes
 // disabled (Options.DisablePasses).
 //
+// scope=steady holds expect= and expect-not= to the innermost loops a
+// partition made its steady state (printed "steady"): where index
+// arithmetic's tests held, so that expect-not=(select) says the stencil's
+// inner loop has no test, whatever its boundary loops keep.
+//
 // expect= names words that must occur in the IR (primitive names such as
 // SegDot, storages such as appended, statements such as transpose) and
 // expect-not= words that must not: what a change must keep, whatever else
@@ -123,18 +128,68 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		}
 		compareRuns(t, d, src, inputs, wrt, mode, noShape, asWritten, append(off[:len(off):len(off)], pass), false)
 	}
+	scope := out
+	if argOne(d, "scope") == "steady" {
+		inner := steadyInnerLoops(out)
+		if len(inner) == 0 {
+			t.Errorf("%s: scope=steady, but no loop is a partition's steady state:\n%s", d.Pos, out)
+		}
+		scope = strings.Join(inner, "\n")
+	}
 	for _, w := range argList(d, "expect") {
-		if !strings.Contains(out, w) {
-			t.Errorf("%s: expected %q in the loops:\n%s", d.Pos, w, out)
+		if !strings.Contains(scope, w) {
+			t.Errorf("%s: expected %q in the loops:\n%s", d.Pos, w, scope)
 		}
 	}
 	for _, w := range argList(d, "expect-not") {
-		if strings.Contains(out, w) {
-			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, out)
+		if strings.Contains(scope, w) {
+			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, scope)
 		}
 	}
 	compareRuns(t, d, src, inputs, wrt, mode, noShape, asWritten, off, true)
 	return out
+}
+
+// steadyInnerLoops returns the printed innermost loops (for statements
+// with no loop inside) marked steady, partitions' steady states
+// (AffineGuards): what scope=steady holds expect= and expect-not= to, the
+// inner loops that run where every test of index arithmetic held.
+func steadyInnerLoops(out string) []string {
+	lines := strings.Split(out, "\n")
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	isLoop := func(l string) bool { return strings.HasPrefix(strings.TrimLeft(l, " "), "for ") }
+	// end is the line closing the block opened at line i
+	end := func(i int) int {
+		for j := i + 1; j < len(lines); j++ {
+			if indent(lines[j]) == indent(lines[i]) && strings.HasPrefix(strings.TrimLeft(lines[j], " "), "}") {
+				return j
+			}
+		}
+		return len(lines) - 1
+	}
+	var inner []string
+	seen := map[int]bool{}
+	for i, l := range lines {
+		if !isLoop(l) || !strings.Contains(l, "steady") {
+			continue
+		}
+		e := end(i)
+		for a := i; a <= e; a++ {
+			if !isLoop(lines[a]) || seen[a] || !strings.Contains(lines[a], "steady") {
+				continue
+			}
+			b := end(a)
+			nested := false
+			for c := a + 1; c < b; c++ {
+				nested = nested || isLoop(lines[c])
+			}
+			if !nested {
+				seen[a] = true
+				inner = append(inner, strings.Join(lines[a:b+1], "\n"))
+			}
+		}
+	}
+	return inner
 }
 
 // compareRuns runs the program (or its gradient) compiled (the closures,

@@ -309,7 +309,7 @@ func replaceLoop(s Stmt, g *For, repl func() Stmt) Stmt {
 		if x == g {
 			return repl()
 		}
-		return &For{V: x.V, Lo: x.Lo, Hi: x.Hi, Body: replaceLoop(x.Body, g, repl), Par: x.Par, Prim: x.Prim}
+		return &For{V: x.V, Lo: x.Lo, Hi: x.Hi, Body: replaceLoop(x.Body, g, repl), Par: x.Par, Prim: x.Prim, Steady: x.Steady}
 	}
 	return s
 }

@@ -127,6 +127,10 @@ type Level struct {
 	// the program cannot tell (no loop over the level; every lookup
 	// defaults to zero).
 	Unmarked bool
+	// denseSize is an extent a hashed level below a sized dense level
+	// may take instead (DensifyLevels): every key inserted there is
+	// non-negative and below it, computed from range loops' variables
+	denseSize Expr
 	// Of is the input level a Positions level reuses: its pos and idx
 	// arrays (Of.Pos is nil for the top level of a format).
 	Of *PositionsOf
@@ -196,6 +200,15 @@ type Program struct {
 	// stored on the level's positions), by ID. A back end validates them
 	// before a run; other arrays' order does not change the result.
 	Ordered []*Array
+	// facts are what lowering knew of the inputs' arrays and extents
+	// when it built the loops (the formats' lengths, the shape check's
+	// equal extents), and affine the analysis AffineGuards left for
+	// AffineLocates to continue: the affine passes' knowledge
+	facts  *facts
+	affine *affineAnalysis
+	// names are the names in use (freshName), for namesCount entries
+	names      map[string]bool
+	namesCount int
 }
 
 // Expr is a scalar expression.
@@ -361,6 +374,10 @@ type (
 		Body   Stmt
 		Par    *Par
 		Prim   *Prim
+		// Steady marks the steady state of a partitioned loop
+		// (AffineGuards): every test of its variable against bounds it
+		// does not change holds there, so its inner loops have none.
+		Steady bool
 	}
 
 	// ForLevel runs Body for every child of position Parent at level
@@ -527,27 +544,31 @@ func (p *Program) NewTemp(base string) *Array {
 }
 
 // freshName is base, or base with a number, unused by the program's
-// variables, arrays, tensors and parameters.
+// variables, arrays, tensors and parameters. The names in use are kept
+// between calls (passes that copy loops make many variables), read
+// again when something was added otherwise.
 func (p *Program) freshName(base string) string {
-	used := map[string]bool{}
-	for _, v := range p.Vars {
-		used[v.Name] = true
-	}
-	for _, a := range p.Arrays {
-		used[a.Name] = true
-	}
-	for _, t := range p.Tensors {
-		used[t.Name] = true
-	}
-	for _, pa := range p.Params {
-		used[pa.Name] = true
-	}
-	if !used[base] {
-		return base
-	}
-	for n := 1; ; n++ {
-		if name := base + strconv.Itoa(n); !used[name] {
-			return name
+	count := len(p.Vars) + len(p.Arrays) + len(p.Tensors) + len(p.Params)
+	if p.names == nil || p.namesCount != count {
+		p.names = map[string]bool{}
+		for _, v := range p.Vars {
+			p.names[v.Name] = true
+		}
+		for _, a := range p.Arrays {
+			p.names[a.Name] = true
+		}
+		for _, t := range p.Tensors {
+			p.names[t.Name] = true
+		}
+		for _, pa := range p.Params {
+			p.names[pa.Name] = true
 		}
 	}
+	name := base
+	for n := 1; p.names[name]; n++ {
+		name = base + strconv.Itoa(n)
+	}
+	p.names[name] = true
+	p.namesCount = count + 1 // the caller adds what it names
+	return name
 }

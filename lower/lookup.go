@@ -178,9 +178,10 @@ func (l *lowerer) locateIn(s *sdql.SumExpr, k sdql.Expr, env *scope, key Expr, v
 	bind := func(kb Expr, vb binding) *scope {
 		return env.bind(s.Key.Name, scalarB{kb}).bind(s.Val.Name, vb)
 	}
-	switch src := s.Src.(type) {
+	src, senv := l.arrayView(s.Src, env)
+	switch src := src.(type) {
 	case *sdql.RangeExpr:
-		lo, hi := l.scalar(src.Lo, env), l.scalar(src.Hi, env)
+		lo, hi := l.scalar(src.Lo, senv), l.scalar(src.Hi, senv)
 		return l.guarded(func(set func(Expr)) {
 			k := l.keyVar(key)
 			in := inRangeCond(k, lo, hi)
@@ -191,8 +192,8 @@ func (l *lowerer) locateIn(s *sdql.SumExpr, k sdql.Expr, env *scope, key Expr, v
 			l.emitIf(in, then, nil)
 		}), true
 	case *sdql.SliceExpr:
-		ab := l.arrayOf(src.X, env).(arrayB)
-		lo, hi := l.hoist(l.scalar(src.Lo, env), "lo"), l.hoist(l.scalar(src.Hi, env), "hi")
+		ab := l.arrayOf(src.X, senv).(arrayB)
+		lo, hi := l.hoist(l.scalar(src.Lo, senv), "lo"), l.hoist(l.scalar(src.Hi, senv), "hi")
 		if byKey {
 			return l.guarded(func(set func(Expr)) {
 				l.checkSlice(src, ab.a, lo, hi)
@@ -341,9 +342,10 @@ func (l *lowerer) locateInDict(s *sdql.SumExpr, k sdql.Expr, env *scope, key Exp
 	bind := func(kb Expr, vb binding) *scope {
 		return env.bind(s.Key.Name, scalarB{kb}).bind(s.Val.Name, vb)
 	}
-	switch src := s.Src.(type) {
+	src, senv := l.arrayView(s.Src, env)
+	switch src := src.(type) {
 	case *sdql.RangeExpr:
-		lo, hi := l.scalar(src.Lo, env), l.scalar(src.Hi, env)
+		lo, hi := l.scalar(src.Lo, senv), l.scalar(src.Hi, senv)
 		k := l.keyVar(key)
 		in := inRangeCond(k, lo, hi)
 		then := l.nested(func() {
@@ -353,8 +355,8 @@ func (l *lowerer) locateInDict(s *sdql.SumExpr, k sdql.Expr, env *scope, key Exp
 		l.emitIf(in, then, nil)
 		return true
 	case *sdql.SliceExpr:
-		ab := l.arrayOf(src.X, env).(arrayB)
-		lo, hi := l.hoist(l.scalar(src.Lo, env), "lo"), l.hoist(l.scalar(src.Hi, env), "hi")
+		ab := l.arrayOf(src.X, senv).(arrayB)
+		lo, hi := l.hoist(l.scalar(src.Lo, senv), "lo"), l.hoist(l.scalar(src.Hi, senv), "hi")
 		if byKey {
 			l.checkSlice(src, ab.a, lo, hi)
 			then := l.nested(func() {

@@ -76,7 +76,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 		roles: map[string]*formats.LevelInfo{}, keys: map[*Tensor][]keyFact{}, workspace: map[*Tensor]bool{},
 		letOf: map[*Var]Expr{}, segOf: map[*Var]segLoop{}, ordered: map[*Array]bool{}, inserts: map[*Tensor][]*Insert{}, insertOf: map[*Var]*Insert{},
 		facts: facts{nonneg: map[*Var]bool{}, below: map[*Var][]*Var{},
-			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}, grid: map[*Array][2]*Var{}, extents: map[Mode][]*Var{}, modesOf: map[*Var][]Mode{}}}
+			inRange: map[*Var][]*Array{}, lenOf: map[*Array]lenFact{}, same: map[*Array][]*Array{}, grid: map[*Array][2]*Var{}, extents: map[Mode][]*Var{}, modesOf: map[*Var][]Mode{}, hiOf: map[*Var]Expr{}, loOf: map[*Var]int{}, rangeLoop: map[*Var]bool{}}}
 	defer func() {
 		if r := recover(); r != nil {
 			le, ok := r.(lowerError)
@@ -121,6 +121,7 @@ func Lower(prog sdql.Expr, info *sdql.Info, opts Options) (p *Program, err error
 	if opts.Trace != nil {
 		opts.Trace(BuildStep, l.prog)
 	}
+	l.prog.facts = &l.facts // what the affine passes know of the inputs
 	runPasses(l.prog, opts, off)
 	l.collectOrdered()
 	return l.prog, nil

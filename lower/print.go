@@ -123,6 +123,9 @@ func (pr *printer) stmt(s Stmt) {
 		if s.Par != nil {
 			notes = append(notes, parString(s.Par))
 		}
+		if s.Steady {
+			notes = append(notes, "steady")
+		}
 		comment := ""
 		if len(notes) > 0 {
 			comment = " // " + strings.Join(notes, ", ")

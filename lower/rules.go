@@ -25,7 +25,7 @@ type Rule struct {
 var Rules = []*Rule{
 	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + i] [* B[b + i]] * invariant factors: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change)", match: matchDot},
 	{Name: "Fill", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] (+)= v }, level L the last, dense and full, F the same in every iteration: a row of a dense result set to one value (assigned when each position is written once, WriteOnce), or that value added to it: a broadcast", match: matchFill},
-	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + i] [* B[b + i]] * invariant factors: a scaled row added into row Q of a dense matrix", match: matchMapRow},
+	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + i] [* B[b + i]] * invariant factors: a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset)", match: matchMapRow},
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
@@ -104,6 +104,34 @@ func OffsetIndex(e Expr) (*Var, Expr) {
 		}
 	}
 	return nil, nil
+}
+
+// OffsetOf matches an index v + off for the variable v, off an int
+// expression not reading it, in any spelling of the sum (i + k - b is k
+// + (i - b) for k): it returns off (the constant 0 for v alone).
+func OffsetOf(e Expr, v *Var) (Expr, bool) {
+	if w, off := OffsetIndex(e); w == v {
+		if off == nil {
+			off = intConst(0)
+		}
+		return off, true
+	}
+	if e.Kind() != Int || !reads(e, v) {
+		return nil, false
+	}
+	f := affine(e)
+	key := ExprString(&Ref{V: v})
+	t, ok := f.terms[key]
+	if !ok || t.coef != 1 {
+		return nil, false
+	}
+	t.coef = 0
+	off := f.expr()
+	t.coef = 1
+	if reads(off, v) {
+		return nil, false
+	}
+	return off, true
 }
 
 func isRefTo(e Expr, v *Var) bool {
@@ -280,12 +308,9 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 		if !ok || ld.A.Kind != Real {
 			return false
 		}
-		v, off := OffsetIndex(ld.Index)
-		if v != i || off != nil && ReadsMemory(off) {
+		off, ok := OffsetOf(ld.Index, i)
+		if !ok || ReadsMemory(off) {
 			return false
-		}
-		if off == nil {
-			off = intConst(0)
 		}
 		loads++
 		switch loads {
@@ -312,7 +337,7 @@ func matchMapRow(f *For) *Prim {
 	}
 	ins, ok1 := list[0].(*Insert)
 	st, ok2 := list[1].(*Store)
-	if !ok1 || !ok2 || ins.Level == 0 || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, f.V) || reads(ins.Parent, f.V) ||
+	if !ok1 || !ok2 || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, f.V) || reads(ins.Parent, f.V) ||
 		ins.At != nil || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
 		return nil
 	}
@@ -325,6 +350,12 @@ func matchMapRow(f *For) *Prim {
 	}
 	m := &Prim{Dst: ins.T, Parent: ins.Parent}
 	if !offsetProduct(x, f.V, m) {
+		return nil
+	}
+	// a vector's (level 0) elementwise map reading at i is Map's; read
+	// at an offset (a correlation's kernel gradient, c·x(i + k) into
+	// dK(k)) it is this row's
+	if ins.Level == 0 && isConst(m.Off, 0) && (m.Vals2 == nil || isConst(m.Off2, 0)) {
 		return nil
 	}
 	return m

@@ -261,12 +261,15 @@ func (l *lowerer) let(e *sdql.LetExpr, env *scope) *scope {
 			}
 			env = env.bind(n.Name, dictB{l.bindDict(n.Name, v, e, i, env)})
 		case kArray:
-			id, ok := v.(*sdql.Ident)
-			if !ok {
-				l.failf(v, "cannot bind %s: an array is only an input", n.Name)
+			if id, ok := v.(*sdql.Ident); ok {
+				b, _ := env.lookup(id.Name)
+				env = env.bind(n.Name, b)
+				continue
 			}
-			b, _ := env.lookup(id.Name)
-			env = env.bind(n.Name, b)
+			// a range or a sub-array (the ANF of a derivative binds a
+			// range its two sweeps share): a view, read where it is used
+			// as if written there (arrayView)
+			env = env.bind(n.Name, dictB{viewD{v, env}})
 		default:
 			if n.Name == "_" {
 				continue
@@ -279,6 +282,10 @@ func (l *lowerer) let(e *sdql.LetExpr, env *scope) *scope {
 			}
 			t := l.newVar(n.Name, x.Kind())
 			l.emit(&Let{V: t, X: x})
+			if x.Kind() == Int {
+				// what is known of index arithmetic holds of its name
+				l.letOf[t] = x
+			}
 			env = env.bind(n.Name, scalarB{&Ref{V: t}})
 		}
 	}

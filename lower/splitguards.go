@@ -98,10 +98,10 @@ func splitLoop(p *Program, f *For, budget int) Stmt {
 	minNH := &Select{Cond: &Binary{Op: Lt, X: bound, Y: f.Hi}, Then: bound, Else: f.Hi}
 	let := &Let{V: s, X: maxExpr(f.Lo, minNH)}
 	key := map[string]bool{CanonString(&Binary{Op: Lt, X: &Ref{V: f.V}, Y: bound}): true}
-	below := &For{V: f.V, Lo: f.Lo, Hi: &Ref{V: s}, Body: f.Body}
+	below := &For{V: f.V, Lo: f.Lo, Hi: &Ref{V: s}, Body: f.Body, Steady: f.Steady}
 	v := p.NewVar(f.V.Name, Int)
 	renamed := map[*Var]Expr{f.V: &Ref{V: v}}
-	above := &For{V: v, Lo: &Ref{V: s}, Hi: f.Hi, Body: cloneStmt(p, f.Body, renamed)}
+	above := &For{V: v, Lo: &Ref{V: s}, Hi: f.Hi, Body: cloneStmt(p, f.Body, renamed), Steady: f.Steady}
 	below.Body = guardStmt(below.Body, key, true)
 	above.Body = guardStmt(above.Body, map[string]bool{CanonString(&Binary{Op: Lt, X: &Ref{V: v}, Y: bound}): true}, false)
 	return &Block{List: []Stmt{let, splitLoop(p, below, budget-1), splitLoop(p, above, budget-1)}}
@@ -136,15 +136,15 @@ func unswitch(p *Program, f *For, inner map[*Var]bool, budget int) Stmt {
 		keys[CanonString(c)] = true
 	}
 	v := p.NewVar(f.V.Name, Int)
-	other := &For{V: v, Lo: f.Lo, Hi: f.Hi, Body: cloneStmt(p, f.Body, map[*Var]Expr{f.V: &Ref{V: v}})}
+	other := &For{V: v, Lo: f.Lo, Hi: f.Hi, Body: cloneStmt(p, f.Body, map[*Var]Expr{f.V: &Ref{V: v}}), Steady: f.Steady}
 	f.Body = guardStmt(f.Body, keys, true)
 	other.Body = guardStmt(other.Body, keys, false)
 	return &If{Cond: andOf(inv), Then: splitLoop(p, f, budget-1), Else: splitLoop(p, other, budget-1)}
 }
 
-// cloneStmt copies a statement without level loops, searches, locates,
-// inits or transposes (For loops neither parallel nor primitives are
-// copied), each variable it defines made anew (renamed maps old
+// cloneStmt copies a statement without level loops, searches, inits or
+// transposes (For loops neither parallel nor primitives are copied; a
+// locate is), each variable it defines made anew (renamed maps old
 // variables to the expressions replacing them).
 func cloneStmt(p *Program, s Stmt, renamed map[*Var]Expr) Stmt {
 	fresh := func(v *Var) *Var {
@@ -195,8 +195,11 @@ func cloneStmt(p *Program, s Stmt, renamed map[*Var]Expr) Stmt {
 	case *For:
 		if x.Par == nil && x.Prim == nil {
 			lo, hi := sub(x.Lo), sub(x.Hi)
-			return &For{V: fresh(x.V), Lo: lo, Hi: hi, Body: cloneStmt(p, x.Body, renamed)}
+			return &For{V: fresh(x.V), Lo: lo, Hi: hi, Body: cloneStmt(p, x.Body, renamed), Steady: x.Steady}
 		}
+	case *Locate:
+		parent, key := sub(x.Parent), sub(x.Key)
+		return &Locate{Pos: fresh(x.Pos), T: x.T, Level: x.Level, Parent: parent, Key: key, Body: cloneStmt(p, x.Body, renamed)}
 	}
 	panic("internal error: lower: cloneStmt of a loop other than a plain For")
 }

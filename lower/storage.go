@@ -18,6 +18,9 @@ func (l *lowerer) nonnegExpr(e Expr) bool {
 	case *Const:
 		return x.K == Int && x.I >= 0
 	case *Ref:
+		if d, ok := l.letOf[x.V]; ok && !l.nonneg[x.V] && len(l.below[x.V]) == 0 {
+			return l.nonnegExpr(d) // t := i + 1
+		}
 		return l.nonneg[x.V] || len(l.below[x.V]) > 0
 	case *Load:
 		// a validated format's coordinates and positions
@@ -25,11 +28,45 @@ func (l *lowerer) nonnegExpr(e Expr) bool {
 	case *Len:
 		return true
 	case *Binary:
+		if c, ok := l.constLower(x); ok && c >= 0 {
+			return true // i - 1 in a loop from 1
+		}
 		return (x.Op == Add || x.Op == Mul) && l.nonnegExpr(x.X) && l.nonnegExpr(x.Y)
 	case *Select:
 		return l.nonnegExpr(x.Then) && l.nonnegExpr(x.Else)
 	}
 	return false
+}
+
+// constLower is a constant lower bound of an int expression, from the
+// loops' constant starts: i - 1 >= 0 for i from 1.
+func (l *lowerer) constLower(e Expr) (int, bool) {
+	switch x := e.(type) {
+	case *Const:
+		return x.I, x.K == Int
+	case *Ref:
+		if c, ok := l.loOf[x.V]; ok {
+			return c, true
+		}
+		if d, ok := l.letOf[x.V]; ok {
+			return l.constLower(d)
+		}
+		if l.nonneg[x.V] {
+			return 0, true
+		}
+	case *Binary:
+		a, ok1 := l.constLower(x.X)
+		switch x.Op {
+		case Add:
+			b, ok2 := l.constLower(x.Y)
+			return a + b, ok1 && ok2
+		case Sub:
+			if c, ok := x.Y.(*Const); ok && c.K == Int {
+				return a - c.I, ok1
+			}
+		}
+	}
+	return 0, false
 }
 
 // upperBound is an exclusive bound on an int expression made only of
@@ -45,14 +82,42 @@ func (l *lowerer) upperBound(e Expr) Expr {
 		if bs := l.below[x.V]; len(bs) > 0 {
 			return &Ref{V: bs[0]}
 		}
+		if hi, ok := l.hiOf[x.V]; ok {
+			return hi
+		}
+		if d, ok := l.letOf[x.V]; ok {
+			return l.upperBound(d) // t := i + 1
+		}
 		if l.isParam(x.V) {
 			return nil
 		}
 	case *Binary:
-		if x.Op == Add {
+		switch x.Op {
+		case Add:
 			if c, ok := x.Y.(*Const); ok && c.K == Int && c.I >= 0 {
 				if b := l.upperBound(x.X); b != nil {
 					return &Binary{Op: Add, X: b, Y: intConst(c.I)}
+				}
+			}
+			// a < A and b < B: a + b < A + B - 1 (the keys of a
+			// convolution's scatter, i + k)
+			if a := l.upperBound(x.X); a != nil {
+				if b := l.upperBound(x.Y); b != nil {
+					return Canon(&Binary{Op: Sub, X: &Binary{Op: Add, X: a, Y: b}, Y: intConst(1)})
+				}
+			}
+		case Sub:
+			// a - b < A where b >= 0
+			if l.nonnegExpr(x.Y) {
+				return l.upperBound(x.X)
+			}
+		case Mul:
+			// c * a < c * (A - 1) + 1 for a constant c >= 0
+			for _, pair := range [][2]Expr{{x.X, x.Y}, {x.Y, x.X}} {
+				if c, ok := pair[0].(*Const); ok && c.K == Int && c.I >= 0 {
+					if a := l.upperBound(pair[1]); a != nil {
+						return Canon(&Binary{Op: Add, X: &Binary{Op: Mul, X: intConst(c.I), Y: &Binary{Op: Sub, X: a, Y: intConst(1)}}, Y: intConst(1)})
+					}
 				}
 			}
 		}
@@ -133,6 +198,81 @@ func (l *lowerer) positionsFor(t *Tensor, lv int) *PositionsOf {
 	return of
 }
 
+// rangeKeys reports whether every key inserted at level lv of t is
+// index arithmetic of range loops' variables and parameters (followed
+// through their lets): keys a dense iteration computes, as many as its
+// iterations, not coordinates of a sparse input.
+func (l *lowerer) rangeKeys(t *Tensor, lv int) bool {
+	seen := false
+	for _, in := range l.inserts[t] {
+		if in.Level != lv {
+			continue
+		}
+		seen = true
+		ok := true
+		var check func(e Expr, depth int)
+		check = func(e Expr, depth int) {
+			WalkExpr(e, func(x Expr) {
+				switch x := x.(type) {
+				case *Ref:
+					switch {
+					case l.rangeLoop[x.V] || l.isParam(x.V):
+					case l.letOf[x.V] != nil && depth < 8:
+						check(l.letOf[x.V], depth+1)
+					default:
+						ok = false
+					}
+				case *Const, *Binary, *Unary:
+				default:
+					ok = false
+				}
+			})
+		}
+		check(in.Key, 0)
+		if !ok {
+			return false
+		}
+	}
+	return seen
+}
+
+// keyExtent is an extent for level lv of t when every key inserted there
+// is known non-negative and bounded by parameters: the largest bound.
+func (l *lowerer) keyExtent(t *Tensor, lv int) (Expr, bool) {
+	var size Expr
+	for _, k := range l.keys[t] {
+		if k.level != lv {
+			continue
+		}
+		if !k.nonneg || k.hi == nil {
+			return nil, false
+		}
+		size = maxBound(size, k.hi)
+	}
+	return size, size != nil
+}
+
+// maxBound is the larger of two bounds (a nil one is none): the one
+// whose affine form is at least the other's by a constant, else
+// max(a, b).
+func maxBound(a, b Expr) Expr {
+	if a == nil {
+		return b
+	}
+	d := affine(&Binary{Op: Sub, X: a, Y: b})
+	constant := true
+	for _, t := range d.terms {
+		constant = constant && t.coef == 0
+	}
+	switch {
+	case constant && d.c >= 0:
+		return a
+	case constant:
+		return b
+	}
+	return maxExpr(a, b)
+}
+
 // decideStorage chooses the storage of each level of a tensor the kernel
 // builds, from what is known of the keys inserted there: a level given an
 // extent by the caller (shape, for the result) is dense and full; an outer
@@ -157,6 +297,15 @@ func (l *lowerer) decideStorage(t *Tensor, shape []int) {
 			level.Storage = Hash
 			if of := l.positionsFor(t, lv); of != nil {
 				level.Storage, level.Of = Positions, of
+			} else if !l.workspace[t] && l.rangeKeys(t, lv) {
+				// keys known non-negative and bounded, computed from
+				// range loops' variables: a dense level once the
+				// diagonal and appended storages have had their say
+				// (DensifyLevels: the gradient of a stencil, a matrix
+				// built at U(i ± 1)(j ± 1))
+				if size, ok := l.keyExtent(t, lv); ok {
+					level.denseSize = size
+				}
 			}
 			continue
 		}
@@ -171,10 +320,8 @@ func (l *lowerer) decideStorage(t *Tensor, shape []int) {
 			nonneg = nonneg && k.nonneg
 			if k.hi == nil {
 				bounded = false
-			} else if size == nil {
-				size = k.hi
 			} else {
-				size = maxExpr(size, k.hi)
+				size = maxBound(size, k.hi)
 			}
 		}
 		if !seen || !nonneg {

@@ -68,7 +68,7 @@ func versionLoop(p *Program, f *For) Stmt {
 			v = p.NewVar(f.V.Name, Int)
 			body = cloneStmt(p, f.Body, map[*Var]Expr{f.V: &Ref{V: v}})
 		}
-		cp := &For{V: v, Lo: f.Lo, Hi: f.Hi, Body: resolveKnown(body, known)}
+		cp := &For{V: v, Lo: f.Lo, Hi: f.Hi, Body: resolveKnown(body, known), Steady: f.Steady}
 		if chain == nil {
 			chain = cp // the last combination: no test
 			continue
@@ -136,7 +136,7 @@ func cloneable(s Stmt) bool {
 	ok := true
 	WalkStmts(s, func(x Stmt) {
 		switch x := x.(type) {
-		case *Block, *Let, *Assign, *If, *Insert, *Store, *Fail:
+		case *Block, *Let, *Assign, *If, *Insert, *Store, *Fail, *Locate:
 		case *For:
 			ok = ok && x.Par == nil && x.Prim == nil
 		default:

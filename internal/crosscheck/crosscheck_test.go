@@ -56,11 +56,21 @@ type report struct {
 	goWhere  []string
 }
 
+// config is what a cross-check runs: the rules (nil: the built-in ones),
+// whether the generated Go is checked too, and whether the programs have
+// index arithmetic (sdqlgen.Gen.Index).
+type config struct {
+	rules  []*fuse.Rule
+	withGo bool
+	index  bool
+}
+
 // checkProgram checks program number i of seed: the program and its
 // gradient with respect to one input, over every storage round, through
 // every variant; the generated Go cases are collected, not run.
-func checkProgram(seed uint64, i int, rules []*fuse.Rule, withGo bool) report {
-	c, err := generate(seed, i)
+func checkProgram(seed uint64, i int, cfg config) report {
+	rules, withGo := cfg.rules, cfg.withGo
+	c, err := generateWith(seed, i, cfg.index)
 	if err != nil {
 		return report{failures: []string{err.Error()}}
 	}
@@ -130,9 +140,13 @@ type generated struct {
 }
 
 // generate makes program number i of seed.
-func generate(seed uint64, i int) (*generated, error) {
+func generate(seed uint64, i int) (*generated, error) { return generateWith(seed, i, false) }
+
+// generateWith is generate, with index arithmetic in the programs when
+// index is set (sdqlgen.Gen.Index).
+func generateWith(seed uint64, i int, index bool) (*generated, error) {
 	r := rand.New(rand.NewPCG(seed, uint64(i)))
-	g := &sdqlgen.Gen{R: r}
+	g := &sdqlgen.Gen{R: r, Index: index}
 	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
 	src := g.Program(typ, 4)
 	in := genInputs(r)
@@ -147,7 +161,7 @@ func generate(seed uint64, i int) (*generated, error) {
 // crossCheck checks programs 0..n-1 of seed on all cores, stopping early
 // once maxFailures are found; the generated Go is built and run at the
 // end when withGo.
-func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo bool, maxFailures int) report {
+func crossCheck(t *testing.T, seed uint64, n int, cfg config, maxFailures int) report {
 	t.Helper()
 	reps := make([]report, n)
 	var next, failed int64
@@ -166,7 +180,7 @@ func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo boo
 				if i >= n || stop {
 					return
 				}
-				reps[i] = checkProgram(seed, i, rules, withGo)
+				reps[i] = checkProgram(seed, i, cfg)
 				if len(reps[i].failures) > 0 {
 					mu.Lock()
 					failed += int64(len(reps[i].failures))
@@ -194,9 +208,41 @@ func crossCheck(t *testing.T, seed uint64, n int, rules []*fuse.Rule, withGo boo
 // --opt none|rules|full × --exec compiled|interp, and through the
 // generated Go of the optimized program.
 func TestCrossCheck(t *testing.T) {
+	runCrossCheck(t, 1, programs(), config{withGo: !raceEnabled})
+}
+
+// indexPrograms is how many programs TestCrossCheckIndex checks: 400, 30
+// with -short, 10 under the race detector, or $NABLASD_CROSSCHECK_N.
+func indexPrograms() int {
+	if s := os.Getenv("NABLASD_CROSSCHECK_N"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return n
+		}
+	}
+	switch {
+	case raceEnabled:
+		return 10
+	case testing.Short():
+		return 30
+	}
+	return 400
+}
+
+// TestCrossCheckIndex is TestCrossCheck over programs with index
+// arithmetic (sdqlgen.Gen.Index): keys shifted both ways, strided and
+// summed (V(k - 1), M(2 * k)(k + j)), sums over ranges bounded by
+// enclosing keys, every input in every format (the compressed ones
+// included), the program and a gradient, through every variant and the
+// generated Go: the tests lowering decides and the loops it partitions
+// (lower's affineGuards) must not change a result.
+func TestCrossCheckIndex(t *testing.T) {
+	runCrossCheck(t, 34, indexPrograms(), config{withGo: !raceEnabled, index: true})
+}
+
+// runCrossCheck checks programs 0..n-1 of seed and reports what differs.
+func runCrossCheck(t *testing.T, seed uint64, n int, cfg config) {
 	start := time.Now()
-	n := programs()
-	rep := crossCheck(t, 1, n, nil, !raceEnabled, 20)
+	rep := crossCheck(t, seed, n, cfg, 20)
 	for _, f := range rep.failures {
 		t.Error(f)
 	}
@@ -273,7 +319,7 @@ func unsoundRules(t *testing.T) []*fuse.Rule {
 // extent condition dropped again), the cross-check finds a disagreement,
 // so it would have caught issue 15's first fault.
 func TestCrossCheckCatchesUnsoundRule(t *testing.T) {
-	rep := crossCheck(t, 1, programs(), unsoundRules(t), false, 1)
+	rep := crossCheck(t, 1, programs(), config{rules: unsoundRules(t)}, 1)
 	if len(rep.failures) == 0 {
 		t.Fatalf("the cross-check of %d programs did not notice LookupOfSum without its extent condition", rep.programs)
 	}
@@ -288,7 +334,7 @@ func FuzzCrossCheck(f *testing.F) {
 		f.Add(uint64(1), uint32(i))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, i uint32) {
-		rep := checkProgram(seed, int(i), nil, false)
+		rep := checkProgram(seed, int(i), config{})
 		for _, fail := range rep.failures {
 			t.Error(fail)
 		}

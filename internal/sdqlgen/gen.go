@@ -17,6 +17,12 @@ type Gen struct {
 	// sin, cos and tanh (the stream of programs tests were written
 	// against). AllFuncs adds the rest, two-argument ones included.
 	Funcs []string
+	// Index adds index arithmetic to the programs: keys shifted both
+	// ways, strided (2 * k), sums of two keys (k + j), and sums over
+	// ranges, some bounded by an enclosing key (0:k) or starting at one
+	// (k:k + 3), so that lookups run past their inputs' ends on both
+	// sides (the stream of programs without it is unchanged).
+	Index bool
 	// Structured makes the programs repeat their work: lets are drawn
 	// more often, bind loops more often, and their names are used more
 	// often (the structural variants then have terms to share and hoist);
@@ -91,6 +97,9 @@ func (g *Gen) gen(typ string, depth int, env []genVar) string {
 	}
 	switch typ {
 	case "key":
+		if g.Index && r.IntN(2) == 0 {
+			return g.indexKey(env)
+		}
 		if ks := g.vars(env, "key"); len(ks) > 0 && r.IntN(3) > 0 {
 			k := pick(r, ks)
 			if r.IntN(4) == 0 {
@@ -191,6 +200,48 @@ func (g *Gen) gen(typ string, depth int, env []genVar) string {
 	panic("sdqltest: unknown type " + typ)
 }
 
+// indexKey is an index expression over the keys in scope (Gen.Index): a
+// key shifted by -2..2, twice a key, or the sum or difference of two.
+func (g *Gen) indexKey(env []genVar) string {
+	r := g.R
+	ks := g.vars(env, "key")
+	if len(ks) == 0 {
+		return fmt.Sprint(r.IntN(5))
+	}
+	k := pick(r, ks)
+	switch r.IntN(6) {
+	case 0:
+		return k + " - 1"
+	case 1:
+		return k + " + 2"
+	case 2:
+		return "2 * " + k
+	case 3:
+		return "2 * " + k + " - " + fmt.Sprint(r.IntN(3))
+	case 4:
+		return k + " + " + pick(r, ks)
+	}
+	return k + " - " + pick(r, ks)
+}
+
+// rangeSrc is a range to sum over (Gen.Index): constant bounds, or
+// bounds from an enclosing key (a triangle, a window).
+func (g *Gen) rangeSrc(env []genVar) string {
+	r := g.R
+	ks := g.vars(env, "key")
+	if len(ks) > 0 && r.IntN(2) == 0 {
+		k := pick(r, ks)
+		switch r.IntN(3) {
+		case 0:
+			return "(0:" + k + ")"
+		case 1:
+			return "(" + k + ":" + k + " + 3)"
+		}
+		return "(" + k + " - 1:" + fmt.Sprint(3+r.IntN(3)) + ")"
+	}
+	return fmt.Sprintf("(%d:%d)", r.IntN(3), 2+r.IntN(5))
+}
+
 // letVars returns the let-bound variables of env of type typ.
 func (g *Gen) letVars(env []genVar, typ string) []string {
 	var out []string
@@ -208,6 +259,9 @@ func (g *Gen) sum(typ string, depth int, env []genVar) string {
 	src, vt := g.gen("vec", depth-2, env), "real"
 	if g.R.IntN(3) == 0 {
 		src, vt = "M", "vec"
+	}
+	if g.Index && g.R.IntN(3) == 0 {
+		src, vt = g.rangeSrc(env), "key" // a range's value is its key
 	}
 	inner := append(append([]genVar(nil), env...), genVar{k, "key"}, genVar{v, vt})
 	// over M's rows, a body that does not vanish on an empty row (a

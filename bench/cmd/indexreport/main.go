@@ -1,0 +1,208 @@
+// Command indexreport measures the index-arithmetic workloads
+// (bench/workloads: the 1-D convolution, the 2-D stencil, total
+// variation, the strided downsampling, the banded Toeplitz product), each
+// value and each gradient, against their hand-written Go and their
+// NumPy/SciPy closed forms:
+//
+//	go run ./bench/cmd/indexreport [-workloads conv1d,tv] [-rounds 7] [-size 1000000] [-grid 1000] [-jit] [-python python3]
+//
+// For each it prints the median time of nablasd's closures (the default
+// executor's first tier, what a one-shot run uses: Exec "compiled") on one
+// goroutine and on two (--threads 2), with -jit the native kernel (the
+// generated Go, Exec "jit") on one and two, the hand-written Go, and the
+// NumPy/SciPy closed form on one thread ("not installed" without them),
+// then the ratios the issue asks for: closures / NumPy, generated Go /
+// hand-written Go, one goroutine / two. The Go variants run interleaved
+// round by round (fixed seeds), so a shared machine's load spreads over
+// all of them; every result is checked against the hand-written one
+// first.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/bench"
+	"github.com/nablasd/nablasd/sdql"
+)
+
+func main() {
+	names := flag.String("workloads", "", "the workloads to measure, comma-separated (default: all)")
+	rounds := flag.Int("rounds", 7, "interleaved rounds per variant (the median is reported)")
+	size := flag.Int("size", bench.IndexSignal, "the signals' length")
+	grid := flag.Int("grid", bench.IndexGrid, "the stencil's side")
+	jit := flag.Bool("jit", false, "also time the native kernels (Exec \"jit\": the generated Go)")
+	python := flag.String("python", "", "the Python with NumPy and SciPy (default python3 on PATH)")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "indexreport")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\twrt\tclosures\tclosures×2\tjit\tjit×2\thand Go\tNumPy/SciPy\tclosures/NumPy\tjit/hand\t1/2 threads\t")
+	peerVersions := ""
+	for _, w := range bench.IndexWorkloads {
+		if *names != "" && !slices.Contains(strings.Split(*names, ","), w.Name) {
+			continue
+		}
+		n := *size
+		if w.Name == "stencil2d" {
+			n = *grid
+		}
+		d, err := bench.NewIndexData(w.Name, n)
+		if err != nil {
+			fail(err)
+		}
+		for _, wrt := range append([]string{""}, w.Wrt...) {
+			row, err := measure(d, wrt, *rounds, *jit)
+			if err != nil {
+				fail(err)
+			}
+			peer, err := bench.RunIndexPeer(*python, dir, d, wrt, *rounds)
+			if err != nil {
+				fail(err)
+			}
+			np := "not installed"
+			ratio := "-"
+			if peer.Missing == "" {
+				t := median(peer.Times)
+				np = ms(t)
+				ratio = fmt.Sprintf("%.2f", float64(row.closures)/float64(t))
+				peerVersions = fmt.Sprintf("numpy %s, scipy %s", peer.NumPy, peer.SciPy)
+			} else {
+				np = "not installed (" + peer.Missing + ")"
+			}
+			jitRatio, threads := "-", fmt.Sprintf("%.2f", float64(row.closures)/float64(row.closures2))
+			if *jit {
+				jitRatio = fmt.Sprintf("%.2f", float64(row.jit)/float64(row.hand))
+				threads += fmt.Sprintf(" (jit %.2f)", float64(row.jit)/float64(row.jit2))
+			}
+			what := wrt
+			if what == "" {
+				what = "value"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w.Name, what, ms(row.closures), ms(row.closures2),
+				ms(row.jit), ms(row.jit2), ms(row.hand), np, ratio, jitRatio, threads)
+		}
+	}
+	tw.Flush()
+	if peerVersions != "" {
+		fmt.Println("peer:", peerVersions)
+	}
+	fmt.Printf("median of %d interleaved rounds; signals of %d entries, a %d×%d stencil; %d CPUs\n", *rounds, *size, *grid, *grid, nproc())
+}
+
+// row is one cell's median times (0: not measured).
+type row struct{ closures, closures2, jit, jit2, hand time.Duration }
+
+// measure compiles the value (wrt "") or gradient in each executor,
+// checks each against the hand-written closed form, then times them all
+// interleaved.
+func measure(d *bench.IndexData, wrt string, rounds int, withJIT bool) (*row, error) {
+	src, err := bench.IndexSource(d.Workload)
+	if err != nil {
+		return nil, err
+	}
+	handRun, handValue, err := d.Hand(wrt)
+	if err != nil {
+		return nil, err
+	}
+	handRun()
+	want := handValue()
+	type variant struct {
+		name string
+		run  func() error
+		t    []time.Duration
+		dst  *time.Duration
+	}
+	var vs []*variant
+	r := &row{}
+	add := func(name string, o nablasd.Options, dst *time.Duration) error {
+		q, err := nablasd.Prepare(src, d.Inputs(), &o)
+		if err != nil {
+			return err
+		}
+		var k *nablasd.Kernel
+		if wrt == "" {
+			k, err = q.Compile()
+		} else {
+			k, err = q.Compile(wrt)
+		}
+		if err != nil {
+			return err
+		}
+		res := k.NewResult()
+		if err := k.Run(res, nil); err != nil {
+			return err
+		}
+		if diff := sdql.DiffDicts(res.Value(), want, 1e-9); diff != "" {
+			return fmt.Errorf("%s w.r.t. %q, %s: %s against the hand-written closed form", d.Workload, wrt, name, diff)
+		}
+		vs = append(vs, &variant{name: name, run: func() error { return k.Run(res, nil) }, dst: dst})
+		return nil
+	}
+	if err := add("closures", nablasd.Options{Exec: "compiled"}, &r.closures); err != nil {
+		return nil, err
+	}
+	if err := add("closures×2", nablasd.Options{Exec: "compiled", Threads: 2}, &r.closures2); err != nil {
+		return nil, err
+	}
+	if withJIT {
+		if err := add("jit", nablasd.Options{Exec: "jit"}, &r.jit); err != nil {
+			return nil, err
+		}
+		if err := add("jit×2", nablasd.Options{Exec: "jit", Threads: 2}, &r.jit2); err != nil {
+			return nil, err
+		}
+	}
+	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand})
+	for round := 0; round < rounds; round++ {
+		for _, v := range vs {
+			t0 := time.Now()
+			if err := v.run(); err != nil {
+				return nil, err
+			}
+			v.t = append(v.t, time.Since(t0))
+		}
+	}
+	for _, v := range vs {
+		*v.dst = median(v.t)
+	}
+	return r, nil
+}
+
+func median(ts []time.Duration) time.Duration {
+	if len(ts) == 0 {
+		return 0
+	}
+	s := slices.Clone(ts)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(t time.Duration) string {
+	if t == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f ms", float64(t)/float64(time.Millisecond))
+}
+
+func nproc() int {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "processor\t:")
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "indexreport:", err)
+	os.Exit(1)
+}
