@@ -26,84 +26,21 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 		if ui != nil {
 			return func(fr *frame) float64 { return float64(ui(fr)) }, nil
 		}
-		buf := rg.newF()
-		return nil, func(fr *frame, cx *vctx) []float64 {
-			src := ci(fr, cx)
-			out := rg.fbuf(fr, buf, len(src))
-			for k, y := range src {
-				out[k] = float64(y)
-			}
-			return out
-		}
+		return nil, toReal(ci, rg, rg.newF())
 	}
 	buf := rg.newF()
 	switch x := e.(type) {
 	case *lower.Ref:
 		return nil, rg.readF(x.V, l)
 	case *lower.Load:
-		lv := rg.loopVar[l]
-		reads := rg.colReads[lv]
-		_, ci := rg.int(x.Index, l, chk)
-		a := x.A.ID
-		if d, ok := lower.Offset(x.Index, lv); ok && !chk {
-			rg.colReads[lv] = reads // ci runs only where the loop's column is filled (forStmt)
-			// at the level's own positions (plus d, lower.Offset): a slice when they are consecutive
-			return nil, func(fr *frame, cx *vctx) []float64 {
-				if cx.base >= 0 {
-					return fr.fa[a][cx.base+d : cx.base+d+cx.n]
-				}
-				idx, arr := ci(fr, cx), fr.fa[a]
-				out := rg.fbuf(fr, buf, len(idx))
-				for k, j := range idx {
-					out[k] = arr[j]
-				}
-				return out
-			}
-		}
-		if chk {
-			return nil, func(fr *frame, cx *vctx) []float64 {
-				idx, arr := ci(fr, cx), fr.fa[a]
-				out := rg.fbuf(fr, buf, len(idx))
-				for k, j := range idx {
-					if uint(j) < uint(len(arr)) {
-						out[k] = arr[j]
-					} else {
-						out[k] = 0
-					}
-				}
-				return out
-			}
-		}
-		return nil, func(fr *frame, cx *vctx) []float64 {
-			idx, arr := ci(fr, cx), fr.fa[a]
-			out := rg.fbuf(fr, buf, len(idx))
-			for k, j := range idx {
-				out[k] = arr[j]
-			}
-			return out
-		}
+		return nil, loadCol(rg, rg.reals(), x, l, chk, buf)
 	case *lower.Unary:
 		if x.Op == lower.ToReal {
 			_, ci := rg.int(x.X, l, chk)
-			return nil, func(fr *frame, cx *vctx) []float64 {
-				src := ci(fr, cx)
-				out := rg.fbuf(fr, buf, len(src))
-				for k, y := range src {
-					out[k] = float64(y)
-				}
-				return out
-			}
+			return nil, toReal(ci, rg, buf)
 		}
 		if x.Op == lower.Neg {
-			_, cf := rg.real(x.X, l, chk)
-			return nil, func(fr *frame, cx *vctx) []float64 {
-				src := cf(fr, cx)
-				out := rg.fbuf(fr, buf, len(src))
-				for k, y := range src {
-					out[k] = -y
-				}
-				return out
-			}
+			return nil, negCol(rg.reals(), x.X, l, chk, buf)
 		}
 	case *lower.Binary:
 		return nil, rg.realBinary(x, l, chk, buf)
@@ -113,47 +50,9 @@ func (rg *region) real(e lower.Expr, l int, chk bool) (fexpr, fcol) {
 		if g := rg.guardedGather(x, l); g != nil {
 			return nil, g
 		}
-		ub, cb := rg.boolean(x.Cond, l, chk)
-		if ub != nil {
-			// a uniform condition: every lane takes the same branch, the
-			// only one evaluated, so its loads need no check of their own
-			ua, ca := rg.real(x.Then, l, chk)
-			ue, ce := rg.real(x.Else, l, chk)
-			return nil, func(fr *frame, cx *vctx) []float64 {
-				if ub(fr) {
-					return colOf(fr, cx, ua, ca, rg, buf)
-				}
-				return colOf(fr, cx, ue, ce, rg, buf)
-			}
-		}
-		ua, ca := rg.real(x.Then, l, true)
-		ue, ce := rg.real(x.Else, l, true)
-		tb, eb := rg.newF(), rg.newF()
-		return nil, func(fr *frame, cx *vctx) []float64 {
-			cond := cb(fr, cx)
-			a := colOf(fr, cx, ua, ca, rg, tb)
-			b := colOf(fr, cx, ue, ce, rg, eb)
-			out := rg.fbuf(fr, buf, len(cond))
-			for k, c := range cond {
-				if c {
-					out[k] = a[k]
-				} else {
-					out[k] = b[k]
-				}
-			}
-			return out
-		}
+		return nil, selectCol(rg, rg.reals(), x, l, chk, buf)
 	case *lower.ValAt:
-		_, cp := rg.int(x.Pos, l, chk)
-		t := x.T.ID
-		return nil, func(fr *frame, cx *vctx) []float64 {
-			ps, vals := cp(fr, cx), fr.t[t].vals
-			out := rg.fbuf(fr, buf, len(ps))
-			for k, p := range ps {
-				out[k] = vals[p]
-			}
-			return out
-		}
+		return nil, valAtCol(rg, rg.reals(), x, l, chk, buf)
 	}
 	panic(fmt.Sprintf("internal error: exec: columnar real %s", lower.ExprString(e)))
 }
@@ -188,12 +87,19 @@ func colOf(fr *frame, cx *vctx, u fexpr, c fcol, rg *region, buf int) []float64 
 	if c != nil {
 		return c(fr, cx)
 	}
-	v := u(fr)
-	out := rg.fbuf(fr, buf, cx.n)
-	for k := range out {
-		out[k] = v
+	return fill(rg.fbuf(fr, buf, cx.n), u(fr))
+}
+
+// toReal is the column of ci's values as reals, in buffer buf.
+func toReal(ci icol, rg *region, buf int) fcol {
+	return func(fr *frame, cx *vctx) []float64 {
+		src := ci(fr, cx)
+		out := rg.fbuf(fr, buf, len(src))
+		for k, y := range src {
+			out[k] = float64(y)
+		}
+		return out
 	}
-	return out
 }
 
 func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
@@ -264,25 +170,7 @@ func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
 	return func(fr *frame, cx *vctx) []float64 {
 		a, b := ca(fr, cx), cb(fr, cx)
 		out := rg.fbuf(fr, buf, len(a))
-		b = b[:len(a)]
-		switch op {
-		case lower.Add:
-			for k := range out {
-				out[k] = a[k] + b[k]
-			}
-		case lower.Sub:
-			for k := range out {
-				out[k] = a[k] - b[k]
-			}
-		case lower.Mul:
-			for k := range out {
-				out[k] = a[k] * b[k]
-			}
-		default:
-			for k := range out {
-				out[k] = a[k] / b[k]
-			}
-		}
+		arith(op, out, a, b)
 		return out
 	}
 }
@@ -337,54 +225,10 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 	case *lower.Ref:
 		return nil, rg.readI(x.V, l)
 	case *lower.Load:
-		lv := rg.loopVar[l]
-		reads := rg.colReads[lv]
-		_, ci := rg.int(x.Index, l, chk)
-		a := x.A.ID
-		if d, ok := lower.Offset(x.Index, lv); ok && !chk {
-			rg.colReads[lv] = reads // ci runs only where the loop's column is filled (forStmt)
-			// at the level's own positions (plus d, lower.Offset): a slice when they are consecutive
-			return nil, func(fr *frame, cx *vctx) []int {
-				if cx.base >= 0 {
-					return fr.ia[a][cx.base+d : cx.base+d+cx.n]
-				}
-				idx, arr := ci(fr, cx), fr.ia[a]
-				out := rg.ibuf(fr, buf, len(idx))
-				for k, j := range idx {
-					out[k] = arr[j]
-				}
-				return out
-			}
-		}
-		return nil, func(fr *frame, cx *vctx) []int {
-			idx, arr := ci(fr, cx), fr.ia[a]
-			out := rg.ibuf(fr, buf, len(idx))
-			if chk {
-				for k, j := range idx {
-					if uint(j) < uint(len(arr)) {
-						out[k] = arr[j]
-					} else {
-						out[k] = 0
-					}
-				}
-				return out
-			}
-			for k, j := range idx {
-				out[k] = arr[j]
-			}
-			return out
-		}
+		return nil, loadCol(rg, rg.ints(), x, l, chk, buf)
 	case *lower.Unary:
 		if x.Op == lower.Neg {
-			_, ci := rg.int(x.X, l, chk)
-			return nil, func(fr *frame, cx *vctx) []int {
-				src := ci(fr, cx)
-				out := rg.ibuf(fr, buf, len(src))
-				for k, y := range src {
-					out[k] = -y
-				}
-				return out
-			}
+			return nil, negCol(rg.ints(), x.X, l, chk, buf)
 		}
 		if x.Op == lower.Not {
 			_, cb := rg.boolean(x.X, l, chk)
@@ -401,65 +245,16 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 				a := icolOf(fr, cx, ua, ca, rg, ab)
 				b := icolOf(fr, cx, ub, cb, rg, bb)
 				out := rg.ibuf(fr, buf, cx.n)
-				switch op {
-				case lower.Add:
-					for k := range out {
-						out[k] = a[k] + b[k]
-					}
-				case lower.Sub:
-					for k := range out {
-						out[k] = a[k] - b[k]
-					}
-				default:
-					for k := range out {
-						out[k] = a[k] * b[k]
-					}
-				}
+				arith(op, out, a, b)
 				return out
 			}
 		}
 		_, cb := rg.boolean(x, l, chk)
 		return nil, boolToInt(rg, cb, buf)
 	case *lower.Select:
-		ub, cb := rg.boolean(x.Cond, l, chk)
-		if ub != nil {
-			// a uniform condition: only the branch every lane takes runs
-			ua, ca := rg.int(x.Then, l, chk)
-			ue, ce := rg.int(x.Else, l, chk)
-			return nil, func(fr *frame, cx *vctx) []int {
-				if ub(fr) {
-					return icolOf(fr, cx, ua, ca, rg, buf)
-				}
-				return icolOf(fr, cx, ue, ce, rg, buf)
-			}
-		}
-		ua, ca := rg.int(x.Then, l, true)
-		ue, ce := rg.int(x.Else, l, true)
-		tb, eb := rg.newI(), rg.newI()
-		return nil, func(fr *frame, cx *vctx) []int {
-			a := icolOf(fr, cx, ua, ca, rg, tb)
-			b := icolOf(fr, cx, ue, ce, rg, eb)
-			out := rg.ibuf(fr, buf, cx.n)
-			for k, c := range cb(fr, cx) {
-				if c {
-					out[k] = a[k]
-				} else {
-					out[k] = b[k]
-				}
-			}
-			return out
-		}
+		return nil, selectCol(rg, rg.ints(), x, l, chk, buf)
 	case *lower.ValAt:
-		_, cp := rg.int(x.Pos, l, chk)
-		t := x.T.ID
-		return nil, func(fr *frame, cx *vctx) []int {
-			ps, vals := cp(fr, cx), fr.t[t].vals
-			out := rg.ibuf(fr, buf, len(ps))
-			for k, p := range ps {
-				out[k] = int(vals[p])
-			}
-			return out
-		}
+		return nil, valAtCol(rg, rg.ints(), x, l, chk, buf)
 	}
 	panic(fmt.Sprintf("internal error: exec: columnar int %s", lower.ExprString(e)))
 }
@@ -551,7 +346,7 @@ func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bco
 					b := colOf(fr, cx, ub, cb, rg, bb)
 					out := rg.bbuf(fr, buf, cx.n)
 					for k := range out {
-						out[k] = cmpF(op, a[k], b[k])
+						out[k] = compare(op, a[k], b[k])
 					}
 					return out
 				}
@@ -579,7 +374,7 @@ func (rg *region) boolean(e lower.Expr, l int, chk bool) (func(*frame) bool, bco
 				a, b := ca(fr, cx), cb(fr, cx)
 				out := rg.bbuf(fr, buf, len(a))
 				for k := range out {
-					out[k] = cmpI(op, a[k], b[k])
+					out[k] = compare(op, a[k], b[k])
 				}
 				return out
 			}
@@ -657,28 +452,4 @@ func cmpIU(out []bool, a []int, u int, op lower.BinaryOp, uLeft bool) {
 			out[k] = y != u
 		}
 	}
-}
-
-func cmpI(op lower.BinaryOp, a, b int) bool {
-	switch op {
-	case lower.Lt:
-		return a < b
-	case lower.Le:
-		return a <= b
-	case lower.Eq:
-		return a == b
-	}
-	return a != b
-}
-
-func cmpF(op lower.BinaryOp, a, b float64) bool {
-	switch op {
-	case lower.Lt:
-		return a < b
-	case lower.Le:
-		return a <= b
-	case lower.Eq:
-		return a == b
-	}
-	return a != b
 }

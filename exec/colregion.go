@@ -162,36 +162,11 @@ func (rg *region) bbuf(fr *frame, slot, n int) []bool    { return fr.regions[rg.
 // readF is the column of a real variable in a batch of level l: its own
 // column at its level, or gathered from there through the lane map.
 func (rg *region) readF(v *lower.Var, l int) fcol {
-	d, slot := rg.level[v], rg.fcol[v]
-	if d == l {
-		return func(fr *frame, cx *vctx) []float64 { return rg.fbuf(fr, slot, cx.n) }
-	}
-	rg.useAnc(d, l)
-	out := rg.newF()
-	return func(fr *frame, cx *vctx) []float64 {
-		src := fr.regions[rg.id].f[slot]
-		dst := rg.fbuf(fr, out, cx.n)
-		for k, a := range cx.anc[d][:cx.n] {
-			dst[k] = src[a]
-		}
-		return dst
-	}
+	return readCol(rg, rg.reals(), func(b *regionBufs) [][]float64 { return b.f }, rg.fcol[v], rg.level[v], l)
 }
 
+// readI is readF for an int variable.
 func (rg *region) readI(v *lower.Var, l int) icol {
-	d, slot := rg.level[v], rg.icol[v]
 	rg.colReads[v]++
-	if d == l {
-		return func(fr *frame, cx *vctx) []int { return rg.ibuf(fr, slot, cx.n) }
-	}
-	rg.useAnc(d, l)
-	out := rg.newI()
-	return func(fr *frame, cx *vctx) []int {
-		src := fr.regions[rg.id].i[slot]
-		dst := rg.ibuf(fr, out, cx.n)
-		for k, a := range cx.anc[d][:cx.n] {
-			dst[k] = src[a]
-		}
-		return dst
-	}
+	return readCol(rg, rg.ints(), func(b *regionBufs) [][]int { return b.i }, rg.icol[v], rg.level[v], l)
 }

@@ -438,7 +438,7 @@ func bounds(fr *frame, cx *vctx, ulo iexpr, clo icol, uhi iexpr, chi icol, rg *r
 	return los, his
 }
 
-func fill(dst []int, v int) []int {
+func fill[T elem](dst []T, v T) []T {
 	for k := range dst {
 		dst[k] = v
 	}
