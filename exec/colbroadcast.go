@@ -320,6 +320,7 @@ func productSum(u fexpr, cols []fcol) func(fr *frame, cx *vctx, col []float64, a
 	if u == nil {
 		u = one
 	}
+	// one case per chain length, kept alike on purpose: each lane's product is written inline, where a loop over cols would cost a call per factor and lane
 	switch len(cols) {
 	case 1:
 		return func(fr *frame, cx *vctx, col []float64, anc []int32, s float64) float64 {
