@@ -312,19 +312,8 @@ func flattenBlocks(s Stmt) Stmt {
 			}
 		}
 		x.List = out
-	case *If:
-		x.Then = flattenBlocks(x.Then)
-		if x.Else != nil {
-			x.Else = flattenBlocks(x.Else)
-		}
-	case *For:
-		x.Body = flattenBlocks(x.Body)
-	case *ForLevel:
-		x.Body = flattenBlocks(x.Body)
-	case *Search:
-		x.Body = flattenBlocks(x.Body)
-	case *Locate:
-		x.Body = flattenBlocks(x.Body)
+	default:
+		mapBodies(s, flattenBlocks)
 	}
 	return s
 }

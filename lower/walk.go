@@ -26,3 +26,19 @@ func mapBodies(s Stmt, f func(Stmt) Stmt) {
 		s.Body = f(s.Body)
 	}
 }
+
+// bodyOf is the body of a For, ForLevel, Search or Locate, and nil for
+// any other statement.
+func bodyOf(s Stmt) Stmt {
+	switch s := s.(type) {
+	case *For:
+		return s.Body
+	case *ForLevel:
+		return s.Body
+	case *Search:
+		return s.Body
+	case *Locate:
+		return s.Body
+	}
+	return nil
+}
