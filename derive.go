@@ -231,7 +231,7 @@ func (q *Query) with(r *request) *Query {
 	c := &Query{name: q.name, prog: q.prog, structured: q.structured, structureTime: q.structureTime, opts: q.opts, ceiling: q.ceiling,
 		inputs: map[string]*input{}, types: map[string]sdql.Type{},
 		info: q.info, planOnly: q.planOnly, warnings: q.warnings, shapes: q.shapes,
-		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}}
+		plans: map[string]*Plan{}, kernels: map[string]*Kernel{}, parent: q}
 	for n, in := range q.inputs {
 		c.inputs[n] = in
 	}

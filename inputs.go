@@ -44,6 +44,9 @@ type input struct {
 	isNum   bool
 	isBool  bool
 	logical sdql.Value // a logical value (sdql.Value or a Go map) or a resolved scalar
+	// released: the tensor is an empty stand-in for one a run must give
+	// (Kernel.Release)
+	released bool
 }
 
 // convertInput turns a Go value into an input; a *formats.Tensor is

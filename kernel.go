@@ -344,6 +344,9 @@ func (b bound) entries(k *Kernel) int {
 
 // bind binds a run's new inputs (none: the query's).
 func (k *Kernel) bind(inputs Inputs) (bound, error) {
+	if missing := k.released(inputs); len(missing) > 0 {
+		return bound{}, fmt.Errorf("input %s: released (Kernel.Release): give it to Run", missing[0])
+	}
 	b := bound{inputs: inputs, bindings: k.plan.Bindings, shape: k.shape}
 	if len(inputs) > 0 {
 		var err error

@@ -38,6 +38,10 @@ type Query struct {
 	// (memoryCeiling)
 	ceiling int64
 
+	// parent is the query a product's query was made from (with), whose
+	// inputs it shares
+	parent *Query
+
 	mu      sync.Mutex
 	plans   map[string]*Plan   // by wrt ("" for the value)
 	kernels map[string]*Kernel // by wrt

@@ -62,6 +62,8 @@ func (s *Step) groupInputs(g *datasets.Group) nablasd.Inputs {
 // Prepare prepares and compiles the program for a group's inputs (the
 // optimizer's cost model measures them; the plan holds for every group:
 // the groups differ only in their arrays), unless that was done already.
+// The kernel releases the group's tensors (nablasd.Kernel.Release): each
+// run gives it its group's.
 func (s *Step) Prepare(g *datasets.Group) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,6 +96,17 @@ func (s *Step) Prepare(g *datasets.Group) error {
 		s.kernel, s.err = q.Compile(s.Wrt)
 	default:
 		s.kernel, s.err = q.Compile()
+	}
+	if s.err == nil {
+		// every run gives the kernel its group's tensors: it need not
+		// keep the first group's, which would stay to the end of the job
+		var names []string
+		for _, n := range s.Grouped {
+			if tt := g.Inputs[n]; s.used[n] && tt != nil && tt.Tensor != nil {
+				names = append(names, n)
+			}
+		}
+		s.err = s.kernel.Release(names...)
 	}
 	s.compile = time.Since(start)
 	return s.err

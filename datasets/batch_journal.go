@@ -376,7 +376,12 @@ func (j *journal) finish(out string) error {
 	}
 	m := arrow.MetadataFrom(md)
 	schema := arrow.NewSchema(j.schema.Fields(), &m)
-	w, err := CreateTable(out, schema)
+	// not buffered: each batch the coalescer gathers (64Ki rows, or a
+	// larger group's) is a row group of its own, written as it comes,
+	// instead of row groups of 1Mi rows held until they are full (24 MiB
+	// for a matrix's rows, over the job's largest group when its groups
+	// are small)
+	w, err := createTable(out, schema, 1<<20, false)
 	if err != nil {
 		return err
 	}

@@ -367,6 +367,8 @@ type runReader struct {
 	s     *spill
 	run   int // its place among the runs: ties go to the earlier
 	r     *bufio.Reader
+	sec   *io.SectionReader // what r reads
+	base  int64             // where sec starts in the file
 	cur   Key
 	data  int
 	marks int
@@ -374,8 +376,15 @@ type runReader struct {
 }
 
 func (s *spill) openRun(i int, sp span64) (*runReader, error) {
-	rr := &runReader{s: s, run: i, r: bufio.NewReaderSize(io.NewSectionReader(s.tmp, sp.off, sp.n), s.readBuf)}
+	sec := io.NewSectionReader(s.tmp, sp.off, sp.n)
+	rr := &runReader{s: s, run: i, r: bufio.NewReaderSize(sec, s.readBuf), sec: sec, base: sp.off}
 	return rr, rr.header()
+}
+
+// offset is where in the file the next byte r gives is.
+func (rr *runReader) offset() int64 {
+	at, _ := rr.sec.Seek(0, io.SeekCurrent) // a SectionReader's Seek does not fail
+	return rr.base + at - int64(rr.r.Buffered())
 }
 
 // header reads the next block's header (eof at the run's end).
@@ -514,50 +523,122 @@ func (s *spill) next() (*run, error) {
 	return r, nil
 }
 
+// entries is the number of entries of the current group.
+func (s *spill) entries() int {
+	n := 0
+	for _, rr := range s.pending {
+		n += rr.data
+	}
+	return n
+}
+
 // take reads the current group's entries (nil when build is false: they
 // are read past), and moves its runs to their next blocks.
 func (s *spill) take(build bool) (*entries, error) {
-	var e *entries
-	if build {
-		n := 0
-		for _, rr := range s.pending {
-			n += rr.data
-		}
-		e = &entries{idx: make([][]int, s.order), max: make([]int, s.order), val: make([]float64, 0, n), owned: true}
+	if !build {
+		return nil, s.readPending(nil)
+	}
+	n := s.entries()
+	e := &entries{idx: make([][]int, s.order), max: make([]int, s.order), val: make([]float64, 0, n), owned: true}
+	for m := range e.idx {
+		e.idx[m] = make([]int, 0, n)
+		e.max[m] = -1
+	}
+	for _, rr := range s.pending {
+		e.markers += rr.marks
+	}
+	err := s.readPending(func(row []byte) error {
 		for m := range e.idx {
-			e.idx[m] = make([]int, 0, n)
-			e.max[m] = -1
+			x := int(binary.LittleEndian.Uint64(row[8*m:]))
+			e.idx[m] = append(e.idx[m], x)
+			e.max[m] = max(e.max[m], x)
+		}
+		e.val = append(e.val, math.Float64frombits(binary.LittleEndian.Uint64(row[8*s.order:])))
+		return nil
+	})
+	return e, err
+}
+
+// takeBuckets reads the current group's entries twice into bb (a
+// two-pass build, table_buckets.go): the first pass reads its blocks
+// where they are in the file and counts them, the second reads them in
+// turn and places them; then its runs move to their next blocks.
+func (s *spill) takeBuckets(bb *bucketBuild) error {
+	rb := s.rowBytes()
+	buf := make([]byte, max(s.readBuf/rb, 1)*rb)
+	for _, rr := range s.pending {
+		off := rr.offset()
+		for left := int64(rr.data) * int64(rb); left > 0; {
+			k := min(left, int64(len(buf)))
+			if _, err := s.tmp.ReadAt(buf[:k], off); err != nil {
+				return s.ioErr(err)
+			}
+			for p := 0; p < int(k); p += rb {
+				bb.count(int(binary.LittleEndian.Uint64(buf[p+8*bb.first:])))
+			}
+			off += k
+			left -= k
 		}
 	}
-	row := make([]byte, s.rowBytes())
+	bb.alloc()
+	const chunk = 1024
+	e := &entries{idx: make([][]int, s.order), val: make([]float64, 0, chunk)}
+	for m := range e.idx {
+		e.idx[m] = make([]int, 0, chunk)
+	}
+	place := func() error {
+		err := bb.place(e)
+		for m := range e.idx {
+			e.idx[m] = e.idx[m][:0]
+		}
+		e.val = e.val[:0]
+		return err
+	}
+	err := s.readPending(func(row []byte) error {
+		for m := range e.idx {
+			e.idx[m] = append(e.idx[m], int(binary.LittleEndian.Uint64(row[8*m:])))
+		}
+		e.val = append(e.val, math.Float64frombits(binary.LittleEndian.Uint64(row[8*s.order:])))
+		if len(e.val) == chunk {
+			return place()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return place()
+}
+
+// readPending reads the current group's blocks, calling row with each
+// entry's bytes (row nil: they are read past), and moves its runs to
+// their next blocks.
+func (s *spill) readPending(row func([]byte) error) error {
+	buf := make([]byte, s.rowBytes())
 	for _, rr := range s.pending {
-		if !build {
+		if row == nil {
 			if _, err := rr.r.Discard(rr.data * s.rowBytes()); err != nil {
-				return nil, s.ioErr(err)
+				return s.ioErr(err)
 			}
 		} else {
-			e.markers += rr.marks
 			for range rr.data {
-				if _, err := io.ReadFull(rr.r, row); err != nil {
-					return nil, s.ioErr(err)
+				if _, err := io.ReadFull(rr.r, buf); err != nil {
+					return s.ioErr(err)
 				}
-				for m := range e.idx {
-					x := int(binary.LittleEndian.Uint64(row[8*m:]))
-					e.idx[m] = append(e.idx[m], x)
-					e.max[m] = max(e.max[m], x)
+				if err := row(buf); err != nil {
+					return err
 				}
-				e.val = append(e.val, math.Float64frombits(binary.LittleEndian.Uint64(row[8*s.order:])))
 			}
 		}
 		if err := rr.header(); err != nil {
-			return nil, err
+			return err
 		}
 		if !rr.eof {
 			heap.Push(&s.h, rr)
 		}
 	}
 	s.pending = nil
-	return e, nil
+	return nil
 }
 
 func (s *spill) closeTmp() {

@@ -8,12 +8,15 @@ import (
 	"github.com/nablasd/nablasd/formats"
 )
 
-// groupedInput is one grouped input being streamed, through two cursors
-// over the same rows: one reads the key column alone and finds each
-// group's rows (a run of one key), the other reads the coordinate and
-// value columns and converts a group's rows straight into its tensor's
-// arrays, sized by the run. So a group spanning many record batches holds
-// its arrays and one batch, never all its batches at once.
+// groupedInput is one grouped input being streamed, through cursors over
+// the same rows: one reads the key column alone and finds each group's
+// rows (a run of one key), another reads the coordinate and value columns
+// and converts a group's rows straight into its tensor's arrays, sized by
+// the run; for a group of several batches a third, reading the column of
+// the format's first stored mode, counts its rows first, so that the
+// second places each entry where the tensor keeps it (table_buckets.go).
+// So a group spanning many record batches holds its tensor and a batch of
+// each cursor, never all its batches at once.
 type groupedInput struct {
 	in     GroupInput
 	t      *tableFile
@@ -22,9 +25,15 @@ type groupedInput struct {
 	shape  []int
 	keys   cursor // the key column
 	data   cursor // the coordinate and value columns
-	head   *run   // the next group's key and rows, nil at the end
-	last   Key    // the key of the last run, for the order check
-	seen   bool
+	// count reads the column of the format's first stored mode, for
+	// groups built in two passes (table_buckets.go): it counts a group's
+	// rows before data places them (nil br: no group is)
+	count    cursor
+	counting bool // count is open
+	lay      formats.Layout
+	head     *run // the next group's key and rows, nil at the end
+	last     Key  // the key of the last run, for the order check
+	seen     bool
 	// sp is the input sorted by its key in a temporary file, when the
 	// table is not sorted (batch_spill.go); keys and data are unused then
 	sp *spill
@@ -49,12 +58,14 @@ type cursor struct {
 }
 
 // fill makes cur hold the row at pos, reading batches as needed, unless
-// the rows are used up (eof).
+// the rows are used up (eof: the reader is closed then, and its buffers
+// are free while the job writes its output).
 func (c *cursor) fill() error {
 	for !c.eof && (c.cur.rec == nil || c.pos >= int(c.cur.rec.NumRows())) {
 		b, err := c.br.next()
 		if errors.Is(err, io.EOF) {
 			c.eof, c.cur = true, batch{}
+			c.close()
 			return nil
 		}
 		if err != nil {
@@ -68,12 +79,14 @@ func (c *cursor) fill() error {
 func (c *cursor) close() {
 	if c.br != nil {
 		c.br.close()
+		c.br = nil
 	}
 }
 
 func (gi *groupedInput) close() {
 	gi.keys.close()
 	gi.data.close()
+	gi.count.close()
 	gi.t.close()
 	if gi.sp != nil {
 		gi.sp.close()
@@ -102,6 +115,10 @@ func (gi *groupedInput) start(o *GroupOptions) error {
 		if !gi.format.Supports(c.order()) {
 			return tableErrorf(gi.in.Path, "", -1, "format %s has no variant of order %d", gi.format, c.order())
 		}
+		var err error
+		if gi.lay, err = gi.format.Layout(c.order()); err != nil {
+			return err
+		}
 	}
 	order := gi.rowGroupOrder()
 	sorted, err := gi.sortedByKey(order)
@@ -126,6 +143,12 @@ func (gi *groupedInput) start(o *GroupOptions) error {
 	}
 	if gi.data.br, err = gi.t.batches(c.fields()[:c.order()+1], order); err != nil {
 		return err
+	}
+	if c.order() > 0 && bucketable(gi.shape, gi.lay, max(gi.t.rows, 0)) {
+		if gi.count.br, err = gi.t.batches([]int{c.index[gi.lay.ModeOrder[0]]}, order); err != nil {
+			return err
+		}
+		gi.counting = true
 	}
 	return gi.advance()
 }
@@ -356,6 +379,26 @@ func (gi *groupedInput) take(n int64, build bool) (*TableTensor, error) {
 		return gi.takeSorted(n, build)
 	}
 	d := &gi.data
+	if gi.counting {
+		// a group of several batches is built in two passes (the count
+		// cursor reads past the others' rows)
+		var bb *bucketBuild
+		if build && n > 0 {
+			if err := d.fill(); err != nil {
+				return nil, err
+			}
+			inOne := !d.eof && d.cur.rec.NumRows()-int64(d.pos) >= n
+			if !inOne && bucketable(gi.shape, gi.lay, n) {
+				bb = newBucketBuild(gi.shape, gi.format, gi.lay, tableErrorf(c.file, "", -1, "the file changed while it was read"))
+			}
+		}
+		if err := gi.countRows(n, bb); err != nil {
+			return nil, err
+		}
+		if bb != nil {
+			return gi.takeBuckets(n, bb)
+		}
+	}
 	var parts [][][]span // one batch's spans of each column, when they are not converted at once
 	var dst *entries
 	for left := n; left > 0; {
@@ -415,6 +458,59 @@ func (gi *groupedInput) take(n int64, build bool) (*TableTensor, error) {
 	return c.tensor(dst, gi.format, gi.t.meta)
 }
 
+// countRows reads the next n rows of the first mode's column, counting
+// them in bb (nil: only reading past them).
+func (gi *groupedInput) countRows(n int64, bb *bucketBuild) error {
+	k := &gi.count
+	for left := n; left > 0; {
+		if err := k.fill(); err != nil {
+			return err
+		}
+		if k.eof {
+			return tableErrorf(gi.cols.file, "", -1, "corrupt file: the key column has more rows than the others")
+		}
+		m := min(left, k.cur.rec.NumRows()-int64(k.pos))
+		if bb != nil {
+			bb.countColumn(k.cur.rec.Column(0), k.pos, k.pos+int(m))
+		}
+		k.pos += int(m)
+		left -= m
+	}
+	return nil
+}
+
+// takeBuckets is take's second pass for a group counted in bb: the next n
+// rows of the coordinate and value columns, converted a batch at a time
+// and placed.
+func (gi *groupedInput) takeBuckets(n int64, bb *bucketBuild) (*TableTensor, error) {
+	c := gi.cols
+	d := &gi.data
+	bb.alloc()
+	for left := n; left > 0; {
+		if err := d.fill(); err != nil {
+			return nil, err
+		}
+		if d.eof {
+			return nil, tableErrorf(c.file, "", -1, "corrupt file: the key column has more rows than the others")
+		}
+		m := min(left, d.cur.rec.NumRows()-int64(d.pos))
+		part := make([][]span, c.order()+1)
+		for i := range part {
+			part[i] = []span{{arr: d.cur.rec.Column(i), lo: d.pos, hi: d.pos + int(m), row: d.cur.row + int64(d.pos)}}
+		}
+		d.pos += int(m)
+		left -= m
+		e, err := c.convert(part, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := bb.place(e); err != nil {
+			return nil, err
+		}
+	}
+	return bb.table(c, gi.t.meta)
+}
+
 // empty is the input's tensor for a group it has no rows for.
 func (gi *groupedInput) empty() (*TableTensor, error) {
 	c := gi.cols
@@ -428,6 +524,12 @@ func (gi *groupedInput) empty() (*TableTensor, error) {
 	return &TableTensor{Tensor: t, Meta: gi.t.meta}, nil
 }
 
+// spillBucketRows is the entries past which a group of an input sorted
+// in a temporary file is built in two passes (its blocks read twice); a
+// smaller one is read once and sorted, in little memory (a test sets it
+// to 0).
+var spillBucketRows = streamBatchRows
+
 // takeSorted is take for an input sorted in a temporary file: the group
 // whose run advance found, of n rows.
 func (gi *groupedInput) takeSorted(n int64, build bool) (*TableTensor, error) {
@@ -437,11 +539,18 @@ func (gi *groupedInput) takeSorted(n int64, build bool) (*TableTensor, error) {
 		}
 		return gi.empty()
 	}
+	c := gi.cols
+	if build && c.order() > 0 && gi.sp.entries() > spillBucketRows && bucketable(gi.shape, gi.lay, n) {
+		bb := newBucketBuild(gi.shape, gi.format, gi.lay, gi.sp.ioErr(errors.New("the temporary file changed while it was read")))
+		if err := gi.sp.takeBuckets(bb); err != nil {
+			return nil, err
+		}
+		return bb.table(c, gi.t.meta)
+	}
 	e, err := gi.sp.take(build)
 	if err != nil || !build {
 		return nil, err
 	}
-	c := gi.cols
 	if c.order() == 0 && len(e.val) == 0 {
 		return &TableTensor{Meta: gi.t.meta}, nil
 	}
