@@ -196,6 +196,7 @@ func integerAt(arr arrow.Array, i int) (x int64, ok, tooBig bool) {
 // of any width, decimals at their scale, and integers (integerAt); ok is
 // false for a column of another type.
 func floatAt(arr arrow.Array, i int) (float64, bool) {
+	// kept beside integerAt's like-shaped switch: a type switch takes one case per Arrow type, which a generic cannot range over
 	switch a := arr.(type) {
 	case *array.Float64:
 		return a.Value(i), true

@@ -114,7 +114,7 @@ func TestBroadcastGatherOp(t *testing.T) {
 }
 
 // TestCmpIU checks the comparisons of a column with a value the same in
-// every lane, on either side, against cmpI lane by lane.
+// every lane, on either side, against compare lane by lane.
 func TestCmpIU(t *testing.T) {
 	a := []int{-3, 0, 2, 5, 7, 99}
 	for _, op := range []lower.BinaryOp{lower.Lt, lower.Le, lower.Eq, lower.Ne} {
@@ -122,9 +122,9 @@ func TestCmpIU(t *testing.T) {
 			got := make([]bool, 5)
 			cmpIU(got, a, 2, op, uLeft)
 			for k := range got {
-				want := cmpI(op, a[k], 2)
+				want := compare(op, a[k], 2)
 				if uLeft {
-					want = cmpI(op, 2, a[k])
+					want = compare(op, 2, a[k])
 				}
 				if got[k] != want {
 					t.Errorf("op %d uLeft %v lane %d (%d): %v, want %v", op, uLeft, k, a[k], got[k], want)

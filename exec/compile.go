@@ -359,7 +359,7 @@ func (c *compiler) real(e lower.Expr) fexpr {
 	case *lower.Const:
 		v := x.F
 		return func(*frame) float64 { return v }
-	case *lower.Ref:
+	case *lower.Ref: // reads of fr.f and fr.fa are written per type, as in int (typed.go says why)
 		id := x.V.ID
 		return func(fr *frame) float64 { return fr.f[id] }
 	case *lower.Load:
@@ -373,8 +373,7 @@ func (c *compiler) real(e lower.Expr) fexpr {
 	case *lower.Unary:
 		switch x.Op {
 		case lower.Neg:
-			f := c.real(x.X)
-			return func(fr *frame) float64 { return -f(fr) }
+			return negate(c.real(x.X))
 		case lower.ToReal:
 			i := c.int(x.X)
 			return func(fr *frame) float64 { return float64(i(fr)) }
@@ -384,17 +383,10 @@ func (c *compiler) real(e lower.Expr) fexpr {
 	case *lower.Call:
 		return c.call(x)
 	case *lower.Select:
-		cond, a, b := c.boolean(x.Cond), c.real(x.Then), c.real(x.Else)
-		return func(fr *frame) float64 {
-			if cond(fr) {
-				return a(fr)
-			}
-			return b(fr)
-		}
+		return choose(c.boolean(x.Cond), c.real(x.Then), c.real(x.Else))
 	case *lower.ValAt:
 		t := x.T.ID
-		pos := c.int(x.Pos)
-		return func(fr *frame) float64 { return fr.t[t].vals[pos(fr)] }
+		return valAt[float64](t, c.int(x.Pos))
 	}
 	panic(fmt.Sprintf("internal error: exec: real %s", lower.ExprString(e)))
 }
@@ -403,16 +395,8 @@ func (c *compiler) realBinary(x *lower.Binary) fexpr {
 	a, b := c.real(x.X), c.real(x.Y)
 	// a constant or variable operand read directly
 	if k, ok := x.Y.(*lower.Const); ok {
-		v := k.F
-		switch x.Op {
-		case lower.Add:
-			return func(fr *frame) float64 { return a(fr) + v }
-		case lower.Sub:
-			return func(fr *frame) float64 { return a(fr) - v }
-		case lower.Mul:
-			return func(fr *frame) float64 { return a(fr) * v }
-		case lower.Div:
-			return func(fr *frame) float64 { return a(fr) / v }
+		if f := arithConst(x.Op, a, k.F); f != nil {
+			return f
 		}
 	}
 	if k, ok := x.X.(*lower.Const); ok {
@@ -428,15 +412,8 @@ func (c *compiler) realBinary(x *lower.Binary) fexpr {
 			return func(fr *frame) float64 { return v / b(fr) }
 		}
 	}
-	switch x.Op {
-	case lower.Add:
-		return func(fr *frame) float64 { return a(fr) + b(fr) }
-	case lower.Sub:
-		return func(fr *frame) float64 { return a(fr) - b(fr) }
-	case lower.Mul:
-		return func(fr *frame) float64 { return a(fr) * b(fr) }
-	case lower.Div:
-		return func(fr *frame) float64 { return a(fr) / b(fr) }
+	if f := arithOf(x.Op, a, b); f != nil {
+		return f
 	}
 	panic(fmt.Sprintf("internal error: exec: real %s", lower.ExprString(x)))
 }
@@ -530,28 +507,12 @@ func (c *compiler) compareInt(x *lower.Binary) func(*frame) bool {
 			return func(fr *frame) bool { return fr.i[ia] <= fr.i[ib] }
 		}
 	}
-	switch x.Op {
-	case lower.Lt:
-		return func(fr *frame) bool { return a(fr) < b(fr) }
-	case lower.Le:
-		return func(fr *frame) bool { return a(fr) <= b(fr) }
-	case lower.Eq:
-		return func(fr *frame) bool { return a(fr) == b(fr) }
-	}
-	return func(fr *frame) bool { return a(fr) != b(fr) }
+	return compareOf(x.Op, a, b)
 }
 
 func (c *compiler) compareReal(x *lower.Binary) func(*frame) bool {
 	a, b := c.real(x.X), c.real(x.Y)
-	switch x.Op {
-	case lower.Lt:
-		return func(fr *frame) bool { return a(fr) < b(fr) }
-	case lower.Le:
-		return func(fr *frame) bool { return a(fr) <= b(fr) }
-	case lower.Eq:
-		return func(fr *frame) bool { return a(fr) == b(fr) }
-	}
-	return func(fr *frame) bool { return a(fr) != b(fr) }
+	return compareOf(x.Op, a, b)
 }
 
 func (c *compiler) int(e lower.Expr) iexpr {
@@ -586,8 +547,7 @@ func (c *compiler) int(e lower.Expr) iexpr {
 		return func(fr *frame) int { return len(fr.ia[a]) }
 	case *lower.Unary:
 		if x.Op == lower.Neg {
-			f := c.int(x.X)
-			return func(fr *frame) int { return -f(fr) }
+			return negate(c.int(x.X))
 		}
 		if x.Op == lower.Not {
 			f := c.boolean(x.X)
@@ -598,38 +558,18 @@ func (c *compiler) int(e lower.Expr) iexpr {
 		case lower.Add, lower.Sub, lower.Mul:
 			a, b := c.int(x.X), c.int(x.Y)
 			if k, ok := x.Y.(*lower.Const); ok {
-				v := k.I
-				switch x.Op {
-				case lower.Add:
-					return func(fr *frame) int { return a(fr) + v }
-				case lower.Sub:
-					return func(fr *frame) int { return a(fr) - v }
-				}
-				return func(fr *frame) int { return a(fr) * v }
+				return arithConst(x.Op, a, k.I)
 			}
-			switch x.Op {
-			case lower.Add:
-				return func(fr *frame) int { return a(fr) + b(fr) }
-			case lower.Sub:
-				return func(fr *frame) int { return a(fr) - b(fr) }
-			}
-			return func(fr *frame) int { return a(fr) * b(fr) }
+			return arithOf(x.Op, a, b)
 		default:
 			f := c.boolean(x)
 			return func(fr *frame) int { return b2i(f(fr)) }
 		}
 	case *lower.Select:
-		cond, a, b := c.boolean(x.Cond), c.int(x.Then), c.int(x.Else)
-		return func(fr *frame) int {
-			if cond(fr) {
-				return a(fr)
-			}
-			return b(fr)
-		}
+		return choose(c.boolean(x.Cond), c.int(x.Then), c.int(x.Else))
 	case *lower.ValAt:
 		t := x.T.ID
-		pos := c.int(x.Pos)
-		return func(fr *frame) int { return int(fr.t[t].vals[pos(fr)]) }
+		return valAt[int](t, c.int(x.Pos))
 	}
 	panic(fmt.Sprintf("internal error: exec: int %s", lower.ExprString(e)))
 }

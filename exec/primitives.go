@@ -355,11 +355,7 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 				continue
 			}
 			if lo < 0 || hi > n {
-				key := lo
-				if lo >= 0 {
-					key = n
-				}
-				panic(rtErrorf("key %d out of range 0..%d of a dense result", key, n-1))
+				panic(outOfRow(lo, n))
 			}
 			q, o := qs.at(k), oa.at(k)
 			c := sc.at(k)
@@ -382,6 +378,17 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	}
 }
 
+// outOfRow is the error of a lane's range lo..hi that leaves a dense
+// result's row of n entries (lo below 0, or hi past n): the one its first
+// insert out of the row would fail with.
+func outOfRow(lo, n int) *rtError {
+	key := lo
+	if lo >= 0 {
+		key = n
+	}
+	return rtErrorf("key %d out of range 0..%d of a dense result", key, n-1)
+}
+
 // fill runs a Fill: row q of a dense result's last level set to c over
 // each lane's range (or c added to each entry), as one loop over the
 // row's slice; a range outside the row fails as its insert would.
@@ -402,11 +409,7 @@ func (rg *region) fill(s *lower.For, l int, m *lower.Prim) vstmt {
 				continue
 			}
 			if lo < 0 || hi > n {
-				key := lo
-				if lo >= 0 {
-					key = n
-				}
-				panic(rtErrorf("key %d out of range 0..%d of a dense result", key, n-1))
+				panic(outOfRow(lo, n))
 			}
 			q, c := qs.at(k), sc.at(k)
 			dst := rt.vals[q*n+lo : q*n+hi]

@@ -22,27 +22,11 @@ func Coalesce(p *Program) {
 }
 
 func coalesceStmt(s Stmt) Stmt {
-	switch s := s.(type) {
-	case *Block:
-		for i, x := range s.List {
-			s.List[i] = coalesceStmt(x)
-		}
-	case *If:
-		s.Then = coalesceStmt(s.Then)
-		if s.Else != nil {
-			s.Else = coalesceStmt(s.Else)
-		}
-	case *For:
-		s.Body = coalesceStmt(s.Body)
-		if out := coalesce(s); out != nil {
+	mapBodies(s, coalesceStmt)
+	if f, ok := s.(*For); ok {
+		if out := coalesce(f); out != nil {
 			return out
 		}
-	case *ForLevel:
-		s.Body = coalesceStmt(s.Body)
-	case *Search:
-		s.Body = coalesceStmt(s.Body)
-	case *Locate:
-		s.Body = coalesceStmt(s.Body)
 	}
 	return s
 }

@@ -27,19 +27,8 @@ func cseStmt(p *Program, s Stmt) Stmt {
 			out = append(out, x)
 		}
 		s.List = out
-	case *If:
-		s.Then = cseStmt(p, s.Then)
-		if s.Else != nil {
-			s.Else = cseStmt(p, s.Else)
-		}
-	case *For:
-		s.Body = cseStmt(p, s.Body)
-	case *ForLevel:
-		s.Body = cseStmt(p, s.Body)
-	case *Search:
-		s.Body = cseStmt(p, s.Body)
-	case *Locate:
-		s.Body = cseStmt(p, s.Body)
+	default:
+		mapBodies(s, func(x Stmt) Stmt { return cseStmt(p, x) })
 	}
 	return s
 }

@@ -61,27 +61,9 @@ func dropDead(s Stmt, read map[*Var]bool, changed *bool) Stmt {
 		if s.Then == nil {
 			s.Cond, s.Then, s.Else = &Unary{Op: Not, X: s.Cond}, s.Else, nil
 		}
-	case *For:
-		s.Body = dropDead(s.Body, read, changed)
-		if s.Body == nil {
-			*changed = true
-			return nil
-		}
-	case *ForLevel:
-		s.Body = dropDead(s.Body, read, changed)
-		if s.Body == nil {
-			*changed = true
-			return nil
-		}
-	case *Search:
-		s.Body = dropDead(s.Body, read, changed)
-		if s.Body == nil {
-			*changed = true
-			return nil
-		}
-	case *Locate:
-		s.Body = dropDead(s.Body, read, changed)
-		if s.Body == nil {
+	case *For, *ForLevel, *Search, *Locate:
+		mapBodies(s, func(x Stmt) Stmt { return dropDead(x, read, changed) })
+		if bodyOf(s) == nil { // a loop, search or locate with nothing left to do
 			*changed = true
 			return nil
 		}

@@ -41,28 +41,12 @@ func Interchange(p *Program) {
 }
 
 func interchangeStmt(p *Program, s Stmt) Stmt {
-	switch s := s.(type) {
-	case *Block:
-		for i, x := range s.List {
-			s.List[i] = interchangeStmt(p, x)
-		}
-	case *If:
-		s.Then = interchangeStmt(p, s.Then)
-		if s.Else != nil {
-			s.Else = interchangeStmt(p, s.Else)
-		}
-	case *For:
-		if out := interchange(p, s); out != nil {
+	if f, ok := s.(*For); ok {
+		if out := interchange(p, f); out != nil {
 			return out
 		}
-		s.Body = interchangeStmt(p, s.Body)
-	case *ForLevel:
-		s.Body = interchangeStmt(p, s.Body)
-	case *Search:
-		s.Body = interchangeStmt(p, s.Body)
-	case *Locate:
-		s.Body = interchangeStmt(p, s.Body)
 	}
+	mapBodies(s, func(x Stmt) Stmt { return interchangeStmt(p, x) })
 	return s
 }
 
@@ -328,19 +312,8 @@ func flattenBlocks(s Stmt) Stmt {
 			}
 		}
 		x.List = out
-	case *If:
-		x.Then = flattenBlocks(x.Then)
-		if x.Else != nil {
-			x.Else = flattenBlocks(x.Else)
-		}
-	case *For:
-		x.Body = flattenBlocks(x.Body)
-	case *ForLevel:
-		x.Body = flattenBlocks(x.Body)
-	case *Search:
-		x.Body = flattenBlocks(x.Body)
-	case *Locate:
-		x.Body = flattenBlocks(x.Body)
+	default:
+		mapBodies(s, flattenBlocks)
 	}
 	return s
 }

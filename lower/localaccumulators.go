@@ -111,26 +111,9 @@ func readsAny(e Expr, vs map[*Var]bool) bool {
 
 // replaceStores rebuilds s with every Store replaced by f's statement.
 func replaceStores(s Stmt, f func(*Store) Stmt) Stmt {
-	switch x := s.(type) {
-	case *Block:
-		for i, y := range x.List {
-			x.List[i] = replaceStores(y, f)
-		}
-	case *Store:
+	if x, ok := s.(*Store); ok {
 		return f(x)
-	case *If:
-		x.Then = replaceStores(x.Then, f)
-		if x.Else != nil {
-			x.Else = replaceStores(x.Else, f)
-		}
-	case *For:
-		x.Body = replaceStores(x.Body, f)
-	case *ForLevel:
-		x.Body = replaceStores(x.Body, f)
-	case *Search:
-		x.Body = replaceStores(x.Body, f)
-	case *Locate:
-		x.Body = replaceStores(x.Body, f)
 	}
+	mapBodies(s, func(y Stmt) Stmt { return replaceStores(y, f) })
 	return s
 }

@@ -18,20 +18,11 @@ func rewriteLoops(s Stmt, f func(*For) Stmt) Stmt {
 			}
 		}
 		s.List = out
-	case *If:
-		s.Then = rewriteLoops(s.Then, f)
-		if s.Else != nil {
-			s.Else = rewriteLoops(s.Else, f)
-		}
-	case *ForLevel:
-		s.Body = rewriteLoops(s.Body, f)
-	case *Search:
-		s.Body = rewriteLoops(s.Body, f)
-	case *Locate:
-		s.Body = rewriteLoops(s.Body, f)
 	case *For:
 		s.Body = rewriteLoops(s.Body, f)
 		return f(s)
+	default:
+		mapBodies(s, func(x Stmt) Stmt { return rewriteLoops(x, f) })
 	}
 	return s
 }
@@ -82,21 +73,12 @@ func spliceBlocks(s Stmt, bodies bool, edit func(y Stmt, loops []*For) (keep, re
 				out = append(out, splice(y)...)
 			}
 			x.List = out
-		case *If:
-			x.Then = body(x.Then)
-			if x.Else != nil {
-				x.Else = body(x.Else)
-			}
 		case *For:
 			loops = append(loops, x)
 			x.Body = body(x.Body)
 			loops = loops[:len(loops)-1]
-		case *ForLevel:
-			x.Body = body(x.Body)
-		case *Search:
-			x.Body = body(x.Body)
-		case *Locate:
-			x.Body = body(x.Body)
+		default:
+			mapBodies(s, body)
 		}
 		return s
 	}

@@ -1,0 +1,44 @@
+package lower
+
+// mapBodies replaces each statement directly inside s with f of it: a
+// block's statements, an if's branches (a nil Else left nil), and the
+// body of a For, ForLevel, Search or Locate; any other statement is left
+// as it is. It is the recursion of a pass that rewrites statements in
+// place; WalkStmts is the one of a pass that only reads them.
+func mapBodies(s Stmt, f func(Stmt) Stmt) {
+	switch s := s.(type) {
+	case *Block:
+		for i, x := range s.List {
+			s.List[i] = f(x)
+		}
+	case *If:
+		s.Then = f(s.Then)
+		if s.Else != nil {
+			s.Else = f(s.Else)
+		}
+	case *For:
+		s.Body = f(s.Body)
+	case *ForLevel:
+		s.Body = f(s.Body)
+	case *Search:
+		s.Body = f(s.Body)
+	case *Locate:
+		s.Body = f(s.Body)
+	}
+}
+
+// bodyOf is the body of a For, ForLevel, Search or Locate, and nil for
+// any other statement.
+func bodyOf(s Stmt) Stmt {
+	switch s := s.(type) {
+	case *For:
+		return s.Body
+	case *ForLevel:
+		return s.Body
+	case *Search:
+		return s.Body
+	case *Locate:
+		return s.Body
+	}
+	return nil
+}
