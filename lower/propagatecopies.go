@@ -11,6 +11,11 @@ package lower
 // unchanged after the copy when it is never assigned, or when its let is
 // in the copy's block, before it, and every assignment of w is in the
 // statements between the two: the block's next run declares both anew.
+//
+// It first drops the default a lookup's variable no longer needs
+// (overwritten): once a locate is certain (AffineLocates) or its test
+// proved, x := 0; x = t.val[q] is x := t.val[q], a let a primitive rule
+// folds into its product.
 func PropagateCopies(p *Program) {
 	assigned := map[*Var]int{}
 	WalkStmts(p.Body, func(s Stmt) {
@@ -18,6 +23,7 @@ func PropagateCopies(p *Program) {
 			assigned[a.V]++
 		}
 	})
+	dropOverwritten(p, assigned)
 	copyOf := map[*Var]Expr{}
 	WalkStmts(p.Body, func(s Stmt) {
 		b, ok := s.(*Block)
@@ -92,4 +98,66 @@ func assignsIn(ss []Stmt, v *Var) int {
 		})
 	}
 	return n
+}
+
+// dropOverwritten turns a let of a constant whose variable is set, before
+// anything reads it, by the one assignment of the variable, in the let's
+// block, into a let of the assigned value at the assignment: v := 0; ...;
+// v = e is ...; v := e. The constant is evaluated for nothing (and cannot
+// fail); v is in scope from its new let on, since nothing before read it.
+// assigned counts each variable's assignments and is kept up to date.
+func dropOverwritten(p *Program, assigned map[*Var]int) {
+	WalkStmts(p.Body, func(s Stmt) {
+		b, ok := s.(*Block)
+		if !ok {
+			return
+		}
+		var dropped map[int]bool
+		for j, x := range b.List {
+			l, ok := x.(*Let)
+			if !ok || l.V == p.ResultVar || assigned[l.V] != 1 {
+				continue
+			}
+			if _, isConst := l.X.(*Const); !isConst {
+				continue
+			}
+			for k := j + 1; k < len(b.List); k++ {
+				if a, ok := b.List[k].(*Assign); ok && a.V == l.V {
+					if a.Op == Set && !reads(a.X, l.V) {
+						if dropped == nil {
+							dropped = map[int]bool{}
+						}
+						dropped[j] = true
+						b.List[k] = &Let{V: l.V, X: a.X}
+						assigned[l.V] = 0
+					}
+					break
+				}
+				if stmtReads(b.List[k], l.V) || assignsIn(b.List[k:k+1], l.V) > 0 {
+					break
+				}
+			}
+		}
+		if dropped == nil {
+			return
+		}
+		kept := b.List[:0]
+		for j, y := range b.List {
+			if !dropped[j] {
+				kept = append(kept, y)
+			}
+		}
+		b.List = kept
+	})
+}
+
+// stmtReads reports whether s or a statement inside it reads v.
+func stmtReads(s Stmt, v *Var) bool {
+	found := false
+	WalkStmtExprs(s, func(e Expr) {
+		if r, ok := e.(*Ref); ok && r.V == v {
+			found = true
+		}
+	})
+	return found
 }

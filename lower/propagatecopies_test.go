@@ -62,3 +62,39 @@ func TestPropagateCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestDropOverwritten checks which constant lets the assignment that
+// follows replaces (v := 0; v = e is v := e): the one assignment of v, a
+// Set, in the let's block, nothing reading v before it; and which stay:
+// v read before, v assigned twice, an add, an assignment inside a branch.
+func TestDropOverwritten(t *testing.T) {
+	p := &Program{}
+	v, o := p.NewVar("v", Real), p.NewVar("o", Real)
+	ref := func(x *Var) Expr { return &Ref{V: x} }
+	set := &Assign{V: v, Op: Set, X: realConst(2)}
+	use := &Assign{V: o, Op: AddTo, X: ref(v)}
+	for _, tc := range []struct {
+		name string
+		body []Stmt
+		kept bool
+	}{
+		{"overwritten", []Stmt{&Let{V: v, X: realConst(0)}, &Assign{V: o, Op: AddTo, X: realConst(1)}, set, use}, false},
+		{"read before", []Stmt{&Let{V: v, X: realConst(0)}, use, set, use}, true},
+		{"assigned twice", []Stmt{&Let{V: v, X: realConst(0)}, set, set, use}, true},
+		{"added to", []Stmt{&Let{V: v, X: realConst(0)}, &Assign{V: v, Op: AddTo, X: realConst(2)}, use}, true},
+		{"in a branch", []Stmt{&Let{V: v, X: realConst(0)}, &If{Cond: ref(p.NewVar("c", Bool)), Then: set}, use}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p.Body = &Block{List: append([]Stmt{&Let{V: o, X: realConst(0)}}, tc.body...)}
+			p.ResultVar = o
+			PropagateCopies(p)
+			out := Print(p)
+			if kept := strings.Contains(out, "v := 0"); kept != tc.kept {
+				t.Errorf("default kept %v, want %v:\n%s", kept, tc.kept, out)
+			}
+			if !tc.kept && !strings.Contains(out, "v := 2") {
+				t.Errorf("the assignment did not become the let:\n%s", out)
+			}
+		})
+	}
+}
