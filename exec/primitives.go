@@ -262,14 +262,14 @@ func (v laneInts) at(k int) int {
 	return v.col[k]
 }
 
-// dot runs a Dot: acc += c·Σ A[oa+i]·B[ob+i] over each lane's range, the
-// offsets per lane; an offset range outside an array fails as its load
-// would.
+// dot runs a Dot: acc += c·Σ A[oa+sa·i]·B[ob+sb·i] over each lane's
+// range, the offsets per lane; an offset range outside an array fails as
+// its load would.
 func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
-	offA, offB := rg.laneInt(m.Off, l), rg.laneInt(m.Off2, l)
-	ai, bi := m.Vals.ID, arrayID(m.Vals2)
+	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
+	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
 	d, inner := rg.level[m.Acc]
 	accSlot, accID := -1, m.Acc.ID
 	if inner {
@@ -281,12 +281,8 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
 		sc := scale(fr, cx)
-		A := fr.fa[ai]
-		var B []float64
-		if bi >= 0 {
-			B = fr.fa[bi]
-		}
-		oa, ob := offA.eval(fr, cx), offB.eval(fr, cx)
+		A, oa := opA.eval(fr, cx)
+		B, ob := opB.eval(fr, cx)
 		var col []float64
 		total := 0.0
 		if accSlot >= 0 {
@@ -299,21 +295,7 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 			if lo >= hi {
 				continue
 			}
-			o := oa.at(k)
-			a := A[o+lo : o+hi : len(A)]
-			sum := 0.0
-			if B != nil {
-				o := ob.at(k)
-				b := B[o+lo : o+hi : len(B)]
-				b = b[:len(a)]
-				for i, x := range a {
-					sum += x * b[i]
-				}
-			} else {
-				for _, x := range a {
-					sum += x
-				}
-			}
+			sum := stridedDot(A, oa.at(k), opA.stride, B, ob.at(k), opB.stride, lo, hi)
 			v := sum * sc.at(k)
 			switch {
 			case accSlot < 0:
@@ -330,23 +312,108 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	}
 }
 
+// operand is a Dot's or MapRow's operand compiled: an array's or a
+// tensor's values read at off + stride·i (nil: no operand).
+type operand struct {
+	array, tensor int // IDs, -1 for the one it is not
+	off           *laneInt
+	stride        int
+}
+
+func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, stride, l int) *operand {
+	switch {
+	case a != nil:
+		return &operand{array: a.ID, tensor: -1, off: rg.laneInt(off, l), stride: stride}
+	case t != nil:
+		return &operand{array: -1, tensor: t.ID, off: rg.laneInt(off, l), stride: stride}
+	}
+	return nil
+}
+
+// eval is the operand's values (nil for no operand) and its lanes'
+// offsets.
+func (o *operand) eval(fr *frame, cx *vctx) ([]float64, laneInts) {
+	switch {
+	case o == nil:
+		return nil, laneInts{}
+	case o.array >= 0:
+		return fr.fa[o.array], o.off.eval(fr, cx)
+	}
+	return fr.t[o.tensor].vals, o.off.eval(fr, cx)
+}
+
+// window is the part of A that n reads from index first at stride s
+// cover, and the index in it of the first read; a read outside A
+// panics as its load would.
+func window(A []float64, first, s, n int) ([]float64, int) {
+	last := first + s*(n-1)
+	if s > 0 {
+		return A[first : last+1 : len(A)], 0
+	}
+	return A[last : first+1 : len(A)], first - last
+}
+
+// stridedDot is the sum over i in lo..hi-1 (hi > lo) of A[oa + sa·i] times
+// B[ob + sb·i] (B nil: of A[oa + sa·i] alone), added in the order of i.
+func stridedDot(A []float64, oa, sa int, B []float64, ob, sb, lo, hi int) float64 {
+	n := hi - lo
+	a, pa := window(A, oa+sa*lo, sa, n)
+	sum := 0.0
+	if B == nil {
+		if sa == 1 {
+			for _, x := range a {
+				sum += x
+			}
+			return sum
+		}
+		for range n {
+			sum += a[pa]
+			pa += sa
+		}
+		return sum
+	}
+	b, pb := window(B, ob+sb*lo, sb, n)
+	if sb == 1 && sa != 1 {
+		// x·y is y·x: the forward operand first
+		a, pa, sa, b, pb, sb = b, pb, sb, a, pa, sa
+	}
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:n], b[:n]
+		for i, x := range a {
+			sum += x * b[i]
+		}
+	case sa == 1 && sb == -1:
+		a = a[:n]
+		for i, x := range a {
+			sum += x * b[pb-i]
+		}
+	default:
+		for range n {
+			sum += a[pa] * b[pb]
+			pa += sa
+			pb += sb
+		}
+	}
+	return sum
+}
+
 // mapRow runs a MapRow: row Q of the last, dense and full level of Dst
-// gets c·A[oa+i]·B[ob+i] added at i, over each lane's range.
+// gets c·A[oa+sa·i]·B[ob+sb·i] added at i, over each lane's range.
 func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
-	row, offA, offB := rg.laneInt(m.Parent, l), rg.laneInt(m.Off, l), rg.laneInt(m.Off2, l)
-	ai, bi, t := m.Vals.ID, arrayID(m.Vals2), m.Dst.ID
+	row := rg.laneInt(m.Parent, l)
+	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
+	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
+	t := m.Dst.ID
 	lv := len(m.Dst.Levels) - 1
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
 		sc := scale(fr, cx)
-		A := fr.fa[ai]
-		var B []float64
-		if bi >= 0 {
-			B = fr.fa[bi]
-		}
-		qs, oa, ob := row.eval(fr, cx), offA.eval(fr, cx), offB.eval(fr, cx)
+		A, oa := opA.eval(fr, cx)
+		B, ob := opB.eval(fr, cx)
+		qs := row.eval(fr, cx)
 		rt := fr.t[t]
 		n := rt.levels[lv].size
 		for k := 0; k < cx.n; k++ {
@@ -357,22 +424,37 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			if lo < 0 || hi > n {
 				panic(outOfRow(lo, n))
 			}
-			q, o := qs.at(k), oa.at(k)
-			c := sc.at(k)
+			q, c := qs.at(k), sc.at(k)
 			dst := rt.vals[q*n+lo : q*n+hi]
-			a := A[o+lo : o+hi : len(A)]
-			a = a[:len(dst)]
+			sa, sb := opA.stride, 0
+			a, pa := window(A, oa.at(k)+sa*lo, sa, len(dst))
 			if B == nil {
-				for i, x := range a {
-					dst[i] += c * x
+				if sa == 1 {
+					a = a[:len(dst)]
+					for i, x := range a {
+						dst[i] += c * x
+					}
+					continue
+				}
+				for i := range dst {
+					dst[i] += c * a[pa]
+					pa += sa
 				}
 				continue
 			}
-			o = ob.at(k)
-			b := B[o+lo : o+hi : len(B)]
-			b = b[:len(dst)]
-			for i, x := range a {
-				dst[i] += c * x * b[i]
+			sb = opB.stride
+			b, pb := window(B, ob.at(k)+sb*lo, sb, len(dst))
+			if sa == 1 && sb == 1 {
+				a, b = a[:len(dst)], b[:len(dst)]
+				for i, x := range a {
+					dst[i] += c * x * b[i]
+				}
+				continue
+			}
+			for i := range dst {
+				dst[i] += c * a[pa] * b[pb]
+				pa += sa
+				pb += sb
 			}
 		}
 	}

@@ -23,9 +23,9 @@ type Rule struct {
 
 // Rules is the table of primitives, in the order they are tried.
 var Rules = []*Rule{
-	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + i] [* B[b + i]] * invariant factors: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change)", match: matchDot},
+	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + s·i] [* B[b + t·i]] * invariant factors, s and t non-zero constants: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change; s = -1 reads backward, a convolution's transpose; A or B may be a tensor's values read by position)", match: matchDot},
 	{Name: "Fill", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] (+)= v }, level L the last, dense and full, F the same in every iteration: a row of a dense result set to one value (assigned when each position is written once, WriteOnce), or that value added to it: a broadcast", match: matchFill},
-	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + i] [* B[b + i]] * invariant factors: a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset)", match: matchMapRow},
+	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + s·i] [* B[b + t·i]] * invariant factors (as Dot's): a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset)", match: matchMapRow},
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
@@ -58,10 +58,17 @@ type Prim struct {
 	// Set: the loop assigns its values (a Fill, Map or SegStoreAt whose every
 	// position is written once, WriteOnce) rather than adding them.
 	Set bool
-	// Dot: A[Off + i] (Vals, Off) times B[Off2 + i] (Vals2, Off2; nil:
-	// no second array), the offsets the loop does not change.
-	Off, Off2 Expr
-	Vals2     *Array
+	// Dot, MapRow: A[Off + Stride·i] (Vals, Off, Stride) times
+	// B[Off2 + Stride2·i] (Vals2, Off2, Stride2; nil: no second
+	// operand), the offsets the loop does not change, the strides
+	// non-zero constants (1: forward; -1: backward, a convolution's
+	// transpose, x̄(j) += ȳ(j - k)·K(k)). An operand is an array, or the
+	// values of a tensor the loop does not write, read by position
+	// (ValAt: ValsOf, ValsOf2 set and Vals, Vals2 nil).
+	Off, Off2       Expr
+	Vals2           *Array
+	Stride, Stride2 int
+	ValsOf, ValsOf2 *Tensor
 }
 
 // segment splits a loop body into its optional coordinate j := I[p] and
@@ -132,6 +139,32 @@ func OffsetOf(e Expr, v *Var) (Expr, bool) {
 		return nil, false
 	}
 	return off, true
+}
+
+// StrideOf matches an index off + s·v for the variable v, s a non-zero
+// constant and off an int expression not reading v, in any spelling
+// (j - k is j + -1·k for k): it returns off (the constant 0 for s·v
+// alone) and s.
+func StrideOf(e Expr, v *Var) (Expr, int, bool) {
+	if off, ok := OffsetOf(e, v); ok {
+		return off, 1, true
+	}
+	if e.Kind() != Int || !reads(e, v) {
+		return nil, 0, false
+	}
+	f := affine(e)
+	t, ok := f.terms[ExprString(&Ref{V: v})]
+	if !ok || t.coef == 0 {
+		return nil, 0, false
+	}
+	s := t.coef
+	t.coef = 0
+	off := f.expr()
+	t.coef = s
+	if reads(off, v) {
+		return nil, 0, false
+	}
+	return off, s, true
 }
 
 func isRefTo(e Expr, v *Var) bool {
@@ -284,15 +317,16 @@ func matchDot(f *For) *Prim {
 		return nil
 	}
 	// a plain segment's sum is SegDot's
-	if m.Vals2 == nil && isConst(m.Off, 0) {
+	if m.Vals2 == nil && m.ValsOf2 == nil && m.Vals != nil && isConst(m.Off, 0) && m.Stride == 1 {
 		return nil
 	}
 	return m
 }
 
-// offsetProduct classifies x (into m) as a product of one or two arrays
-// read at an offset from i the loop does not change (Vals at Off, Vals2
-// at Off2) and factors that do not read i.
+// offsetProduct classifies x (into m) as a product of one or two real
+// arrays or tensors' values read at a constant stride from an offset the
+// loop over i does not change (Vals or ValsOf at Off + Stride·i, Vals2 or
+// ValsOf2 at Off2 + Stride2·i) and factors that do not read i.
 func offsetProduct(x Expr, i *Var, m *Prim) bool {
 	loads := 0
 	var walk func(e Expr) bool
@@ -304,20 +338,33 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 			m.Factors = append(m.Factors, e)
 			return true
 		}
-		ld, ok := e.(*Load)
-		if !ok || ld.A.Kind != Real {
+		var a *Array
+		var t *Tensor
+		var index Expr
+		switch ld := e.(type) {
+		case *Load:
+			a, index = ld.A, ld.Index
+			if a.Kind != Real {
+				return false
+			}
+		case *ValAt:
+			t, index = ld.T, ld.Pos
+			if t.Leaf != Real {
+				return false
+			}
+		default:
 			return false
 		}
-		off, ok := OffsetOf(ld.Index, i)
+		off, stride, ok := StrideOf(index, i)
 		if !ok || ReadsMemory(off) {
 			return false
 		}
 		loads++
 		switch loads {
 		case 1:
-			m.Vals, m.Off = ld.A, off
+			m.Vals, m.ValsOf, m.Off, m.Stride = a, t, off, stride
 		case 2:
-			m.Vals2, m.Off2 = ld.A, off
+			m.Vals2, m.ValsOf2, m.Off2, m.Stride2 = a, t, off, stride
 		default:
 			return false
 		}
@@ -349,13 +396,14 @@ func matchMapRow(f *For) *Prim {
 		return nil
 	}
 	m := &Prim{Dst: ins.T, Parent: ins.Parent}
-	if !offsetProduct(x, f.V, m) {
+	if readsValues(x, ins.T) || !offsetProduct(x, f.V, m) {
 		return nil
 	}
-	// a vector's (level 0) elementwise map reading at i is Map's; read
-	// at an offset (a correlation's kernel gradient, c·x(i + k) into
-	// dK(k)) it is this row's
-	if ins.Level == 0 && isConst(m.Off, 0) && (m.Vals2 == nil || isConst(m.Off2, 0)) {
+	// a vector's (level 0) elementwise map reading arrays at i is Map's;
+	// read at an offset (a correlation's kernel gradient, c·x(i + k) into
+	// dK(k)), a stride or from a tensor it is this row's
+	at := func(a *Array, off Expr, s int) bool { return a != nil && isConst(off, 0) && s == 1 }
+	if ins.Level == 0 && at(m.Vals, m.Off, m.Stride) && (m.Vals2 == nil && m.ValsOf2 == nil || at(m.Vals2, m.Off2, m.Stride2)) {
 		return nil
 	}
 	return m
