@@ -295,7 +295,7 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 			if lo >= hi {
 				continue
 			}
-			sum := stridedDot(A, oa.at(k), opA.stride, B, ob.at(k), opB.stride, lo, hi)
+			sum := stridedDot(A, oa.at(k), opA.stride, B, ob.at(k), opB.step(), lo, hi)
 			v := sum * sc.at(k)
 			switch {
 			case accSlot < 0:
@@ -328,6 +328,14 @@ func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, strid
 		return &operand{array: -1, tensor: t.ID, off: rg.laneInt(off, l), stride: stride}
 	}
 	return nil
+}
+
+// step is the operand's stride (0 for no operand).
+func (o *operand) step() int {
+	if o == nil {
+		return 0
+	}
+	return o.stride
 }
 
 // eval is the operand's values (nil for no operand) and its lanes'
@@ -442,7 +450,7 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 				}
 				continue
 			}
-			sb = opB.stride
+			sb = opB.step()
 			b, pb := window(B, ob.at(k)+sb*lo, sb, len(dst))
 			if sa == 1 && sb == 1 {
 				a, b = a[:len(dst)], b[:len(dst)]
