@@ -18,7 +18,7 @@ type Gen struct {
 	// against). AllFuncs adds the rest, two-argument ones included.
 	Funcs []string
 	// Index adds index arithmetic to the programs: keys shifted both
-	// ways, strided (2 * k), sums of two keys (k + j), and sums over
+	// ways, strided (2 * k), reversed (3 - k), sums of two keys (k + j), and sums over
 	// ranges, some bounded by an enclosing key (0:k) or starting at one
 	// (k:k + 3), so that lookups run past their inputs' ends on both
 	// sides (the stream of programs without it is unchanged).
@@ -201,7 +201,8 @@ func (g *Gen) gen(typ string, depth int, env []genVar) string {
 }
 
 // indexKey is an index expression over the keys in scope (Gen.Index): a
-// key shifted by -2..2, twice a key, or the sum or difference of two.
+// key shifted by -2..2, twice a key, a key reversed (3 - k: read
+// backward), or the sum or difference of two.
 func (g *Gen) indexKey(env []genVar) string {
 	r := g.R
 	ks := g.vars(env, "key")
@@ -209,7 +210,9 @@ func (g *Gen) indexKey(env []genVar) string {
 		return fmt.Sprint(r.IntN(5))
 	}
 	k := pick(r, ks)
-	switch r.IntN(6) {
+	switch r.IntN(7) {
+	case 5:
+		return fmt.Sprint(2+r.IntN(3)) + " - " + k
 	case 0:
 		return k + " - 1"
 	case 1:
