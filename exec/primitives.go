@@ -270,6 +270,7 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	scale := rg.scale(m.Factors, l)
 	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
 	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
+	unit := opA.stride == 1 && (opB == nil || opB.stride == 1)
 	d, inner := rg.level[m.Acc]
 	accSlot, accID := -1, m.Acc.ID
 	if inner {
@@ -295,7 +296,27 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 			if lo >= hi {
 				continue
 			}
-			sum := stridedDot(A, oa.at(k), opA.stride, B, ob.at(k), opB.step(), lo, hi)
+			var sum float64
+			if unit {
+				// forward: the slices' loops, which Go compiles without
+				// bounds checks
+				o := oa.at(k)
+				a := A[o+lo : o+hi : len(A)]
+				if B != nil {
+					o := ob.at(k)
+					b := B[o+lo : o+hi : len(B)]
+					b = b[:len(a)]
+					for i, x := range a {
+						sum += x * b[i]
+					}
+				} else {
+					for _, x := range a {
+						sum += x
+					}
+				}
+			} else {
+				sum = stridedDot(A, oa.at(k), opA.stride, B, ob.at(k), opB.step(), lo, hi)
+			}
 			v := sum * sc.at(k)
 			switch {
 			case accSlot < 0:
@@ -414,6 +435,7 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	row := rg.laneInt(m.Parent, l)
 	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
 	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
+	unit := opA.stride == 1 && (opB == nil || opB.stride == 1)
 	t := m.Dst.ID
 	lv := len(m.Dst.Levels) - 1
 	return func(fr *frame, cx *vctx) {
@@ -434,31 +456,36 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			}
 			q, c := qs.at(k), sc.at(k)
 			dst := rt.vals[q*n+lo : q*n+hi]
-			sa, sb := opA.stride, 0
-			a, pa := window(A, oa.at(k)+sa*lo, sa, len(dst))
-			if B == nil {
-				if sa == 1 {
-					a = a[:len(dst)]
+			if unit {
+				// forward: the slices' loops, which Go compiles without
+				// bounds checks
+				o := oa.at(k)
+				a := A[o+lo : o+hi : len(A)]
+				a = a[:len(dst)]
+				if B == nil {
 					for i, x := range a {
 						dst[i] += c * x
 					}
 					continue
 				}
+				o = ob.at(k)
+				b := B[o+lo : o+hi : len(B)]
+				b = b[:len(dst)]
+				for i, x := range a {
+					dst[i] += c * x * b[i]
+				}
+				continue
+			}
+			sa, sb := opA.stride, opB.step()
+			a, pa := window(A, oa.at(k)+sa*lo, sa, len(dst))
+			if B == nil {
 				for i := range dst {
 					dst[i] += c * a[pa]
 					pa += sa
 				}
 				continue
 			}
-			sb = opB.step()
 			b, pb := window(B, ob.at(k)+sb*lo, sb, len(dst))
-			if sa == 1 && sb == 1 {
-				a, b = a[:len(dst)], b[:len(dst)]
-				for i, x := range a {
-					dst[i] += c * x * b[i]
-				}
-				continue
-			}
 			for i := range dst {
 				dst[i] += c * a[pa] * b[pb]
 				pa += sa
