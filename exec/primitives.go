@@ -432,7 +432,7 @@ func stridedDot(A []float64, oa, sa int, B []float64, ob, sb, lo, hi int) float6
 func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
-	row := rg.laneInt(m.Parent, l)
+	row, keyOff := rg.laneInt(m.Parent, l), rg.laneInt(m.KeyOff, l)
 	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
 	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
 	unit := opA.stride == 1 && (opB == nil || opB.stride == 1)
@@ -443,19 +443,25 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 		sc := scale(fr, cx)
 		A, oa := opA.eval(fr, cx)
 		B, ob := opB.eval(fr, cx)
-		qs := row.eval(fr, cx)
+		qs, kos := row.eval(fr, cx), keyOff.eval(fr, cx)
 		rt := fr.t[t]
-		n := rt.levels[lv].size
+		lev := rt.levels[lv]
 		for k := 0; k < cx.n; k++ {
 			lo, hi := los[k], his[k]
 			if lo >= hi {
 				continue
 			}
-			if lo < 0 || hi > n {
-				panic(outOfRow(lo, n))
+			ko := kos.at(k) // the keys: ko + lo .. ko + hi - 1
+			n := lev.size
+			if ko+hi > n && !lev.full && ko+lo >= 0 {
+				rt.growDense(lv, ko+hi) // as an insert past its end would
+				n = lev.size
+			}
+			if ko+lo < 0 || ko+hi > n {
+				panic(outOfRow(ko+lo, n))
 			}
 			q, c := qs.at(k), sc.at(k)
-			dst := rt.vals[q*n+lo : q*n+hi]
+			dst := rt.vals[q*n+ko+lo : q*n+ko+hi]
 			if unit {
 				// forward: the slices' loops, which Go compiles without
 				// bounds checks

@@ -160,6 +160,7 @@ func ownExprs(s Stmt, f func(*Expr)) {
 			g(&s.Prim.Bound)
 			g(&s.Prim.Parent)
 			g(&s.Prim.Off)
+			g(&s.Prim.KeyOff)
 			g(&s.Prim.Off2)
 			for i := range s.Prim.Factors {
 				g(&s.Prim.Factors[i])

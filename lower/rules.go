@@ -25,7 +25,7 @@ type Rule struct {
 var Rules = []*Rule{
 	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + s·i] [* B[b + t·i]] * invariant factors, s and t non-zero constants: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change; s = -1 reads backward, a convolution's transpose; A or B may be a tensor's values read by position)", match: matchDot},
 	{Name: "Fill", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] (+)= v }, level L the last, dense and full, F the same in every iteration: a row of a dense result set to one value (assigned when each position is written once, WriteOnce), or that value added to it: a broadcast", match: matchFill},
-	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + s·i] [* B[b + t·i]] * invariant factors (as Dot's): a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset)", match: matchMapRow},
+	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] += v }, level L the last, dense and full, F = A[a + s·i] [* B[b + t·i]] * invariant factors (as Dot's): a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset), at keys KeyOff + i (a strided scatter's window)", match: matchMapRow},
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
@@ -65,6 +65,9 @@ type Prim struct {
 	// transpose, x̄(j) += ȳ(j - k)·K(k)). An operand is an array, or the
 	// values of a tensor the loop does not write, read by position
 	// (ValAt: ValsOf, ValsOf2 set and Vals, Vals2 nil).
+	// MapRow: the row's key is KeyOff + i (nil: i), KeyOff not read by
+	// the loop (a strided scatter's window, x̄(2j + k) += ȳ(j)·K(k)).
+	KeyOff          Expr
 	Off, Off2       Expr
 	Vals2           *Array
 	Stride, Stride2 int
@@ -384,18 +387,27 @@ func matchMapRow(f *For) *Prim {
 	}
 	ins, ok1 := list[0].(*Insert)
 	st, ok2 := list[1].(*Store)
-	if !ok1 || !ok2 || ins.Level != len(ins.T.Levels)-1 || !isRefTo(ins.Key, f.V) || reads(ins.Parent, f.V) ||
+	if !ok1 || !ok2 || ins.Level != len(ins.T.Levels)-1 || reads(ins.Parent, f.V) ||
 		ins.At != nil || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
 		return nil
 	}
-	if l := ins.T.Levels[ins.Level]; l.Storage != Dense || !l.Full {
+	keyOff, ok := OffsetOf(ins.Key, f.V)
+	if !ok || ReadsMemory(keyOff) {
+		return nil
+	}
+	if isConst(keyOff, 0) {
+		keyOff = nil
+	}
+	// a full dense level, or a vector's unmarked one (which grows past
+	// its end as an insert there would)
+	if l := ins.T.Levels[ins.Level]; l.Storage != Dense || !l.Full && !(l.Unmarked && ins.Level == 0 && len(ins.T.Levels) == 1) {
 		return nil
 	}
 	x, ok := fold(st.X, ins)
 	if !ok {
 		return nil
 	}
-	m := &Prim{Dst: ins.T, Parent: ins.Parent}
+	m := &Prim{Dst: ins.T, Parent: ins.Parent, KeyOff: keyOff}
 	if readsValues(x, ins.T) || !offsetProduct(x, f.V, m) {
 		return nil
 	}
@@ -403,7 +415,7 @@ func matchMapRow(f *For) *Prim {
 	// read at an offset (a correlation's kernel gradient, c·x(i + k) into
 	// dK(k)), a stride or from a tensor it is this row's
 	at := func(a *Array, off Expr, s int) bool { return a != nil && isConst(off, 0) && s == 1 }
-	if ins.Level == 0 && at(m.Vals, m.Off, m.Stride) && (m.Vals2 == nil && m.ValsOf2 == nil || at(m.Vals2, m.Off2, m.Stride2)) {
+	if ins.Level == 0 && m.KeyOff == nil && at(m.Vals, m.Off, m.Stride) && (m.Vals2 == nil && m.ValsOf2 == nil || at(m.Vals2, m.Off2, m.Stride2)) {
 		return nil
 	}
 	return m
