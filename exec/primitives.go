@@ -438,6 +438,7 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	unit := opA.stride == 1 && (opB == nil || opB.stride == 1)
 	t := m.Dst.ID
 	lv := len(m.Dst.Levels) - 1
+	grows := !m.Dst.Levels[lv].Full // a vector's unmarked level
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
 		sc := scale(fr, cx)
@@ -445,17 +446,19 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 		B, ob := opB.eval(fr, cx)
 		qs, kos := row.eval(fr, cx), keyOff.eval(fr, cx)
 		rt := fr.t[t]
-		lev := rt.levels[lv]
+		n := rt.levels[lv].size
 		for k := 0; k < cx.n; k++ {
 			lo, hi := los[k], his[k]
 			if lo >= hi {
 				continue
 			}
-			ko := kos.at(k) // the keys: ko + lo .. ko + hi - 1
-			n := lev.size
-			if ko+hi > n && !lev.full && ko+lo >= 0 {
+			ko := 0 // the keys: ko + lo .. ko + hi - 1
+			if keyOff != nil {
+				ko = kos.at(k)
+			}
+			if grows && ko+hi > n && ko+lo >= 0 {
 				rt.growDense(lv, ko+hi) // as an insert past its end would
-				n = lev.size
+				n = rt.levels[lv].size
 			}
 			if ko+lo < 0 || ko+hi > n {
 				panic(outOfRow(ko+lo, n))
