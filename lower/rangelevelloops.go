@@ -32,6 +32,9 @@ func RangeLevelLoops(p *Program) {
 	p.Body = rangeLevelStmt(p, p.Body, params)
 }
 
+// rangeLevelStmt rewrites the outer level loops of s (RangeLevelLoops). It
+// walks blocks and ifs by hand, not with mapBodies, since it must not
+// descend into a loop's body.
 func rangeLevelStmt(p *Program, s Stmt, params map[*Var]bool) Stmt {
 	switch s := s.(type) {
 	case *Block:

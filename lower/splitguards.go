@@ -207,7 +207,9 @@ func cloneStmt(p *Program, s Stmt, renamed map[*Var]Expr) Stmt {
 // guardStmt rewrites the selects of s knowing that the conjunction of
 // keys (canonical conjuncts) holds, or does not: where it holds, each of
 // them is dropped from a condition; where it does not, a select whose
-// condition has all of them takes its else side.
+// condition has all of them takes its else side. It switches on every
+// statement kind, not with mapBodies, since it rewrites each one's
+// expressions as well as its bodies.
 func guardStmt(s Stmt, key map[string]bool, holds bool) Stmt {
 	g := func(e Expr) Expr { return guardExpr(e, key, holds) }
 	switch x := s.(type) {
