@@ -58,6 +58,9 @@ func (g *gen) denseInsert(ti *tinfo, s *lower.Insert) {
 		g.returnErr(g.errorf("key %d out of range 0..%d of a dense level", k, n+"-1"))
 		g.line("}")
 	}
+	if !l.Marked() && (s.Pos == nil || !g.read[s.Pos]) {
+		return // nothing reads the child and no mark is set: the key's check is the insert
+	}
 	c := g.denseChild(ti, lv, s.Parent, k)
 	if l.Marked() {
 		g.line("%s[%s] = true", ti.f(presentField(lv)), c)
