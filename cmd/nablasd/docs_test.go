@@ -284,8 +284,12 @@ func TestMakeDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make demo: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "BATAx") {
-		t.Errorf("make demo printed:\n%s", out)
+	// βAᵀAx over A = [[1, 0, 2], [0, 3, 0], [4, 0, 5]], x = (1, 2, 3),
+	// β = 0.5: Ax = (7, 6, 19), Aᵀ(Ax) = (83, 18, 109), halved
+	for _, want := range []string{"βAᵀAx", "= {0 -> 41.5, 1 -> 9, 2 -> 54.5}"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("make demo did not print %q; it printed:\n%s", want, out)
+		}
 	}
 }
 
