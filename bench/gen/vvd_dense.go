@@ -40,28 +40,38 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	V2_val = V2_val[:V2_len]
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	dst.init(V1_len, true)
+	dst.init(V1_len)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	end := max(min(V2_len, V1_len), 0)
-	if 0 <= V1_len && V1_len <= len(out_vals) && end <= len(V2_val) {
-		copy(out_vals[0:end], V2_val[0:end])
-		clear(out_vals[end:V1_len])
-	} else {
-		if 0 < V1_len {
-			if V1_len > out_n0 {
-				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
+	x := V2_len
+	if V1_len < V2_len {
+		x = V1_len
+	}
+	hi := x
+	if 0 < hi {
+		V2_valSeg := V2_val[0:hi]
+		if hi > out_n0 {
+			return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
+		}
+		outRow := out_vals[0:hi]
+		outRow = outRow[:len(V2_valSeg)]
+		for k := range V2_valSeg {
+			v := V2_valSeg[k]
+			outRow[k] += v
+		}
+	}
+	v1 := 0.0
+	if hi < V1_len {
+		if hi < 0 || V1_len > out_n0 {
+			k2 := hi
+			if k2 >= 0 {
+				k2 = max(k2, out_n0)
 			}
-			outRow := out_vals[0:V1_len]
-			for k := range outRow {
-				i := 0 + k
-				x := 0.0
-				if i < V2_len {
-					x = V2_val[i]
-				}
-				v := x
-				outRow[k] = v
-			}
+			return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", k2, out_n0-1)
+		}
+		outRow1 := out_vals[hi:V1_len]
+		for k1 := range outRow1 {
+			outRow1[k1] += v1
 		}
 	}
 	_ = out_vals // its struct holds it (driftingLocals)
@@ -80,13 +90,11 @@ type vvd_denseResult struct {
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *vvd_denseResult) init(n0 int, keep bool) {
+func (t *vvd_denseResult) init(n0 int) {
 	t.N0 = max(n0, 0)
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
-		if !keep {
-			clear(t.Vals)
-		}
+		clear(t.Vals)
 	} else {
 		t.Vals = make([]float64, n)
 	}

@@ -21,8 +21,10 @@ import (
 //	let W = sum(<_, i2> in (0:W_rows))
 //	    { i2 -> sum(<_, j2> in (0:W_cols)) { j2 -> W_val(i2 * W_cols + j2) } } in
 //	sum(<_, i> in (0:R_len))
+//	  let inv1 = U(i) in
 //	  sum(<p, j> in R_idx(R_pos(i):R_pos(i + 1)))
-//	    let e = R_val(p) - (sum(<k, u> in U(i)) u * W(j)(k)) in e * e
+//	    let e = R_val(p) - (let inv2 = W(j) in sum(<k, u> in inv1) u * inv2(k)) in
+//	    e * e
 //
 // It takes the inputs' shapes to agree as the shape check compared them:
 //   - U has as many rows as R has rows;

@@ -24,11 +24,13 @@ import (
 //	let W = sum(<_, i2> in (0:W_rows))
 //	    { i2 -> sum(<_, j2> in (0:W_cols)) { j2 -> W_val(i2 * W_cols + j2) } } in
 //	sum(<_, i> in (0:R_len))
-//	  sum(<p, j> in R_idx(R_pos(i):R_pos(i + 1)))
-//	    let t = U(i) in
-//	    let e = R_val(p) - (sum(<k, u> in t) u * W(j)(k)) in
-//	    let c = -(e + e) in
-//	    { i -> sum(<k1, u1> in t) { k1 -> c * W(j)(k1) } }
+//	  let inv1 = U(i) in
+//	  { i ->
+//	    sum(<p, j> in R_idx(R_pos(i):R_pos(i + 1)))
+//	      let inv2 = W(j) in
+//	      let e = R_val(p) - (sum(<k, u> in inv1) u * inv2(k)) in
+//	      let c = -(e + e) in
+//	      sum(<k1, u1> in inv1) { k1 -> c * inv2(k1) } }
 //
 // The gradient is given on the stored positions of U: a position
 // the program does not reach holds zero where the result has it and is
@@ -81,6 +83,10 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 			R_posCur := R_posNext
 			R_posNext = R_posSeg[k]
 			i := 0 + k
+			if uint(i) >= uint(out_n0) {
+				return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+			}
+			q := i
 			lo := R_posCur
 			hi := R_posNext
 			c4 := U_cols * i
@@ -105,10 +111,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 						}
 						e := R_valSeg[k1] - s
 						c := -(e + e)
-						if uint(i) >= uint(out_n0) {
-							return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-						}
-						q := i
 						c3 := W_cols * j
 						{ // 0 < U_cols: a fact (facts.go)
 							W_valSeg1 := W_val[c3+0 : c3+U_cols : len(W_val)]
@@ -123,12 +125,6 @@ func wl_factorization_grad(R_idx []int, R_len int, R_pos []int, R_val []float64,
 								outRow[k3] += v
 							}
 						}
-					}
-				}
-			} else {
-				for p1 := lo; p1 < hi; p1++ {
-					if uint(i) >= uint(out_n0) {
-						return fmt.Errorf("wl_factorization_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
 					}
 				}
 			}

@@ -17,10 +17,10 @@ import (
 //
 //	0.5 *
 //	  (sum(<_, i> in (0:A_len))
+//	     let cse1 = if 0 <= i && i < x_len then x_val(i) in
 //	     sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
-//	       A_val(p) *
-//	         ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) *
-//	         ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))))
+//	       let cse3 = cse1 - (if 0 <= j && j < x_len then x_val(j)) in
+//	       A_val(p) * cse3 * cse3)
 //
 // It takes the inputs' shapes to agree as the shape check compared them:
 //   - x has as many entries as A has rows;
@@ -58,18 +58,18 @@ func wl_laplacian_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 			A_posCur := A_posNext
 			A_posNext = A_posSeg[k]
 			i := 0 + k
+			cse1 := x_val[i]
 			s1 := 0.0
 			lo := A_posCur
 			hi := A_posNext
-			c := x_val[i]
 			if lo < hi {
 				A_idxSeg := A_idx[lo:hi]
 				A_valSeg := A_val[lo:hi]
 				A_valSeg = A_valSeg[:len(A_idxSeg)]
 				for k1 := range A_idxSeg {
 					j := A_idxSeg[k1]
-					e := c - x_val[j]
-					s1 += A_valSeg[k1] * e * e
+					cse3 := cse1 - x_val[j]
+					s1 += A_valSeg[k1] * cse3 * cse3
 				}
 			}
 			s += s1

@@ -19,10 +19,14 @@ import (
 // as the program, optimized over its inputs' storage,
 //
 //	sum(<_, i> in (0:A_len))
-//	  sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1)))
-//	    let t2bar = A_val(p) *
-//	        ((if 0 <= i && i < x_len then x_val(i)) - (if 0 <= j && j < x_len then x_val(j))) in
-//	    { j -> -t2bar } + { i -> t2bar }
+//	  let row = sum(<p, j> in A_idx(A_pos(i):A_pos(i + 1))) { j -> A_val(p) } in
+//	  let cse1 = if 0 <= i && i < x_len then x_val(i) in
+//	  let t = sum(<j2, a> in row)
+//	      { j2 -> -(a * (cse1 - (if 0 <= j2 && j2 < x_len then x_val(j2)))) } in
+//	  t +
+//	    { i ->
+//	      sum(<j1, a1> in row)
+//	        a1 * (cse1 - (if 0 <= j1 && j1 < x_len then x_val(j1))) }
 //
 // The gradient is given on the stored positions of x: a position
 // the program does not reach holds zero where the result has it and is
@@ -72,32 +76,30 @@ func wl_laplacian_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_l
 			A_posCur := A_posNext
 			A_posNext = A_posSeg[k]
 			i := 0 + k
+			cse1 := x_val[i]
 			lo := A_posCur
 			hi := A_posNext
+			s := 0.0
 			if lo < hi {
-				if uint(i) >= uint(len(out_vals)) {
-					return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
-				}
-				q1 := i
-				c := x_val[i]
-				acc := 0.0
-				{ // lo < hi: a fact (facts.go)
-					A_idxSeg := A_idx[lo:hi]
-					A_valSeg := A_val[lo:hi]
-					A_valSeg = A_valSeg[:len(A_idxSeg)]
-					for k1 := range A_idxSeg {
-						j := A_idxSeg[k1]
-						t2bar := A_valSeg[k1] * (c - x_val[j])
-						if uint(j) >= uint(len(out_vals)) {
-							return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
-						}
-						q := j
-						out_vals[q] -= t2bar
-						acc += t2bar
+				A_idxSeg := A_idx[lo:hi]
+				A_valSeg := A_val[lo:hi]
+				A_valSeg = A_valSeg[:len(A_idxSeg)]
+				for k1 := range A_idxSeg {
+					j := A_idxSeg[k1]
+					e := A_valSeg[k1] * (cse1 - x_val[j])
+					if uint(j) >= uint(len(out_vals)) {
+						return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", j, out_n0-1)
 					}
+					q := j
+					out_vals[q] -= e
+					s += e
 				}
-				out_vals[q1] += acc
 			}
+			if uint(i) >= uint(len(out_vals)) {
+				return fmt.Errorf("wl_laplacian_grad: key %d out of range 0..%d of a dense result", i, out_n0-1)
+			}
+			q1 := i
+			out_vals[q1] += s
 		}
 	}
 	_ = out_vals // its struct holds it (driftingLocals)

@@ -125,11 +125,7 @@ func wl_mlp2_evalLoop1(A_valSeg1 []float64, A_idxSeg1 []int, h_vals []float64, s
 	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
 	for k3 := range A_idxSeg1 {
 		j1 := A_idxSeg1[k3]
-		x := 0.0
-		if uint(j1) < uint(len(h_vals)) {
-			q1 := j1
-			x = h_vals[q1]
-		}
+		x := h_vals[j1]
 		s2 += A_valSeg1[k3] * x
 	}
 	return s2

@@ -143,16 +143,8 @@ func wl_mlp2_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, x_len in
 			A_posCur2 := A_posNext2
 			A_posNext2 = A_posSeg2[k5]
 			i2 := 0 + k5
-			x1 := 0.0
-			if uint(i2) < uint(len(h_vals)) {
-				q3 := i2
-				x1 = h_vals[q3]
-			}
-			x2 := 0.0
-			if uint(i2) < uint(len(hbar_vals)) {
-				q4 := i2
-				x2 = hbar_vals[q4]
-			}
+			x1 := h_vals[i2]
+			x2 := hbar_vals[i2]
 			c1 := (1.0 - x1*x1) * x2
 			lo3 := A_posCur2
 			hi3 := A_posNext2
@@ -195,11 +187,7 @@ func wl_mlp2_gradLoop1(A_valSeg1 []float64, A_idxSeg1 []int, h_vals []float64, s
 	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
 	for k3 := range A_idxSeg1 {
 		j1 := A_idxSeg1[k3]
-		x := 0.0
-		if uint(j1) < uint(len(h_vals)) {
-			q1 := j1
-			x = h_vals[q1]
-		}
+		x := h_vals[j1]
 		s1 += A_valSeg1[k3] * x
 	}
 	return s1

@@ -56,39 +56,18 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	b_val = b_val[:b_len]
 	x_val = x_val[:x_len]
 	s := 0.0
-	x4 := A_len
+	x3 := A_len
 	if A_len < b_len {
-		x4 = b_len
+		x3 = b_len
 	}
-	n := x4
-	x5 := n
-	if A_len < n {
-		x5 = A_len
+	n := x3
+	x4 := b_len
+	if A_len < b_len {
+		x4 = A_len
 	}
-	x7 := 0
-	if 0 < x5 {
-		x6 := n
-		if A_len < n {
-			x6 = A_len
-		}
-		x7 = x6
-	}
-	split := x7
-	x8 := split
-	if b_len < split {
-		x8 = b_len
-	}
-	x10 := 0
-	if 0 < x8 {
-		x9 := split
-		if b_len < split {
-			x9 = b_len
-		}
-		x10 = x9
-	}
-	split1 := x10
-	if 0 < split1 {
-		A_posSeg := A_pos[1+0 : 1+split1 : len(A_pos)]
+	hi1 := x4
+	if 0 < hi1 {
+		A_posSeg := A_pos[1+0 : 1+hi1 : len(A_pos)]
 		A_posNext := A_pos[0]
 		for k := range A_posSeg {
 			A_posCur := A_posNext
@@ -108,48 +87,68 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			s += e * e
 		}
 	}
-	for i3 := split1; i3 < split; i3++ {
-		x3 := 0.0
-		if 0 <= i3 {
-			s12 := 0.0
-			lo2 := A_pos[i3]
-			hi2 := A_pos[i3+1]
-			if lo2 < hi2 {
-				A_idxSeg1 := A_idx[lo2:hi2]
-				A_valSeg1 := A_val[lo2:hi2]
-				s12 = wl_ridge_evalLoop1(A_valSeg1, A_idxSeg1, s12, x_val)
+	x5 := A_len
+	if b_len < A_len {
+		x5 = b_len
+	}
+	split1 := x5
+	if hi1 < split1 {
+		A_posSeg1 := A_pos[hi1:split1]
+		A_posSeg2 := A_pos[1+hi1 : 1+split1 : len(A_pos)]
+		b_valSeg := b_val[hi1:split1]
+		A_posSeg2 = A_posSeg2[:len(A_posSeg1)]
+		b_valSeg = b_valSeg[:len(A_posSeg1)]
+		for k2 := range A_posSeg1 {
+			x2 := 0.0
+			s11 := 0.0
+			lo1 := A_posSeg1[k2]
+			hi2 := A_posSeg2[k2]
+			if lo1 < hi2 {
+				A_idxSeg1 := A_idx[lo1:hi2]
+				A_valSeg1 := A_val[lo1:hi2]
+				s11 = wl_ridge_evalLoop1(A_valSeg1, A_idxSeg1, s11, x_val)
 			}
-			x3 += s12
+			x2 += s11
+			e1 := x2 - b_valSeg[k2]
+			s += e1 * e1
 		}
-		e1 := x3 - 0.0
-		s += e1 * e1
 	}
-	x11 := n
-	if b_len < n {
-		x11 = b_len
-	}
-	x13 := split
-	if split < x11 {
-		x12 := n
-		if b_len < n {
-			x12 = b_len
+	if split1 < A_len {
+		A_posSeg3 := A_pos[split1:A_len]
+		A_posSeg4 := A_pos[1+split1 : 1+A_len : len(A_pos)]
+		A_posSeg4 = A_posSeg4[:len(A_posSeg3)]
+		for k4 := range A_posSeg3 {
+			x22 := 0.0
+			s112 := 0.0
+			lo12 := A_posSeg3[k4]
+			hi22 := A_posSeg4[k4]
+			if lo12 < hi22 {
+				A_idxSeg2 := A_idx[lo12:hi22]
+				A_valSeg2 := A_val[lo12:hi22]
+				s112 = wl_ridge_evalLoop2(A_valSeg2, A_idxSeg2, s112, x_val)
+			}
+			x22 += s112
+			e2 := x22 - 0.0
+			s += e2 * e2
 		}
-		x13 = x12
 	}
-	split2 := x13
-	x2 := 0.0
-	for i2 := split; i2 < split2; i2++ {
-		x14 := 0.0
-		if 0 <= i2 {
-			x14 = b_val[i2]
-		}
-		e2 := x2 - x14
-		s += e2 * e2
+	x6 := A_len
+	if A_len < b_len {
+		x6 = b_len
 	}
+	split2 := x6
 	x21 := 0.0
-	e3 := x21 - 0.0
-	c := e3 * e3
-	for i21 := split2; i21 < n; i21++ {
+	if A_len < split2 {
+		b_valSeg1 := b_val[A_len:split2]
+		for k6 := range b_valSeg1 {
+			e3 := x21 - b_valSeg1[k6]
+			s += e3 * e3
+		}
+	}
+	x211 := 0.0
+	e4 := x211 - 0.0
+	c := e4 * e4
+	for i211 := split2; i211 < n; i211++ {
 		s += c
 	}
 	s2 := 0.0
@@ -176,11 +175,23 @@ func wl_ridge_evalLoop(A_valSeg []float64, A_idxSeg []int, s1 float64, x_val []f
 // wl_ridge_evalLoop1 runs a row loop of wl_ridge_eval (outline.go).
 //
 //go:noinline
-func wl_ridge_evalLoop1(A_valSeg1 []float64, A_idxSeg1 []int, s12 float64, x_val []float64) float64 {
+func wl_ridge_evalLoop1(A_valSeg1 []float64, A_idxSeg1 []int, s11 float64, x_val []float64) float64 {
 	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-	for k2 := range A_idxSeg1 {
-		j2 := A_idxSeg1[k2]
-		s12 += A_valSeg1[k2] * x_val[j2]
+	for k3 := range A_idxSeg1 {
+		j1 := A_idxSeg1[k3]
+		s11 += A_valSeg1[k3] * x_val[j1]
 	}
-	return s12
+	return s11
+}
+
+// wl_ridge_evalLoop2 runs a row loop of wl_ridge_eval (outline.go).
+//
+//go:noinline
+func wl_ridge_evalLoop2(A_valSeg2 []float64, A_idxSeg2 []int, s112 float64, x_val []float64) float64 {
+	A_valSeg2 = A_valSeg2[:len(A_idxSeg2)]
+	for k5 := range A_idxSeg2 {
+		j12 := A_idxSeg2[k5]
+		s112 += A_valSeg2[k5] * x_val[j12]
+	}
+	return s112
 }
