@@ -239,6 +239,7 @@ func Optimize(prog sdql.Expr, cfg *Config) (*Result, error) {
 		_, _, mulnorm, cleanup := strategies(cfg.Rules)
 		prog = run(prog, phys, nil, Seq(mulnorm, cleanup))
 	}
+	prog = IntegralKeys(prog) // a key folded to a real literal (IntegralKeys)
 	stage(StageNormalized, prog)
 	res.Program = prog
 	res.Elapsed = time.Since(start)
