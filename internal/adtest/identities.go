@@ -145,7 +145,13 @@ func (c *Case) Eval(p *Programs) (*Values, error) {
 	if v.JVP, err = c.evalWith(p.JVP, map[string]sdql.Value{p.Tangent: c.Tangent}); err != nil {
 		return nil, fmt.Errorf("the JVP: %v\n%s", err, sdql.Print(p.JVP))
 	}
-	v.Cotangent = randomOn(c.R, v.Y, v.JVP)
+	if info, err := sdql.Check(c.Prog, &sdql.CheckConfig{Inputs: c.types()}); err == nil {
+		// of the program's type, which an empty result's value does not
+		// show (its rows may be dictionaries)
+		v.Cotangent = randomOfType(c.R, info.Result, v.Y, v.JVP)
+	} else {
+		v.Cotangent = randomOn(c.R, v.Y, v.JVP)
+	}
 	if v.VJP, err = c.evalWith(p.VJP, map[string]sdql.Value{p.Cotangent: v.Cotangent}); err != nil {
 		return nil, fmt.Errorf("the VJP: %v\n%s", err, sdql.Print(p.VJP))
 	}
@@ -431,6 +437,47 @@ func randomOn(r *rand.Rand, y, jv sdql.Value) sdql.Value {
 		} else {
 			out.Set(k, sdql.Real(draw(r)))
 		}
+	}
+	return out
+}
+
+// randomOfType is randomOn for a result of type t: the levels of the
+// value follow t where y and jv are empty.
+func randomOfType(r *rand.Rand, t sdql.Type, y, jv sdql.Value) sdql.Value {
+	dt, isDict := t.(*sdql.DictType)
+	if !isDict {
+		return sdql.Real(draw(r))
+	}
+	dy, _ := y.(*sdql.Dict)
+	dj, _ := jv.(*sdql.Dict)
+	keys := map[int]bool{}
+	for _, d := range []*sdql.Dict{dy, dj} {
+		if d != nil {
+			for _, k := range d.Keys() {
+				keys[k] = true
+			}
+		}
+	}
+	top := 0
+	for k := range keys {
+		top = max(top, k+1)
+	}
+	keys[top] = true
+	sorted := make([]int, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Ints(sorted)
+	out := sdql.NewDict()
+	for _, k := range sorted {
+		var yv, jvv sdql.Value
+		if dy != nil {
+			yv, _ = dy.Get(k)
+		}
+		if dj != nil {
+			jvv, _ = dj.Get(k)
+		}
+		out.Set(k, randomOfType(r, dt.Val, yv, jvv))
 	}
 	return out
 }
