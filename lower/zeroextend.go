@@ -1,6 +1,10 @@
 package lower
 
-import "math"
+import (
+	"math"
+
+	"github.com/nablasd/nablasd/formats"
+)
 
 // ZeroExtend rewrites, in a program whose result is completed to an
 // input's stored positions and holds nothing else, a lookup in a
@@ -37,7 +41,8 @@ import "math"
 // out, where B would have written them outside the completed input's
 // positions.
 func ZeroExtend(p *Program, opts Options) {
-	if completedLevels(p, opts) == nil {
+	ls := completedLevels(p, opts)
+	if ls == nil {
 		return
 	}
 	params := map[*Var]bool{}
@@ -47,7 +52,7 @@ func ZeroExtend(p *Program, opts Options) {
 		}
 	}
 	p.Body = spliceBlocks(p.Body, true, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
-		if fl, isLoop := y.(*ForLevel); isLoop && extendableLoop(p, fl, params) {
+		if fl, isLoop := y.(*ForLevel); isLoop && extendableLoop(p, fl, params, ls) {
 			k := p.NewVar(fl.Key.Name, Int)
 			return nil, []Stmt{&For{V: k, Lo: intConst(0), Hi: fl.T.Levels[0].Size,
 				Body: zeroRead(p, fl.T, fl.Pos, &Ref{V: k}, substVar(fl.Body, fl.Key, &Ref{V: k}))}}, true
@@ -66,6 +71,13 @@ func ZeroExtend(p *Program, opts Options) {
 		}
 		return keep, []Stmt{body}, true
 	})
+}
+
+// isExtentRef reports whether n is the extent parameter of level i of the
+// input the result is completed to.
+func isExtentRef(n Expr, ls []formats.LevelInfo, i int) bool {
+	r, ok := n.(*Ref)
+	return ok && i < len(ls) && ls[i].Extent != "" && r.V.Name == ls[i].Extent
 }
 
 // zeroRead is body (reading w's value at q) run after a read of w's value
@@ -103,10 +115,13 @@ func substVar(s Stmt, v *Var, e Expr) Stmt {
 // extendableLoop reports whether ZeroExtend may rewrite fl: a loop over
 // the keys of a real workspace of one Dense level sized by parameters,
 // whose body is zeroSafe.
-func extendableLoop(p *Program, fl *ForLevel, params map[*Var]bool) bool {
+func extendableLoop(p *Program, fl *ForLevel, params map[*Var]bool, ls []formats.LevelInfo) bool {
 	t := fl.T
 	if t.Input || t == p.ResultTensor || t.Order() != 1 || t.Leaf != Real || t.Levels[0].Storage != Dense || fl.Level != 0 ||
 		!isConst(fl.Parent, 0) || t.Levels[0].Size == nil || !onlyParams(t.Levels[0].Size, params) {
+		return false
+	}
+	if !keysWithinResult(fl.Body, p.ResultTensor, fl.Key, t.Levels[0].Size, ls) {
 		return false
 	}
 	q := fl.Pos
@@ -114,6 +129,41 @@ func extendableLoop(p *Program, fl *ForLevel, params map[*Var]bool) bool {
 		q = &Var{Name: "unused", Kind: Int, ID: -1}
 	}
 	return zeroSafe(fl.Body, p.ResultTensor, t, q)
+}
+
+// keysWithinResult reports whether the keys 0..n-1 the rewritten loop
+// runs over stay within the result's extent where body inserts into the
+// result at the loop's key k: n is that level's size, or the completed
+// input's extent there (the result's size is then the caller's shape,
+// which is that input's), or both are constants and n the smaller. A workspace wider than the result (a
+// lookup past an input's extent, with the shape check off or a constant
+// key it cannot see) would otherwise write zeros past the result's last
+// key, which a full dense result refuses. An insert at another key is
+// left to zeroSafe.
+func keysWithinResult(body Stmt, r *Tensor, k *Var, n Expr, ls []formats.LevelInfo) bool {
+	ok := true
+	WalkStmts(body, func(s Stmt) {
+		in, isInsert := s.(*Insert)
+		if !isInsert || in.T != r {
+			return
+		}
+		if key, isRef := in.Key.(*Ref); !isRef || key.V != k {
+			return
+		}
+		m := r.Levels[in.Level].Size
+		cn, nConst := n.(*Const)
+		cm, mConst := m.(*Const)
+		switch {
+		case m == nil:
+			ok = false
+		case ExprString(m) == ExprString(n):
+		case isExtentRef(n, ls, in.Level):
+		case nConst && mConst && cn.K == Int && cm.K == Int && cn.I <= cm.I:
+		default:
+			ok = false
+		}
+	})
+	return ok
 }
 
 // extendable reports whether ZeroExtend may rewrite l: a lookup, by an
