@@ -145,13 +145,13 @@ func (c *Case) Eval(p *Programs) (*Values, error) {
 	if v.JVP, err = c.evalWith(p.JVP, map[string]sdql.Value{p.Tangent: c.Tangent}); err != nil {
 		return nil, fmt.Errorf("the JVP: %v\n%s", err, sdql.Print(p.JVP))
 	}
-	if info, err := sdql.Check(c.Prog, &sdql.CheckConfig{Inputs: c.types()}); err == nil {
-		// of the program's type, which an empty result's value does not
-		// show (its rows may be dictionaries)
-		v.Cotangent = randomOfType(c.R, info.Result, v.Y, v.JVP)
-	} else {
-		v.Cotangent = randomOn(c.R, v.Y, v.JVP)
+	info, err := sdql.Check(c.Prog, &sdql.CheckConfig{Inputs: c.types()})
+	if err != nil {
+		return nil, fmt.Errorf("the program: %v", err)
 	}
+	// of the program's type, which an empty result's value does not show
+	// (its rows may be dictionaries)
+	v.Cotangent = randomOn(c.R, info.Result, v.Y, v.JVP)
 	if v.VJP, err = c.evalWith(p.VJP, map[string]sdql.Value{p.Cotangent: v.Cotangent}); err != nil {
 		return nil, fmt.Errorf("the VJP: %v\n%s", err, sdql.Print(p.VJP))
 	}
@@ -391,59 +391,10 @@ func RandomTangent(r *rand.Rand, order, extent int) sdql.Value {
 	return d
 }
 
-// randomOn returns a random value of the type of y on the keys of y and
-// of jv (the result and J·v), with one more key at each level.
-func randomOn(r *rand.Rand, y, jv sdql.Value) sdql.Value {
-	if _, ok := scalar(y); ok || y == nil {
-		return sdql.Real(draw(r))
-	}
-	dy, _ := y.(*sdql.Dict)
-	dj, _ := jv.(*sdql.Dict)
-	keys := map[int]bool{}
-	for _, d := range []*sdql.Dict{dy, dj} {
-		if d != nil {
-			for _, k := range d.Keys() {
-				keys[k] = true
-			}
-		}
-	}
-	top := 0
-	for k := range keys {
-		top = max(top, k+1)
-	}
-	keys[top] = true
-	sorted := make([]int, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Ints(sorted)
-	out := sdql.NewDict()
-	for _, k := range sorted {
-		var yv, jvv sdql.Value
-		if dy != nil {
-			yv, _ = dy.Get(k)
-		}
-		if dj != nil {
-			jvv, _ = dj.Get(k)
-		}
-		proto := yv
-		if proto == nil {
-			proto = jvv
-		}
-		if _, isDict := proto.(*sdql.Dict); isDict {
-			out.Set(k, randomOn(r, yv, jvv))
-		} else if proto == nil && isDictType(y, dj) {
-			out.Set(k, randomOn(r, sdql.NewDict(), nil))
-		} else {
-			out.Set(k, sdql.Real(draw(r)))
-		}
-	}
-	return out
-}
-
-// randomOfType is randomOn for a result of type t: the levels of the
-// value follow t where y and jv are empty.
-func randomOfType(r *rand.Rand, t sdql.Type, y, jv sdql.Value) sdql.Value {
+// randomOn returns a random value of type t on the keys of y and of jv
+// (the result and J·v), with one more key at each level; its levels follow
+// t where y and jv are empty.
+func randomOn(r *rand.Rand, t sdql.Type, y, jv sdql.Value) sdql.Value {
 	dt, isDict := t.(*sdql.DictType)
 	if !isDict {
 		return sdql.Real(draw(r))
@@ -477,27 +428,9 @@ func randomOfType(r *rand.Rand, t sdql.Type, y, jv sdql.Value) sdql.Value {
 		if dj != nil {
 			jvv, _ = dj.Get(k)
 		}
-		out.Set(k, randomOfType(r, dt.Val, yv, jvv))
+		out.Set(k, randomOn(r, dt.Val, yv, jvv))
 	}
 	return out
-}
-
-// isDictType reports whether the values of the dictionaries y or jv are
-// dictionaries (a key of neither is then a row).
-func isDictType(y sdql.Value, jv *sdql.Dict) bool {
-	for _, v := range []sdql.Value{y, jv} {
-		if d, ok := v.(*sdql.Dict); ok && d != nil {
-			isDict := false
-			d.Range(func(_ int, x sdql.Value) bool {
-				_, isDict = x.(*sdql.Dict)
-				return false
-			})
-			if isDict {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // draw is a random value in ±[0.25, 1.25): never a zero that would hide
