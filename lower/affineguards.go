@@ -337,7 +337,10 @@ func (an *affineAnalysis) implied(f lin) bool {
 // relevantFacts gathers the facts reachable from f's atoms through shared
 // atoms: the global facts by atom, the scoped ones by a scan, and the
 // ranges of products of an extent and an index (productFacts).
-func (an *affineAnalysis) relevantFacts(f lin) []lin {
+func (an *affineAnalysis) relevantFacts(f lin) []lin { return an.factsFrom(f, true) }
+
+// factsFrom is relevantFacts, with the products' facts or without them.
+func (an *affineAnalysis) factsFrom(f lin, products bool) []lin {
 	seen := map[int]bool{}
 	used := map[int]bool{}
 	scopedUsed := make([]bool, len(an.scoped))
@@ -375,8 +378,10 @@ func (an *affineAnalysis) relevantFacts(f lin) []lin {
 				push(g)
 			}
 		}
-		for _, g := range an.productFacts(a) {
-			push(g)
+		if products {
+			for _, g := range an.productFacts(a) {
+				push(g)
+			}
 		}
 	}
 	return out
@@ -442,45 +447,7 @@ func (an *affineAnalysis) lowerConst(f lin) (int64, bool) {
 // shallowFacts gathers the facts reachable from f's atoms as
 // relevantFacts does, without the products' facts (one level of them is
 // enough for a row offset, and it cannot recurse).
-func (an *affineAnalysis) shallowFacts(f lin) []lin {
-	seen := map[int]bool{}
-	var out []lin
-	queue := []int{}
-	add := func(g lin) {
-		out = append(out, g)
-		for _, t := range g.ts {
-			if !seen[t.a] {
-				seen[t.a] = true
-				queue = append(queue, t.a)
-			}
-		}
-	}
-	for _, t := range f.ts {
-		seen[t.a] = true
-		queue = append(queue, t.a)
-	}
-	used := map[int]bool{}
-	scopedUsed := make([]bool, len(an.scoped))
-	for len(queue) > 0 && len(out) < fmMaxConstraints {
-		a := queue[0]
-		queue = queue[1:]
-		for _, i := range an.byAtom[a] {
-			if !used[i] {
-				used[i] = true
-				if an.usable(an.facts[i]) {
-					add(an.facts[i])
-				}
-			}
-		}
-		for i, g := range an.scoped {
-			if !scopedUsed[i] && g.coef(a) != 0 {
-				scopedUsed[i] = true
-				add(g)
-			}
-		}
-	}
-	return out
-}
+func (an *affineAnalysis) shallowFacts(f lin) []lin { return an.factsFrom(f, false) }
 
 // decide says whether a condition holds (+1), fails (-1) or cannot be
 // told (0) from what is known.
