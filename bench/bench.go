@@ -55,11 +55,15 @@ var Inputs = []string{"bcspwr10", "nopoly", "synthetic"}
 var SyntheticSpecs = map[string]string{
 	"synthetic":   "rows=100000,cols=100000,nnz=1000000,seed=1",
 	"synthetic4M": "rows=200000,cols=200000,density=0.0001,seed=1",
+	// the 16K² matrix with 2M entries (density 2⁻⁷), whose AᵀA
+	// is dense: the large input of the threads' measure
+	"synthetic16K": "rows=16384,cols=16384,density=0.0078125,seed=1",
 }
 
 // LoadInput loads a named input matrix: a name of SyntheticSpecs,
 // surrogate:NAME for the surrogate of a Table 1 matrix (datasets.Surrogate,
-// seed 1: the large ones cannot be had here), else a SuiteSparse matrix in
+// seed 1: the large ones cannot be had here), banded:NAME for its banded
+// surrogate (datasets.BandedSurrogate, full size, seed 1: pdb1HYS's), else a SuiteSparse matrix in
 // datasets.SharedDirs ($NABLASD_SHARED, else shared/ beside the working
 // directory, its parents, the module or the executable); c is nil (with
 // the reason) when its file is absent.
@@ -70,6 +74,10 @@ func LoadInput(name string) (c *datasets.Coords, why string, err error) {
 	}
 	if m, ok := strings.CutPrefix(name, "surrogate:"); ok {
 		c, err := datasets.Surrogate(m, 1)
+		return c, "", err
+	}
+	if m, ok := strings.CutPrefix(name, "banded:"); ok {
+		c, _, err := datasets.BandedSurrogate(m, 1, 1)
 		return c, "", err
 	}
 	var looked []string
