@@ -40,7 +40,7 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	V2_val = V2_val[:V2_len]
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	dst.init(V1_len)
+	dst.init(V1_len, true)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
 	x := V2_len
@@ -48,16 +48,20 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 		x = V1_len
 	}
 	hi := x
-	if 0 < hi {
-		V2_valSeg := V2_val[0:hi]
-		if hi > out_n0 {
-			return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
-		}
-		outRow := out_vals[0:hi]
-		outRow = outRow[:len(V2_valSeg)]
-		for k := range V2_valSeg {
-			v := V2_valSeg[k]
-			outRow[k] += v
+	if 0 <= hi && hi <= len(out_vals) && hi <= len(V2_val) {
+		copy(out_vals[0:hi], V2_val[0:hi])
+	} else {
+		if 0 < hi {
+			V2_valSeg := V2_val[0:hi]
+			if hi > out_n0 {
+				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
+			}
+			outRow := out_vals[0:hi]
+			outRow = outRow[:len(V2_valSeg)]
+			for k := range V2_valSeg {
+				v := V2_valSeg[k]
+				outRow[k] = v
+			}
 		}
 	}
 	v1 := 0.0
@@ -71,7 +75,7 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 		}
 		outRow1 := out_vals[hi:V1_len]
 		for k1 := range outRow1 {
-			outRow1[k1] += v1
+			outRow1[k1] = v1
 		}
 	}
 	_ = out_vals // its struct holds it (driftingLocals)
@@ -90,11 +94,13 @@ type vvd_denseResult struct {
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *vvd_denseResult) init(n0 int) {
+func (t *vvd_denseResult) init(n0 int, keep bool) {
 	t.N0 = max(n0, 0)
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
-		clear(t.Vals)
+		if !keep {
+			clear(t.Vals)
+		}
 	} else {
 		t.Vals = make([]float64, n)
 	}
