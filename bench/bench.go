@@ -112,6 +112,11 @@ type Case struct {
 	// positions of (exec.Options.CompletedOn), as the root package
 	// completes it; "" when that is not a tensor bound in a format.
 	completedOn string
+	// equalModes are the modes the shape check found of equal extents
+	// (Plan.EqualModes), lowered with as the root package lowers: without
+	// them the lowering would not know, say, that SMMM's column sums of A
+	// have B's row count.
+	equalModes [][]lower.Mode
 	// Hand runs the hand-written loop (into buffers it reuses).
 	Hand func()
 	// HandValue returns the hand-written result as an sdql value.
@@ -305,7 +310,7 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 	if err != nil {
 		return nil, err
 	}
-	cs.Prog, cs.Bindings, cs.Fuse = p.Program, p.Bindings, p.Fuse
+	cs.Prog, cs.Bindings, cs.Fuse, cs.equalModes = p.Program, p.Bindings, p.Fuse, p.EqualModes
 	cs.formats = map[string]lower.Format{}
 	for n, t := range tensors {
 		cs.formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
@@ -355,6 +360,7 @@ func (cs *Case) CompileValidating(opts exec.Options) (*exec.Kernel, error) {
 	if opts.Formats == nil {
 		opts.Formats = cs.formats
 		opts.CompletedOn = cs.completedOn
+		opts.EqualModes = cs.equalModes
 	}
 	return exec.CompileFor(cs.Prog, cs.Bindings, opts)
 }

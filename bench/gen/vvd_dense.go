@@ -43,39 +43,19 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	dst.init(V1_len, true)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	x := V2_len
-	if V1_len < V2_len {
-		x = V1_len
-	}
-	hi := x
-	if 0 <= hi && hi <= len(out_vals) && hi <= len(V2_val) {
-		copy(out_vals[0:hi], V2_val[0:hi])
+	if 0 <= V1_len && V1_len <= len(out_vals) && V1_len <= len(V2_val) {
+		copy(out_vals[0:V1_len], V2_val[0:V1_len])
 	} else {
-		if 0 < hi {
-			V2_valSeg := V2_val[0:hi]
-			if hi > out_n0 {
+		if 0 < V1_len {
+			V2_valSeg := V2_val[0:V1_len]
+			if V1_len > out_n0 {
 				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 			}
-			outRow := out_vals[0:hi]
+			outRow := out_vals[0:V1_len]
 			outRow = outRow[:len(V2_valSeg)]
 			for k := range V2_valSeg {
-				v := V2_valSeg[k]
-				outRow[k] = v
+				outRow[k] = V2_valSeg[k]
 			}
-		}
-	}
-	v1 := 0.0
-	if hi < V1_len {
-		if hi < 0 || V1_len > out_n0 {
-			k2 := hi
-			if k2 >= 0 {
-				k2 = max(k2, out_n0)
-			}
-			return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", k2, out_n0-1)
-		}
-		outRow1 := out_vals[hi:V1_len]
-		for k1 := range outRow1 {
-			outRow1[k1] = v1
 		}
 	}
 	_ = out_vals // its struct holds it (driftingLocals)
