@@ -239,10 +239,12 @@ func (rg *region) laneInt(e lower.Expr, l int) *laneInt {
 	return &laneInt{u, c}
 }
 
-// laneInts is a laneInt's value in one batch.
+// laneInts is a laneInt's value in one batch: v for every lane, col[k]
+// for lane k, or (seq) v + k.
 type laneInts struct {
 	v   int
 	col []int
+	seq bool
 }
 
 func (li *laneInt) eval(fr *frame, cx *vctx) laneInts {
@@ -256,10 +258,29 @@ func (li *laneInt) eval(fr *frame, cx *vctx) laneInts {
 }
 
 func (v laneInts) at(k int) int {
-	if v.col == nil {
-		return v.v
+	switch {
+	case v.col != nil:
+		return v.col[k]
+	case v.seq:
+		return v.v + k
 	}
-	return v.col[k]
+	return v.v
+}
+
+// column is the lanes' values as a column (into buf where they are not
+// one).
+func (v laneInts) column(buf []int) []int {
+	switch {
+	case v.col != nil:
+		return v.col
+	case v.seq:
+		for k := range buf {
+			buf[k] = v.v + k
+		}
+	default:
+		fill(buf, v.v)
+	}
+	return buf
 }
 
 // dot runs a Dot: acc += c·Σ A[oa+sa·i]·B[ob+sb·i] over each lane's
@@ -279,8 +300,21 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 			rg.useAnc(d, l)
 		}
 	}
+	sums, offs := rg.newF(), rg.newI() // a lane-major batch's sums, offsets
+	uniform := bs.ulo != nil && bs.uhi != nil
 	return func(fr *frame, cx *vctx) {
-		los, his := bs.eval(fr, cx, rg)
+		// the lanes' ranges: one for all (uniform: no columns), or per lane
+		var los, his []int
+		lo, hi, same := 0, 0, true
+		if uniform {
+			lo, hi = bs.ulo(fr), bs.uhi(fr)
+			if lo >= hi {
+				return // no lane has a term: nothing is added
+			}
+		} else {
+			los, his = bs.eval(fr, cx, rg)
+			lo, hi, same = sameRange(los, his)
+		}
 		sc := scale(fr, cx)
 		A, oa := opA.eval(fr, cx)
 		B, ob := opB.eval(fr, cx)
@@ -291,10 +325,34 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 		} else {
 			total = fr.f[accID]
 		}
+		if same && hi-lo <= laneMajorTerms && (oa.col != nil || oa.seq || ob.col != nil || ob.seq) {
+			laneSums := rg.fbuf(fr, sums, cx.n)
+			laneMajorDot(laneSums, A, oa, opA.stride, B, ob, opB.step(), lo, hi, rg.ibuf(fr, offs, cx.n))
+			switch {
+			case accSlot < 0:
+				for k, sum := range laneSums {
+					total += sum * sc.at(k)
+				}
+				fr.f[accID] = total
+			case d == l:
+				col = col[:len(laneSums)]
+				for k, sum := range laneSums {
+					col[k] += sum * sc.at(k)
+				}
+			default:
+				anc := cx.anc[d][:len(laneSums)]
+				for k, sum := range laneSums {
+					col[anc[k]] += sum * sc.at(k)
+				}
+			}
+			return
+		}
 		for k := 0; k < cx.n; k++ {
-			lo, hi := los[k], his[k]
-			if lo >= hi {
-				continue
+			if los != nil {
+				lo, hi = los[k], his[k]
+				if lo >= hi {
+					continue
+				}
 			}
 			var sum float64
 			if unit {
@@ -333,22 +391,172 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	}
 }
 
+// laneMajorTerms is the most terms per lane a Dot sums lane-major: a
+// short dot (a stencil's or a band's taps) costs less as one pass over
+// the batch's lanes per term than as one loop per lane, whose overhead is
+// as large as its few terms.
+const laneMajorTerms = 16
+
+// sameRange reports whether every lane has the same range lo..hi
+// (non-empty), and returns it.
+func sameRange(los, his []int) (int, int, bool) {
+	if len(los) == 0 {
+		return 0, 0, false
+	}
+	lo, hi := los[0], his[0]
+	if lo >= hi {
+		return 0, 0, false
+	}
+	his = his[:len(los)]
+	for k, x := range los {
+		if x != lo || his[k] != hi {
+			return 0, 0, false
+		}
+	}
+	return lo, hi, true
+}
+
+// laneMajorDot sets sums[k] to lane k's dot, Σ_{lo <= i < hi} A[oa_k +
+// sa·i]·B[ob_k + sb·i] (B nil: of A alone), term by term over all the
+// lanes: the terms of each lane are added in the order of i, as the
+// lane's own loop adds them. Consecutive offsets (seq) read a slice per
+// term; ibuf is scratch for an offset column. A read outside an array
+// panics as its load would.
+func laneMajorDot(sums, A []float64, oa laneInts, sa int, B []float64, ob laneInts, sb, lo, hi int, ibuf []int) {
+	clear(sums)
+	n := len(sums)
+	if B == nil {
+		if oa.seq {
+			for i := lo; i < hi; i++ {
+				a := A[oa.v+sa*i : oa.v+sa*i+n]
+				for k, x := range a {
+					sums[k] += x
+				}
+			}
+			return
+		}
+		a := oa.col[:n]
+		for i := lo; i < hi; i++ {
+			for k, o := range a {
+				sums[k] += A[o+sa*i]
+			}
+		}
+		return
+	}
+	switch {
+	case oa.seq && ob.seq:
+		for i := lo; i < hi; i++ {
+			a := A[oa.v+sa*i : oa.v+sa*i+n]
+			b := B[ob.v+sb*i : ob.v+sb*i+n]
+			for k, x := range a {
+				sums[k] += x * b[k]
+			}
+		}
+		return
+	case oa.seq && ob.col == nil:
+		axpyTerms(sums, A, oa.v, sa, B, ob.v, sb, lo, hi)
+		return
+	case ob.seq && oa.col == nil:
+		axpyTerms(sums, B, ob.v, sb, A, oa.v, sa, lo, hi)
+		return
+	case oa.seq:
+		oa = laneInts{col: oa.column(ibuf[:n])}
+	case ob.seq:
+		ob = laneInts{col: ob.column(ibuf[:n])}
+	}
+	switch {
+	case oa.col != nil && ob.col != nil:
+		a, b := oa.col[:n], ob.col[:n]
+		for i := lo; i < hi; i++ {
+			for k, o := range a {
+				sums[k] += A[o+sa*i] * B[b[k]+sb*i]
+			}
+		}
+	case ob.col == nil:
+		a := oa.col[:n]
+		for i := lo; i < hi; i++ {
+			c := B[ob.v+sb*i]
+			for k, o := range a {
+				sums[k] += A[o+sa*i] * c
+			}
+		}
+	default:
+		b := ob.col[:n]
+		for i := lo; i < hi; i++ {
+			c := A[oa.v+sa*i]
+			for k, o := range b {
+				sums[k] += c * B[o+sb*i]
+			}
+		}
+	}
+}
+
+// axpyTerms adds Σ_{lo <= i < hi} X[ox + sx·i + k]·C[oc + sc·i] into
+// sums[k], the terms in the order of i: four terms per pass over sums,
+// each lane's partial sum in a register between them.
+func axpyTerms(sums, X []float64, ox, sx int, C []float64, oc, sc, lo, hi int) {
+	n := len(sums)
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
+		x0 := X[ox+sx*i : ox+sx*i+n]
+		x1 := X[ox+sx*(i+1) : ox+sx*(i+1)+n]
+		x2 := X[ox+sx*(i+2) : ox+sx*(i+2)+n]
+		x3 := X[ox+sx*(i+3) : ox+sx*(i+3)+n]
+		for k, s := range sums {
+			s += x0[k] * c0
+			s += x1[k] * c1
+			s += x2[k] * c2
+			s += x3[k] * c3
+			sums[k] = s
+		}
+	}
+	for ; i < hi; i++ {
+		c := C[oc+sc*i]
+		x := X[ox+sx*i : ox+sx*i+n]
+		for k, s := range sums {
+			sums[k] = s + x[k]*c
+		}
+	}
+}
+
 // operand is a Dot's or MapRow's operand compiled: an array's or a
 // tensor's values read at off + stride·i (nil: no operand).
 type operand struct {
 	array, tensor int // IDs, -1 for the one it is not
 	off           *laneInt
 	stride        int
+	// laneOff: off is laneOff + v, v the lanes' loop variable and laneOff
+	// the same for every lane (nil: it is not); in a batch of consecutive
+	// positions (vctx.base) the offsets are then laneOff + base + k,
+	// without a column
+	laneOff iexpr
 }
 
 func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, stride, l int) *operand {
-	switch {
-	case a != nil:
-		return &operand{array: a.ID, tensor: -1, off: rg.laneInt(off, l), stride: stride}
-	case t != nil:
-		return &operand{array: -1, tensor: t.ID, off: rg.laneInt(off, l), stride: stride}
+	if a == nil && t == nil {
+		return nil
 	}
-	return nil
+	o := &operand{array: -1, tensor: -1, stride: stride}
+	if a != nil {
+		o.array = a.ID
+	} else {
+		o.tensor = t.ID
+	}
+	lv := rg.loopVar[l]
+	if lv != nil {
+		if c, ok := lower.OffsetOf(off, lv); ok && !rg.varies(c) {
+			// the column only where the batch's positions are not
+			// consecutive, which forStmt then fills (as loadCol's)
+			reads := rg.colReads[lv]
+			o.off = rg.laneInt(off, l)
+			rg.colReads[lv] = reads
+			o.laneOff = rg.c.int(c)
+			return o
+		}
+	}
+	o.off = rg.laneInt(off, l)
+	return o
 }
 
 // step is the operand's stride (0 for no operand).
@@ -365,10 +573,17 @@ func (o *operand) eval(fr *frame, cx *vctx) ([]float64, laneInts) {
 	switch {
 	case o == nil:
 		return nil, laneInts{}
-	case o.array >= 0:
-		return fr.fa[o.array], o.off.eval(fr, cx)
 	}
-	return fr.t[o.tensor].vals, o.off.eval(fr, cx)
+	var vals []float64
+	if o.array >= 0 {
+		vals = fr.fa[o.array]
+	} else {
+		vals = fr.t[o.tensor].vals
+	}
+	if o.laneOff != nil && cx.base >= 0 {
+		return vals, laneInts{v: o.laneOff(fr) + cx.base, seq: true}
+	}
+	return vals, o.off.eval(fr, cx)
 }
 
 // window is the part of A that n reads from index first at stride s

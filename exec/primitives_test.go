@@ -66,3 +66,74 @@ func TestStridedDot(t *testing.T) {
 	}()
 	stridedDot(A, len(A)-2, 1, B, 0, -1, 0, 3)
 }
+
+// TestLaneMajorDot checks laneMajorDot, the dots of a batch of lanes
+// term by term, against each lane's own loop (Σ over i in lo..hi-1 of
+// A[oa_k + sa·i]·B[ob_k + sb·i], added in order, so equal to the last
+// bit), for every kind of offsets (the same for every lane, a column,
+// consecutive), strides forward, backward and larger, one operand or
+// two, and term counts around axpyTerms' blocks of four.
+func TestLaneMajorDot(t *testing.T) {
+	const lanes = 7
+	A, B := make([]float64, 80), make([]float64, 80)
+	for i := range A {
+		A[i], B[i] = 1/float64(i+3), float64(i%5)-1.75+1/float64(i+7)
+	}
+	offsets := func(kind string, base int) laneInts {
+		switch kind {
+		case "uniform":
+			return laneInts{v: base}
+		case "seq":
+			return laneInts{v: base, seq: true}
+		}
+		col := make([]int, lanes)
+		for k := range col {
+			col[k] = base + (k*5)%lanes // not in order
+		}
+		return laneInts{col: col}
+	}
+	kinds := []string{"uniform", "col", "seq"}
+	strides := []int{1, -1, 2, -3}
+	for _, ka := range kinds {
+		for _, kb := range append(kinds, "none") {
+			if ka == "uniform" && (kb == "uniform" || kb == "none") {
+				continue // every lane the same: laneMajorDot is not used
+			}
+			for _, sa := range strides {
+				for _, sb := range strides {
+					for n := 1; n <= 9; n++ {
+						lo := 2
+						hi := lo + n
+						oa := offsets(ka, 35-sa*lo)
+						ob := offsets(kb, 36-sb*lo)
+						var b []float64
+						if kb != "none" {
+							b = B
+						}
+						sums := make([]float64, lanes)
+						laneMajorDot(sums, A, oa, sa, b, ob, sb, lo, hi, make([]int, lanes))
+						for k := range lanes {
+							want := 0.0
+							for i := lo; i < hi; i++ {
+								if b == nil {
+									want += A[oa.at(k)+sa*i]
+								} else {
+									want += A[oa.at(k)+sa*i] * B[ob.at(k)+sb*i]
+								}
+							}
+							if sums[k] != want {
+								t.Errorf("offsets %s, %s, strides %d, %d, %d terms: lane %d got %v, want %v", ka, kb, sa, sb, n, k, sums[k], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("a read past A's end did not panic")
+		}
+	}()
+	laneMajorDot(make([]float64, lanes), A, laneInts{v: len(A) - 3, seq: true}, 1, B, laneInts{v: 0}, 1, 0, 2, make([]int, lanes))
+}
