@@ -240,11 +240,11 @@ func (rg *region) laneInt(e lower.Expr, l int) *laneInt {
 }
 
 // laneInts is a laneInt's value in one batch: v for every lane, col[k]
-// for lane k, or (seq) v + k.
+// for lane k, or (seq) v + step·k.
 type laneInts struct {
-	v   int
-	col []int
-	seq bool
+	v, step int
+	col     []int
+	seq     bool
 }
 
 func (li *laneInt) eval(fr *frame, cx *vctx) laneInts {
@@ -262,7 +262,7 @@ func (v laneInts) at(k int) int {
 	case v.col != nil:
 		return v.col[k]
 	case v.seq:
-		return v.v + k
+		return v.v + v.step*k
 	}
 	return v.v
 }
@@ -275,7 +275,7 @@ func (v laneInts) column(buf []int) []int {
 		return v.col
 	case v.seq:
 		for k := range buf {
-			buf[k] = v.v + k
+			buf[k] = v.v + v.step*k
 		}
 	default:
 		fill(buf, v.v)
@@ -300,7 +300,7 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 			rg.useAnc(d, l)
 		}
 	}
-	sums, offs := rg.newF(), rg.newI() // a lane-major batch's sums, offsets
+	sums, offs, offs2 := rg.newF(), rg.newI(), rg.newI() // a lane-major batch's sums, offsets
 	uniform := bs.ulo != nil && bs.uhi != nil
 	return func(fr *frame, cx *vctx) {
 		// the lanes' ranges: one for all (uniform: no columns), or per lane
@@ -327,7 +327,7 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 		}
 		if same && hi-lo <= laneMajorTerms && (oa.col != nil || oa.seq || ob.col != nil || ob.seq) {
 			laneSums := rg.fbuf(fr, sums, cx.n)
-			laneMajorDot(laneSums, A, oa, opA.stride, B, ob, opB.step(), lo, hi, rg.ibuf(fr, offs, cx.n))
+			laneMajorDot(laneSums, A, oa, opA.stride, B, ob, opB.step(), lo, hi, rg.ibuf(fr, offs, cx.n), rg.ibuf(fr, offs2, cx.n))
 			switch {
 			case accSlot < 0:
 				for k, sum := range laneSums {
@@ -392,10 +392,13 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 }
 
 // laneMajorTerms is the most terms per lane a Dot sums lane-major: a
-// short dot (a stencil's or a band's taps) costs less as one pass over
-// the batch's lanes per term than as one loop per lane, whose overhead is
-// as large as its few terms.
-const laneMajorTerms = 16
+// short dot (a band's or a filter's taps) costs less as one pass over the
+// batch's lanes per term than as one loop per lane, whose overhead is as
+// large as its few terms and whose additions wait on each other (the
+// lanes' are independent: a 31-tap correlation's value ran in half the
+// time); past it, a pass per term over offsets of scattered rows touches
+// too many cache lines at once.
+const laneMajorTerms = 64
 
 // sameRange reports whether every lane has the same range lo..hi
 // (non-empty), and returns it.
@@ -422,29 +425,21 @@ func sameRange(los, his []int) (int, int, bool) {
 // lane's own loop adds them. Consecutive offsets (seq) read a slice per
 // term; ibuf is scratch for an offset column. A read outside an array
 // panics as its load would.
-func laneMajorDot(sums, A []float64, oa laneInts, sa int, B []float64, ob laneInts, sb, lo, hi int, ibuf []int) {
+func laneMajorDot(sums, A []float64, oa laneInts, sa int, B []float64, ob laneInts, sb, lo, hi int, ibuf, ibuf2 []int) {
 	clear(sums)
 	n := len(sums)
-	if B == nil {
-		if oa.seq {
-			for i := lo; i < hi; i++ {
-				a := A[oa.v+sa*i : oa.v+sa*i+n]
-				for k, x := range a {
-					sums[k] += x
-				}
-			}
-			return
-		}
-		a := oa.col[:n]
+	// consecutive offsets read slices; at another step, a column
+	unitA, unitB := oa.seq && oa.step == 1, ob.seq && ob.step == 1
+	switch {
+	case B == nil && unitA:
 		for i := lo; i < hi; i++ {
-			for k, o := range a {
-				sums[k] += A[o+sa*i]
+			a := A[oa.v+sa*i : oa.v+sa*i+n]
+			for k, x := range a {
+				sums[k] += x
 			}
 		}
 		return
-	}
-	switch {
-	case oa.seq && ob.seq:
+	case unitA && unitB:
 		for i := lo; i < hi; i++ {
 			a := A[oa.v+sa*i : oa.v+sa*i+n]
 			b := B[ob.v+sb*i : ob.v+sb*i+n]
@@ -453,16 +448,27 @@ func laneMajorDot(sums, A []float64, oa laneInts, sa int, B []float64, ob laneIn
 			}
 		}
 		return
-	case oa.seq && ob.col == nil:
-		axpyTerms(sums, A, oa.v, sa, B, ob.v, sb, lo, hi)
+	case oa.seq && B != nil && !ob.seq && ob.col == nil:
+		axpyTerms(sums, A, oa.v, sa, oa.step, B, ob.v, sb, lo, hi)
 		return
-	case ob.seq && oa.col == nil:
-		axpyTerms(sums, B, ob.v, sb, A, oa.v, sa, lo, hi)
+	case ob.seq && !oa.seq && oa.col == nil:
+		axpyTerms(sums, B, ob.v, sb, ob.step, A, oa.v, sa, lo, hi)
 		return
-	case oa.seq:
+	}
+	if oa.seq {
 		oa = laneInts{col: oa.column(ibuf[:n])}
-	case ob.seq:
-		ob = laneInts{col: ob.column(ibuf[:n])}
+	}
+	if ob.seq {
+		ob = laneInts{col: ob.column(ibuf2[:n])}
+	}
+	if B == nil {
+		a := oa.col[:n]
+		for i := lo; i < hi; i++ {
+			for k, o := range a {
+				sums[k] += A[o+sa*i]
+			}
+		}
+		return
 	}
 	switch {
 	case oa.col != nil && ob.col != nil:
@@ -491,11 +497,15 @@ func laneMajorDot(sums, A []float64, oa laneInts, sa int, B []float64, ob laneIn
 	}
 }
 
-// axpyTerms adds Σ_{lo <= i < hi} X[ox + sx·i + k]·C[oc + sc·i] into
-// sums[k], the terms in the order of i: four terms per pass over sums,
-// each lane's partial sum in a register between them.
-func axpyTerms(sums, X []float64, ox, sx int, C []float64, oc, sc, lo, hi int) {
+// axpyTerms adds Σ_{lo <= i < hi} X[ox + sx·i + step·k]·C[oc + sc·i]
+// into sums[k], the terms in the order of i: four terms per pass over
+// sums, each lane's partial sum in a register between them.
+func axpyTerms(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi int) {
 	n := len(sums)
+	if step != 1 {
+		axpyTermsStep(sums, X, ox, sx, step, C, oc, sc, lo, hi)
+		return
+	}
 	i := lo
 	for ; i+4 <= hi; i += 4 {
 		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
@@ -520,17 +530,42 @@ func axpyTerms(sums, X []float64, ox, sx int, C []float64, oc, sc, lo, hi int) {
 	}
 }
 
+// axpyTermsStep is axpyTerms at a step other than 1 (a strided filter's
+// lanes, x(2i + k)).
+func axpyTermsStep(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi int) {
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
+		o0, o1, o2, o3 := ox+sx*i, ox+sx*(i+1), ox+sx*(i+2), ox+sx*(i+3)
+		for k, s := range sums {
+			p := step * k
+			s += X[o0+p] * c0
+			s += X[o1+p] * c1
+			s += X[o2+p] * c2
+			s += X[o3+p] * c3
+			sums[k] = s
+		}
+	}
+	for ; i < hi; i++ {
+		c, o := C[oc+sc*i], ox+sx*i
+		for k, s := range sums {
+			sums[k] = s + X[o+step*k]*c
+		}
+	}
+}
+
 // operand is a Dot's or MapRow's operand compiled: an array's or a
 // tensor's values read at off + stride·i (nil: no operand).
 type operand struct {
 	array, tensor int // IDs, -1 for the one it is not
 	off           *laneInt
 	stride        int
-	// laneOff: off is laneOff + v, v the lanes' loop variable and laneOff
-	// the same for every lane (nil: it is not); in a batch of consecutive
-	// positions (vctx.base) the offsets are then laneOff + base + k,
-	// without a column
-	laneOff iexpr
+	// laneOff: off is laneOff + laneStep·v, v the lanes' loop variable
+	// and laneOff the same for every lane (nil: it is not); in a batch of
+	// consecutive positions (vctx.base) the offsets are then laneOff +
+	// laneStep·(base + k), without a column
+	laneOff  iexpr
+	laneStep int
 }
 
 func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, stride, l int) *operand {
@@ -545,18 +580,37 @@ func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, strid
 	}
 	lv := rg.loopVar[l]
 	if lv != nil {
-		if c, ok := lower.OffsetOf(off, lv); ok && !rg.varies(c) {
+		if c, s, ok := lower.StrideOf(rg.intLets(off), lv); ok && !rg.varies(c) {
 			// the column only where the batch's positions are not
 			// consecutive, which forStmt then fills (as loadCol's)
 			reads := rg.colReads[lv]
 			o.off = rg.laneInt(off, l)
 			rg.colReads[lv] = reads
-			o.laneOff = rg.c.int(c)
+			o.laneOff, o.laneStep = rg.c.int(c), s
 			return o
 		}
 	}
 	o.off = rg.laneInt(off, l)
 	return o
+}
+
+// intLets is the int expression e with the nest's int lets read through
+// (c + k, c := 2·i, is 2·i + k), to a depth of a few lets.
+func (rg *region) intLets(e lower.Expr) lower.Expr { return rg.readLets(e, 4) }
+
+func (rg *region) readLets(e lower.Expr, depth int) lower.Expr {
+	switch x := e.(type) {
+	case *lower.Ref:
+		if d := rg.intLet[x.V]; d != nil && depth > 0 {
+			return rg.readLets(d, depth-1)
+		}
+	case *lower.Binary:
+		a, b := rg.readLets(x.X, depth), rg.readLets(x.Y, depth)
+		if a != x.X || b != x.Y {
+			return &lower.Binary{Op: x.Op, X: a, Y: b}
+		}
+	}
+	return e
 }
 
 // step is the operand's stride (0 for no operand).
@@ -581,7 +635,7 @@ func (o *operand) eval(fr *frame, cx *vctx) ([]float64, laneInts) {
 		vals = fr.t[o.tensor].vals
 	}
 	if o.laneOff != nil && cx.base >= 0 {
-		return vals, laneInts{v: o.laneOff(fr) + cx.base, seq: true}
+		return vals, laneInts{v: o.laneOff(fr) + o.laneStep*cx.base, step: o.laneStep, seq: true}
 	}
 	return vals, o.off.eval(fr, cx)
 }

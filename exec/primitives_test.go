@@ -71,11 +71,11 @@ func TestStridedDot(t *testing.T) {
 // term by term, against each lane's own loop (Σ over i in lo..hi-1 of
 // A[oa_k + sa·i]·B[ob_k + sb·i], added in order, so equal to the last
 // bit), for every kind of offsets (the same for every lane, a column,
-// consecutive), strides forward, backward and larger, one operand or
+// consecutive, at a step of 2), strides forward, backward and larger, one operand or
 // two, and term counts around axpyTerms' blocks of four.
 func TestLaneMajorDot(t *testing.T) {
 	const lanes = 7
-	A, B := make([]float64, 80), make([]float64, 80)
+	A, B := make([]float64, 100), make([]float64, 100)
 	for i := range A {
 		A[i], B[i] = 1/float64(i+3), float64(i%5)-1.75+1/float64(i+7)
 	}
@@ -84,7 +84,9 @@ func TestLaneMajorDot(t *testing.T) {
 		case "uniform":
 			return laneInts{v: base}
 		case "seq":
-			return laneInts{v: base, seq: true}
+			return laneInts{v: base, step: 1, seq: true}
+		case "step2":
+			return laneInts{v: base, step: 2, seq: true}
 		}
 		col := make([]int, lanes)
 		for k := range col {
@@ -92,7 +94,7 @@ func TestLaneMajorDot(t *testing.T) {
 		}
 		return laneInts{col: col}
 	}
-	kinds := []string{"uniform", "col", "seq"}
+	kinds := []string{"uniform", "col", "seq", "step2"}
 	strides := []int{1, -1, 2, -3}
 	for _, ka := range kinds {
 		for _, kb := range append(kinds, "none") {
@@ -111,7 +113,7 @@ func TestLaneMajorDot(t *testing.T) {
 							b = B
 						}
 						sums := make([]float64, lanes)
-						laneMajorDot(sums, A, oa, sa, b, ob, sb, lo, hi, make([]int, lanes))
+						laneMajorDot(sums, A, oa, sa, b, ob, sb, lo, hi, make([]int, lanes), make([]int, lanes))
 						for k := range lanes {
 							want := 0.0
 							for i := lo; i < hi; i++ {
@@ -135,5 +137,5 @@ func TestLaneMajorDot(t *testing.T) {
 			t.Errorf("a read past A's end did not panic")
 		}
 	}()
-	laneMajorDot(make([]float64, lanes), A, laneInts{v: len(A) - 3, seq: true}, 1, B, laneInts{v: 0}, 1, 0, 2, make([]int, lanes))
+	laneMajorDot(make([]float64, lanes), A, laneInts{v: len(A) - 3, step: 1, seq: true}, 1, B, laneInts{v: 0}, 1, 0, 2, make([]int, lanes), make([]int, lanes))
 }
