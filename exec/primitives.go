@@ -707,7 +707,8 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	unit := opA.stride == 1 && (opB == nil || opB.stride == 1)
 	t := m.Dst.ID
 	lv := len(m.Dst.Levels) - 1
-	grows := !m.Dst.Levels[lv].Full // a vector's unmarked level
+	grows := !m.Dst.Levels[lv].Full    // a vector's unmarked level
+	cbuf, obuf := rg.newF(), rg.newI() // a lane-major batch's factors, offsets
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
 		sc := scale(fr, cx)
@@ -716,6 +717,26 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 		qs, kos := row.eval(fr, cx), keyOff.eval(fr, cx)
 		rt := fr.t[t]
 		n := rt.levels[lv].size
+		if lo, hi, same := sameRange(los, his); same && hi-lo <= laneMajorTerms && B == nil && qs.col == nil && kos.col == nil && cx.n > 1 {
+			// every lane adds into the same window of the same row:
+			// window by window over the lanes, each entry's additions
+			// in the order of the lanes, as the lanes' own loops add them
+			ko := kos.v
+			if grows && ko+hi > n && ko+lo >= 0 {
+				rt.growDense(lv, ko+hi) // as an insert past its end would
+				n = rt.levels[lv].size
+			}
+			if ko+lo < 0 || ko+hi > n {
+				panic(outOfRow(ko+lo, n))
+			}
+			cs := rg.fbuf(fr, cbuf, cx.n)
+			for k := range cs {
+				cs[k] = sc.at(k)
+			}
+			q := qs.v
+			laneMajorRow(rt.vals[q*n+ko+lo:q*n+ko+hi], cs, A, oa.column(rg.ibuf(fr, obuf, cx.n)), opA.stride, lo)
+			return
+		}
 		for k := 0; k < cx.n; k++ {
 			lo, hi := los[k], his[k]
 			if lo >= hi {
@@ -771,6 +792,84 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			}
 		}
 	}
+}
+
+// laneMajorRow adds c[k]·A[o[k] + s·(lo + j)] into dst[j] for every
+// lane k and every j, each entry's terms in the order of the lanes (a
+// MapRow of lanes sharing one window, lane-major), eight (then four)
+// entries per pass over the lanes, their sums in registers. A read outside A panics as its
+// load would.
+func laneMajorRow(dst, c []float64, A []float64, o []int, s, lo int) {
+	o = o[:len(c)]
+	j := 0
+	if n := len(c); n > 0 && o[n-1]-o[0] == n-1 && consecutive(o) {
+		// consecutive offsets: each entry's terms are a slice of A
+		for ; j+8 <= len(dst); j += 8 {
+			d := dst[j : j+8]
+			s0, s1, s2, s3, s4, s5, s6, s7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+			p := o[0] + s*(lo+j)
+			a0, a1, a2, a3 := A[p:p+n], A[p+s:p+s+n], A[p+2*s:p+2*s+n], A[p+3*s:p+3*s+n]
+			a4, a5, a6, a7 := A[p+4*s:p+4*s+n], A[p+5*s:p+5*s+n], A[p+6*s:p+6*s+n], A[p+7*s:p+7*s+n]
+			for k, ck := range c {
+				s0 += ck * a0[k]
+				s1 += ck * a1[k]
+				s2 += ck * a2[k]
+				s3 += ck * a3[k]
+				s4 += ck * a4[k]
+				s5 += ck * a5[k]
+				s6 += ck * a6[k]
+				s7 += ck * a7[k]
+			}
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+	}
+	for ; j+8 <= len(dst); j += 8 {
+		d := dst[j : j+8]
+		s0, s1, s2, s3, s4, s5, s6, s7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+		base := s * (lo + j)
+		for k, ok := range o {
+			p, ck := ok+base, c[k]
+			s0 += ck * A[p]
+			s1 += ck * A[p+s]
+			s2 += ck * A[p+2*s]
+			s3 += ck * A[p+3*s]
+			s4 += ck * A[p+4*s]
+			s5 += ck * A[p+5*s]
+			s6 += ck * A[p+6*s]
+			s7 += ck * A[p+7*s]
+		}
+		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; j+4 <= len(dst); j += 4 {
+		d := dst[j : j+4]
+		s0, s1, s2, s3 := d[0], d[1], d[2], d[3]
+		base := s * (lo + j)
+		for k, ok := range o {
+			p, ck := ok+base, c[k]
+			s0 += ck * A[p]
+			s1 += ck * A[p+s]
+			s2 += ck * A[p+2*s]
+			s3 += ck * A[p+3*s]
+		}
+		d[0], d[1], d[2], d[3] = s0, s1, s2, s3
+	}
+	for ; j < len(dst); j++ {
+		sum, base := dst[j], s*(lo+j)
+		for k, ok := range o {
+			sum += c[k] * A[ok+base]
+		}
+		dst[j] = sum
+	}
+}
+
+// consecutive reports whether o[k] = o[0] + k for every k.
+func consecutive(o []int) bool {
+	for k, x := range o {
+		if x != o[0]+k {
+			return false
+		}
+	}
+	return true
 }
 
 // outOfRow is the error of a lane's range lo..hi that leaves a dense

@@ -139,3 +139,46 @@ func TestLaneMajorDot(t *testing.T) {
 	}()
 	laneMajorDot(make([]float64, lanes), A, laneInts{v: len(A) - 3, step: 1, seq: true}, 1, B, laneInts{v: 0}, 1, 0, 2, make([]int, lanes), make([]int, lanes))
 }
+
+// TestLaneMajorRow checks laneMajorRow, a MapRow's lanes added window by
+// window, against the lanes' own loops (lane by lane, dst[j] += c[k]·A[o[k]
+// + s·(lo + j)]), equal to the last bit, for windows around its blocks of
+// eight and four entries, scattered and consecutive offsets, and strides
+// forward, backward and larger.
+func TestLaneMajorRow(t *testing.T) {
+	const lanes = 6
+	A := make([]float64, 160)
+	for i := range A {
+		A[i] = 1/float64(i+3) - float64(i%7)
+	}
+	c := make([]float64, lanes)
+	scattered, consecutive := make([]int, lanes), make([]int, lanes)
+	for k := range lanes {
+		c[k] = 0.3 + 1/float64(k+2)
+		scattered[k] = 70 + (k*7)%11
+		consecutive[k] = 70 + k
+	}
+	for _, o := range [][]int{scattered, consecutive} {
+		for _, s := range []int{1, -1, 2, -3} {
+			for width := 1; width <= 14; width++ {
+				lo := 3
+				got, want := make([]float64, width), make([]float64, width)
+				for j := range got {
+					got[j] = float64(j) / 7
+					want[j] = got[j]
+				}
+				for k := range lanes {
+					for j := range want {
+						want[j] += c[k] * A[o[k]+s*(lo+j)]
+					}
+				}
+				laneMajorRow(got, c, A, o, s, lo)
+				for j := range got {
+					if got[j] != want[j] {
+						t.Errorf("offsets %v, stride %d, %d entries: entry %d got %v, want %v", o, s, width, j, got[j], want[j])
+					}
+				}
+			}
+		}
+	}
+}
