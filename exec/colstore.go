@@ -157,7 +157,20 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 		x, sub = n.X, true
 	}
 	insert, store := rg.insert(ins, l), rg.store(st, l)
+	// keyed by the level's loop variable plus a constant d (through the
+	// nest's int lets: t := i + 1): over consecutive lanes (base) the
+	// keys are base + d, base + d + 1, ..., a slice of the values; the
+	// key column is then not read (as loadCol's)
+	lv := rg.loopVar[l]
+	d, byLane := 0, false
+	if lv != nil {
+		d, byLane = lower.Offset(rg.intLets(ins.Key), lv)
+	}
+	reads := rg.colReads[lv]
 	uk, ck := rg.int(ins.Key, l, false)
+	if byLane {
+		rg.colReads[lv] = reads
+	}
 	uf, cf := rg.real(x, l, false)
 	kb := rg.newI()
 	t, set := ins.T.ID, st.Op == lower.Set
@@ -168,23 +181,60 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			store(fr, cx)
 			return
 		}
-		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		var xs []float64
 		var u float64
 		if cf != nil {
-			xs = cf(fr, cx)[:len(keys)]
+			xs = cf(fr, cx)[:cx.n]
 		} else {
 			u = uf(fr)
 			if sub {
 				u = -u
 			}
 		}
+		if lev := rt.levels[0]; byLane && cx.base >= 0 && cx.base+d >= 0 && cx.base+d+cx.n <= lev.size {
+			lo := cx.base + d
+			if lev.present != nil {
+				for k := range lev.present[lo : lo+cx.n] {
+					lev.present[lo+k] = true
+				}
+			}
+			storeRun(rt.vals[lo:lo+cx.n], xs, u, set, sub && xs != nil)
+			return
+		}
+		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		for k := 0; k < len(keys); {
 			lev := rt.levels[0]
 			k += scatterKeys(rt.vals[:lev.size], lev.present, keys[k:], xs, k, u, set, sub && xs != nil)
 			if k < len(keys) {
 				rt.insert(0, 0, keys[k]) // grows the level, or fails
 			}
+		}
+	}
+}
+
+// storeRun stores (set) or adds (with sub: subtracts) xs[k] (u when xs
+// is nil) at vals[k] for every k: scatterKeys at consecutive keys.
+func storeRun(vals, xs []float64, u float64, set, sub bool) {
+	switch {
+	case xs == nil && set:
+		for k := range vals {
+			vals[k] = u
+		}
+	case xs == nil:
+		for k := range vals {
+			vals[k] += u
+		}
+	case set:
+		copy(vals, xs)
+	case sub:
+		xs = xs[:len(vals)]
+		for k, x := range xs {
+			vals[k] -= x
+		}
+	default:
+		xs = xs[:len(vals)]
+		for k, x := range xs {
+			vals[k] += x
 		}
 	}
 }

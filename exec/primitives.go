@@ -334,6 +334,11 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 					total += sum * sc.at(k)
 				}
 				fr.f[accID] = total
+			case d == l && sc.col == nil:
+				col, u := col[:len(laneSums)], sc.u
+				for k, sum := range laneSums {
+					col[k] += sum * u
+				}
 			case d == l:
 				col = col[:len(laneSums)]
 				for k, sum := range laneSums {
