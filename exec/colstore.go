@@ -133,16 +133,18 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 // insertStore compiles `q := insert(T.level0[0], key); T.val[q] op= x`,
 // a vector's entry written at its key, with q read nowhere in rest (the
 // statements after the store), as one pass over the lanes when T's level
-// is dense: the key is the position (a scatter). It returns nil when the
-// pair is not of that shape; on another storage it runs the two
-// statements as compiled alone.
+// is dense: the key is the position (a scatter). The same at the last
+// level of a dense matrix, `q := insert(T.levelL[p], key)`, is a scatter
+// into row p's values, one pass per run of lanes of one p (a stencil's
+// gradient's rows). It returns nil when the pair is not of that shape; on
+// another storage it runs the two statements as compiled alone.
 //
 // A store that adds -x scatters x subtracted (y + -x is y - x in IEEE
 // arithmetic): no pass of negations.
 func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	ins, ok1 := a.(*lower.Insert)
 	st, ok2 := b.(*lower.Store)
-	if !ok1 || !ok2 || ins.At != nil || ins.Level != 0 || len(ins.T.Levels) != 1 || st.T != ins.T ||
+	if !ok1 || !ok2 || ins.At != nil || ins.Level != len(ins.T.Levels)-1 || st.T != ins.T ||
 		ins.T.Leaf != lower.Real {
 		return nil
 	}
@@ -173,7 +175,51 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	}
 	uf, cf := rg.real(x, l, false)
 	kb := rg.newI()
-	t, set := ins.T.ID, st.Op == lower.Set
+	t, set, il := ins.T.ID, st.Op == lower.Set, ins.Level
+	if il > 0 {
+		up, cp := rg.int(ins.Parent, l, false)
+		pb := rg.newI()
+		return func(fr *frame, cx *vctx) {
+			rt := fr.t[t]
+			if rt.levels[il].kind != lower.Dense || cx.n == 0 {
+				insert(fr, cx)
+				store(fr, cx)
+				return
+			}
+			var xs []float64
+			var u float64
+			if cf != nil {
+				xs = cf(fr, cx)[:cx.n]
+			} else {
+				u = uf(fr)
+				if sub {
+					u = -u
+				}
+			}
+			keys := icolOf(fr, cx, uk, ck, rg, kb)
+			parents := icolOf(fr, cx, up, cp, rg, pb)
+			lev := rt.levels[il]
+			for k0 := 0; k0 < len(keys); {
+				// a run of lanes under one parent: its row's values
+				p, k1 := parents[k0], k0+1
+				for k1 < len(keys) && parents[k1] == p {
+					k1++
+				}
+				off := p * lev.size
+				vals := rt.vals[off : off+lev.size]
+				var present []bool
+				if lev.present != nil {
+					present = lev.present[off : off+lev.size]
+				}
+				for k0 < k1 {
+					k0 += scatterKeys(vals, present, keys[k0:k1], xs, k0, u, set, sub && xs != nil)
+					if k0 < k1 {
+						rt.insert(il, p, keys[k0]) // fails: a dense row does not grow
+					}
+				}
+			}
+		}
+	}
 	return func(fr *frame, cx *vctx) {
 		rt := fr.t[t]
 		if rt.levels[0].kind != lower.Dense {
