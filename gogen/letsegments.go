@@ -5,7 +5,8 @@ import "github.com/nablasd/nablasd/lower"
 // Segments read through index lets. Lowering binds index arithmetic to
 // lets (e := c + j, then U[e - 1], U[e + 1], U[e]: a stencil's row), so a
 // load's index is often a let's variable plus a constant, not the loop's
-// variable plus an offset. Read through the program's int lets, such an
+// variable plus an offset, or the offset is spelled around the variable
+// (x[i + k - b] in the loop over k). Read through the program's int lets, such an
 // index is j + off (off = c - 1, c + 1, c) with off the same in every
 // iteration: the load is a segment of U like U[c + j], sliced before the
 // loop and read without a bounds check. A let whose every read is then a
@@ -82,17 +83,17 @@ func readsVar(e lower.Expr, v *lower.Var) bool {
 }
 
 // loadOffset reports whether a load's index is v + off, off not reading
-// v, directly (lower.OffsetIndex) or through the index lets
-// (lower.OffsetOf of the index read through them), and returns off (nil
-// for v alone).
+// v, as written (lower.OffsetIndex), in another spelling (i + k - b is k
+// + (i - b): lower.OffsetOf) or through the index lets, and returns off
+// (nil for v alone).
 func (g *gen) loadOffset(index lower.Expr, v *lower.Var) (lower.Expr, bool) {
 	if w, off := lower.OffsetIndex(index); w != nil {
 		if w == v {
 			return off, true
 		}
 	}
-	e, viaLet := g.throughLets(index, v, 4)
-	if !viaLet || e.Kind() != lower.Int {
+	e, _ := g.throughLets(index, v, 4)
+	if e.Kind() != lower.Int {
 		return nil, false
 	}
 	off, ok := lower.OffsetOf(e, v)
