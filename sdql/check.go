@@ -507,7 +507,10 @@ func (c *checker) stepMul(m mulConstraint, pending *[]mulConstraint) bool {
 			return true
 		case *tvar:
 			if bt.lit && at != IntType && at != DenseIntType {
+				// the literal takes the other operand's type; the product
+				// is then solved on the next step
 				c.unifyAt(m.pos, bt, at, "'*'")
+				*pending = append(*pending, m)
 				return true
 			}
 			if bt.numeric || bt.key {
@@ -523,7 +526,11 @@ func (c *checker) stepMul(m mulConstraint, pending *[]mulConstraint) bool {
 		}
 	case *tvar:
 		if bt, ok := b.(BasicType); ok && at.lit && bt != BoolType {
+			// as above: the literal is typed, the product still to solve
+			// (dropping it left 2 * k unconstrained, defaulted to real
+			// under an int sum: j + 2 * k was an int of a real term)
 			c.unifyAt(m.pos, at, key(bt), "'*'")
+			*pending = append(*pending, m)
 			return true
 		}
 		if b == RealType && !at.numeric && !at.key {
