@@ -384,8 +384,16 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 		m, contig, start := 0, true, 0
 		flush := func() {
 			ch := rb.childOf(cx, m)
-			if contig {
+			switch {
+			case contig && start >= 0:
 				ch.base = start
+			case contig && lazy:
+				// consecutive from a negative position (a range from
+				// -1): base cannot say so (-1 is "not consecutive"),
+				// so the lanes' column is filled for the body's reads
+				for t := range vcol[:m] {
+					vcol[t] = start + t
+				}
 			}
 			body(fr, ch)
 			m, contig = 0, true

@@ -35,7 +35,8 @@ type vctx struct {
 	n     int
 	level int
 	// base is the first of the level's loop positions when they are
-	// consecutive (base, base+1, ...: a CSR nest's rows in order), else -1;
+	// consecutive and not negative (base, base+1, ...: a CSR nest's rows in
+	// order), else -1 (a batch from a negative position has its column);
 	// a load at them is then a slice of the array, not a gather
 	base int
 	// anc[d] maps this batch's lanes to the lanes of the live batch at
