@@ -247,6 +247,19 @@ func runCrossCheck(t *testing.T, seed uint64, n int, cfg config) {
 		t.Error(f)
 	}
 	checked := time.Since(start)
+	goRuns := runGo(t, rep)
+	if rep.programs < n*3/4 {
+		t.Errorf("only %d of %d generated programs evaluated", rep.programs, n)
+	}
+	t.Logf("%d programs, %d programs and gradients over every storage round, %d variant runs agree as dictionaries (%v); %d generated Go kernels agree (%v)",
+		rep.programs, rep.jobs, rep.runs, checked.Round(time.Millisecond), goRuns, (time.Since(start) - checked).Round(time.Millisecond))
+}
+
+// runGo builds and runs the generated Go kernels a cross-check collected
+// (when it found no failure) and compares each with the interpreter's
+// value; it returns how many ran.
+func runGo(t *testing.T, rep report) int {
+	t.Helper()
 	goRuns := 0
 	if len(rep.goCases) > 0 && len(rep.failures) == 0 {
 		results, err := gorun.Run(rep.goCases)
@@ -272,11 +285,7 @@ func runCrossCheck(t *testing.T, seed uint64, n int, cfg config) {
 			goRuns++
 		}
 	}
-	if rep.programs < n*3/4 {
-		t.Errorf("only %d of %d generated programs evaluated", rep.programs, n)
-	}
-	t.Logf("%d programs, %d programs and gradients over every storage round, %d variant runs agree as dictionaries (%v); %d generated Go kernels agree (%v)",
-		rep.programs, rep.jobs, rep.runs, checked.Round(time.Millisecond), goRuns, (time.Since(start) - checked).Round(time.Millisecond))
+	return goRuns
 }
 
 // unsoundRules are the built-in rules with LookupOfSum and

@@ -2,7 +2,9 @@ package crosscheck
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/nablasd/nablasd/datasets"
@@ -154,10 +156,10 @@ func (in inputs) store(round int) (map[string]*formats.Tensor, error) {
 // rounds is how many rounds of store give every input every format.
 func rounds() int { return max(len(formats.ForOrder(1)), len(formats.ForOrder(2))) }
 
-// describe lists each input's format and shape.
+// describe lists each input's format and shape, by name.
 func describe(ts map[string]*formats.Tensor) string {
 	var parts []string
-	for _, n := range []string{"M", "V", "W"} {
+	for _, n := range slices.Sorted(maps.Keys(ts)) {
 		parts = append(parts, n+"="+ts[n].String())
 	}
 	return strings.Join(parts, " ")
