@@ -14,11 +14,11 @@ package lower
 // becomes `c := p; body`. A Positions level's children of parent
 // position q are the input level's positions Pos[q]..Pos[q+1]-1, keyed
 // Idx[c], unique and ascending (the level's proof: LevelInfo.Search), so
-// the key Idx[p] of row r's position p is found at p when q is r. The
-// level being full, that position is present whenever its parent is,
-// and the parent is: q is the position a locate found or an insert made
-// in T's level 0, or level 0 keeps no presence. The parent q of a
-// dense level 0 (under the root) is its key, so q is r when the key is.
+// the search for the key Idx[p] of row r's position p finds p when q is
+// r; a full level keeps no presence to test there (its positions are
+// present with their row, and the locate of the row, if any, stays). The
+// position q of a dense level 0's key (under the root) is the key, so q
+// is r when the key is.
 //
 // This is a value-and-gradients kernel's tape: the intermediate values a
 // reverse sweep keeps per entry of a sparse input (the residuals of a
@@ -40,7 +40,6 @@ func PositionLocates(p *Program) {
 	// rowOf maps the position variable of a locate or insert in a dense
 	// level 0 under the root to its key: the position is the key
 	rowOf := map[*Var]Expr{}
-	present := map[*Var]bool{} // positions a locate found or an insert made
 	WalkStmts(p.Body, func(s Stmt) {
 		var t *Tensor
 		var level int
@@ -54,7 +53,6 @@ func PositionLocates(p *Program) {
 		default:
 			return
 		}
-		present[pos] = true
 		if level == 0 && !t.Input && t.Levels[0].Storage == Dense && isConst(parent, 0) {
 			rowOf[pos] = key
 		}
@@ -92,12 +90,8 @@ func PositionLocates(p *Program) {
 		if !isLocate || x.T.Input || x.Level != 1 || x.T.Order() < 2 {
 			return nil, nil, false
 		}
-		l0, l1 := x.T.Levels[0], x.T.Levels[1]
+		l1 := x.T.Levels[1]
 		if l1.Storage != Positions || !l1.Full || l1.Of == nil || l1.Of.Pos == nil {
-			return nil, nil, false
-		}
-		// the parent is present: found, inserted, or level 0 keeps none
-		if r, isRef := x.Parent.(*Ref); l0.Marked() && (!isRef || !present[r.V]) {
 			return nil, nil, false
 		}
 		key, isLoad := resolve(x.Key).(*Load)
