@@ -48,6 +48,11 @@ type Plan struct {
 	// Loops is Program lowered to the loop IR, what the compiled kernel
 	// runs (lower.Print prints it); nil with Options.Exec "interp".
 	Loops *lower.Program
+	// EqualModes are the modes of the tensor inputs the shape check
+	// found of equal extents (lower.Options.EqualModes, as the kernels
+	// are lowered with; nil with Options.NoShapeCheck): for a caller
+	// that lowers Program itself (bench) to get the kernel users get.
+	EqualModes [][]lower.Mode
 	// Times are the steps of making the plan, in order: structure
 	// (Prepare's hoisting and sharing), differentiate, optimize, check,
 	// lower (Kernel.Times adds compiling's).
@@ -179,7 +184,7 @@ func (q *Query) inputList() string {
 // derivative: derive).
 func (q *Query) plan(r *request) (*Plan, error) {
 	p := &Plan{Stages: []Stage{{Name: fuse.StageLogical, Program: q.prog}}, req: r,
-		Times: []StageTime{q.structureTime}}
+		Times: []StageTime{q.structureTime}, EqualModes: q.equalModes()}
 	clock := startClock()
 	defer func() { p.Times = append(p.Times, clock.elapsed...) }()
 	if q.structured != q.prog {

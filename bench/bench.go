@@ -55,11 +55,15 @@ var Inputs = []string{"bcspwr10", "nopoly", "synthetic"}
 var SyntheticSpecs = map[string]string{
 	"synthetic":   "rows=100000,cols=100000,nnz=1000000,seed=1",
 	"synthetic4M": "rows=200000,cols=200000,density=0.0001,seed=1",
+	// the 16K² matrix with 2M entries (density 2⁻⁷), whose AᵀA
+	// is dense: the large input of the threads' measure
+	"synthetic16K": "rows=16384,cols=16384,density=0.0078125,seed=1",
 }
 
 // LoadInput loads a named input matrix: a name of SyntheticSpecs,
 // surrogate:NAME for the surrogate of a Table 1 matrix (datasets.Surrogate,
-// seed 1: the large ones cannot be had here), else a SuiteSparse matrix in
+// seed 1: the large ones cannot be had here), banded:NAME for its banded
+// surrogate (datasets.BandedSurrogate, full size, seed 1: pdb1HYS's), else a SuiteSparse matrix in
 // datasets.SharedDirs ($NABLASD_SHARED, else shared/ beside the working
 // directory, its parents, the module or the executable); c is nil (with
 // the reason) when its file is absent.
@@ -70,6 +74,10 @@ func LoadInput(name string) (c *datasets.Coords, why string, err error) {
 	}
 	if m, ok := strings.CutPrefix(name, "surrogate:"); ok {
 		c, err := datasets.Surrogate(m, 1)
+		return c, "", err
+	}
+	if m, ok := strings.CutPrefix(name, "banded:"); ok {
+		c, _, err := datasets.BandedSurrogate(m, 1, 1)
 		return c, "", err
 	}
 	var looked []string
@@ -104,6 +112,11 @@ type Case struct {
 	// positions of (exec.Options.CompletedOn), as the root package
 	// completes it; "" when that is not a tensor bound in a format.
 	completedOn string
+	// equalModes are the modes the shape check found of equal extents
+	// (Plan.EqualModes), lowered with as the root package lowers: without
+	// them the lowering would not know, say, that SMMM's column sums of A
+	// have B's row count.
+	equalModes [][]lower.Mode
 	// Hand runs the hand-written loop (into buffers it reuses).
 	Hand func()
 	// HandValue returns the hand-written result as an sdql value.
@@ -297,7 +310,7 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 	if err != nil {
 		return nil, err
 	}
-	cs.Prog, cs.Bindings, cs.Fuse = p.Program, p.Bindings, p.Fuse
+	cs.Prog, cs.Bindings, cs.Fuse, cs.equalModes = p.Program, p.Bindings, p.Fuse, p.EqualModes
 	cs.formats = map[string]lower.Format{}
 	for n, t := range tensors {
 		cs.formats[n] = lower.Format{Format: t.Format, Order: t.Order()}
@@ -347,6 +360,7 @@ func (cs *Case) CompileValidating(opts exec.Options) (*exec.Kernel, error) {
 	if opts.Formats == nil {
 		opts.Formats = cs.formats
 		opts.CompletedOn = cs.completedOn
+		opts.EqualModes = cs.equalModes
 	}
 	return exec.CompileFor(cs.Prog, cs.Bindings, opts)
 }

@@ -25,7 +25,7 @@ func (cs *Case) GenerateGo(opts gogen.Options) (*gogen.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	ir, err := lower.Lower(cs.Prog, info, lower.Options{Formats: cs.formats, ResultShape: cs.Shape, CompletedOn: cs.completedOn})
+	ir, err := lower.Lower(cs.Prog, info, lower.Options{Formats: cs.formats, ResultShape: cs.Shape, CompletedOn: cs.completedOn, EqualModes: cs.equalModes})
 	if err != nil {
 		return nil, err
 	}

@@ -31,8 +31,15 @@ type PeerResult struct {
 // gradient reps times in python (when "": /usr/bin/python3, where
 // Debian's python3-numpy and python3-scipy install, else python3 on
 // PATH), on one thread, over d's inputs written to dir as raw float64
-// files.
+// files, timed by the wall clock.
 func RunIndexPeer(python, dir string, d *IndexData, wrt string, reps int) (*PeerResult, error) {
+	return RunIndexPeerClock(python, dir, d, wrt, reps, false)
+}
+
+// RunIndexPeerClock is RunIndexPeer timed by the Python process's
+// processor time when cpu is set (time.process_time: on a shared
+// machine, without the waits for a core), else by the wall clock.
+func RunIndexPeerClock(python, dir string, d *IndexData, wrt string, reps int, cpu bool) (*PeerResult, error) {
 	if python == "" {
 		python = "/usr/bin/python3"
 		if _, err := os.Stat(python); err != nil {
@@ -59,7 +66,7 @@ func RunIndexPeer(python, dir string, d *IndexData, wrt string, reps int) (*Peer
 		files[name] = path
 	}
 	req, err := json.Marshal(map[string]any{"workload": d.Workload, "wrt": wrt, "files": files,
-		"ints": map[string]int{"n": d.N, "m": d.M, "b": d.B}, "reals": map[string]float64{"eps": d.Eps}, "reps": reps})
+		"ints": map[string]int{"n": d.N, "m": d.M, "b": d.B}, "reals": map[string]float64{"eps": d.Eps}, "reps": reps, "cpu": cpu})
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,12 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 		}
 	case *lower.Let:
 		rg.define(s.V, l)
+		if s.V.Kind == lower.Int && !rg.assigned[s.V] {
+			if rg.intLet == nil {
+				rg.intLet = map[*lower.Var]lower.Expr{}
+			}
+			rg.intLet[s.V] = s.X
+		}
 		return rg.assign(s.V, lower.Set, s.X, l)
 	case *lower.Assign:
 		return rg.assign(s.V, s.Op, s.X, l)

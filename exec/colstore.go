@@ -133,16 +133,18 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 // insertStore compiles `q := insert(T.level0[0], key); T.val[q] op= x`,
 // a vector's entry written at its key, with q read nowhere in rest (the
 // statements after the store), as one pass over the lanes when T's level
-// is dense: the key is the position (a scatter). It returns nil when the
-// pair is not of that shape; on another storage it runs the two
-// statements as compiled alone.
+// is dense: the key is the position (a scatter). The same at the last
+// level of a dense matrix, `q := insert(T.levelL[p], key)`, is a scatter
+// into row p's values, one pass per run of lanes of one p (a stencil's
+// gradient's rows). It returns nil when the pair is not of that shape; on
+// another storage it runs the two statements as compiled alone.
 //
 // A store that adds -x scatters x subtracted (y + -x is y - x in IEEE
 // arithmetic): no pass of negations.
 func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	ins, ok1 := a.(*lower.Insert)
 	st, ok2 := b.(*lower.Store)
-	if !ok1 || !ok2 || ins.At != nil || ins.Level != 0 || len(ins.T.Levels) != 1 || st.T != ins.T ||
+	if !ok1 || !ok2 || ins.At != nil || ins.Level != len(ins.T.Levels)-1 || st.T != ins.T ||
 		ins.T.Leaf != lower.Real {
 		return nil
 	}
@@ -157,10 +159,67 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 		x, sub = n.X, true
 	}
 	insert, store := rg.insert(ins, l), rg.store(st, l)
+	// keyed by the level's loop variable plus a constant d (through the
+	// nest's int lets: t := i + 1): over consecutive lanes (base) the
+	// keys are base + d, base + d + 1, ..., a slice of the values; the
+	// key column is then not read (as loadCol's)
+	lv := rg.loopVar[l]
+	d, byLane := 0, false
+	if lv != nil {
+		d, byLane = lower.Offset(rg.intLets(ins.Key), lv)
+	}
+	reads := rg.colReads[lv]
 	uk, ck := rg.int(ins.Key, l, false)
+	if byLane {
+		rg.colReads[lv] = reads
+	}
 	uf, cf := rg.real(x, l, false)
 	kb := rg.newI()
-	t, set := ins.T.ID, st.Op == lower.Set
+	t, set, il := ins.T.ID, st.Op == lower.Set, ins.Level
+	if il > 0 {
+		up, cp := rg.int(ins.Parent, l, false)
+		pb := rg.newI()
+		return func(fr *frame, cx *vctx) {
+			rt := fr.t[t]
+			if rt.levels[il].kind != lower.Dense || cx.n == 0 {
+				insert(fr, cx)
+				store(fr, cx)
+				return
+			}
+			var xs []float64
+			var u float64
+			if cf != nil {
+				xs = cf(fr, cx)[:cx.n]
+			} else {
+				u = uf(fr)
+				if sub {
+					u = -u
+				}
+			}
+			keys := icolOf(fr, cx, uk, ck, rg, kb)
+			parents := icolOf(fr, cx, up, cp, rg, pb)
+			lev := rt.levels[il]
+			for k0 := 0; k0 < len(keys); {
+				// a run of lanes under one parent: its row's values
+				p, k1 := parents[k0], k0+1
+				for k1 < len(keys) && parents[k1] == p {
+					k1++
+				}
+				off := p * lev.size
+				vals := rt.vals[off : off+lev.size]
+				var present []bool
+				if lev.present != nil {
+					present = lev.present[off : off+lev.size]
+				}
+				for k0 < k1 {
+					k0 += scatterKeys(vals, present, keys[k0:k1], xs, k0, u, set, sub && xs != nil)
+					if k0 < k1 {
+						rt.insert(il, p, keys[k0]) // fails: a dense row does not grow
+					}
+				}
+			}
+		}
+	}
 	return func(fr *frame, cx *vctx) {
 		rt := fr.t[t]
 		if rt.levels[0].kind != lower.Dense {
@@ -168,23 +227,60 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			store(fr, cx)
 			return
 		}
-		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		var xs []float64
 		var u float64
 		if cf != nil {
-			xs = cf(fr, cx)[:len(keys)]
+			xs = cf(fr, cx)[:cx.n]
 		} else {
 			u = uf(fr)
 			if sub {
 				u = -u
 			}
 		}
+		if lev := rt.levels[0]; byLane && cx.base >= 0 && cx.base+d >= 0 && cx.base+d+cx.n <= lev.size {
+			lo := cx.base + d
+			if lev.present != nil {
+				for k := range lev.present[lo : lo+cx.n] {
+					lev.present[lo+k] = true
+				}
+			}
+			storeRun(rt.vals[lo:lo+cx.n], xs, u, set, sub && xs != nil)
+			return
+		}
+		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		for k := 0; k < len(keys); {
 			lev := rt.levels[0]
 			k += scatterKeys(rt.vals[:lev.size], lev.present, keys[k:], xs, k, u, set, sub && xs != nil)
 			if k < len(keys) {
 				rt.insert(0, 0, keys[k]) // grows the level, or fails
 			}
+		}
+	}
+}
+
+// storeRun stores (set) or adds (with sub: subtracts) xs[k] (u when xs
+// is nil) at vals[k] for every k: scatterKeys at consecutive keys.
+func storeRun(vals, xs []float64, u float64, set, sub bool) {
+	switch {
+	case xs == nil && set:
+		for k := range vals {
+			vals[k] = u
+		}
+	case xs == nil:
+		for k := range vals {
+			vals[k] += u
+		}
+	case set:
+		copy(vals, xs)
+	case sub:
+		xs = xs[:len(vals)]
+		for k, x := range xs {
+			vals[k] -= x
+		}
+	default:
+		xs = xs[:len(vals)]
+		for k, x := range xs {
+			vals[k] += x
 		}
 	}
 }

@@ -72,9 +72,11 @@ func loadCol[T elem](rg *region, ty typed[T], x *lower.Load, l int, chk bool, bu
 	reads := rg.colReads[lv]
 	_, ci := rg.int(x.Index, l, chk)
 	a := x.A.ID
-	if d, ok := lower.Offset(x.Index, lv); ok && !chk {
+	if d, ok := lower.Offset(rg.intLets(x.Index), lv); ok && !chk {
 		rg.colReads[lv] = reads // ci runs only where the loop's column is filled (forStmt)
-		// at the level's own positions (plus d, lower.Offset): a slice when they are consecutive
+		// at the level's own positions (plus d, lower.Offset, through the
+		// nest's int lets: x(t), t := i + 1): a slice when they are
+		// consecutive
 		return func(fr *frame, cx *vctx) []T {
 			if cx.base >= 0 {
 				return ty.arrays(fr)[a][cx.base+d : cx.base+d+cx.n]

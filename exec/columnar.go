@@ -64,6 +64,9 @@ type region struct {
 	// assigned: the variables an Assign writes in the nest (its lets'
 	// variables are otherwise set once per batch: letAlias)
 	assigned map[*lower.Var]bool
+	// intLet is the expression of each int let of the nest that nothing
+	// assigns (intLets reads index arithmetic through them)
+	intLet map[*lower.Var]lower.Expr
 	// spare is a scratch int column for broadcasting a uniform value
 	spare int
 	// ancUse[d] is the deepest level whose batches read their lane map to

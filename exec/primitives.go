@@ -239,10 +239,12 @@ func (rg *region) laneInt(e lower.Expr, l int) *laneInt {
 	return &laneInt{u, c}
 }
 
-// laneInts is a laneInt's value in one batch.
+// laneInts is a laneInt's value in one batch: v for every lane, col[k]
+// for lane k, or (seq) v + step·k.
 type laneInts struct {
-	v   int
-	col []int
+	v, step int
+	col     []int
+	seq     bool
 }
 
 func (li *laneInt) eval(fr *frame, cx *vctx) laneInts {
@@ -256,10 +258,29 @@ func (li *laneInt) eval(fr *frame, cx *vctx) laneInts {
 }
 
 func (v laneInts) at(k int) int {
-	if v.col == nil {
-		return v.v
+	switch {
+	case v.col != nil:
+		return v.col[k]
+	case v.seq:
+		return v.v + v.step*k
 	}
-	return v.col[k]
+	return v.v
+}
+
+// column is the lanes' values as a column (into buf where they are not
+// one).
+func (v laneInts) column(buf []int) []int {
+	switch {
+	case v.col != nil:
+		return v.col
+	case v.seq:
+		for k := range buf {
+			buf[k] = v.v + v.step*k
+		}
+	default:
+		fill(buf, v.v)
+	}
+	return buf
 }
 
 // dot runs a Dot: acc += c·Σ A[oa+sa·i]·B[ob+sb·i] over each lane's
@@ -279,8 +300,21 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 			rg.useAnc(d, l)
 		}
 	}
+	sums, offs, offs2 := rg.newF(), rg.newI(), rg.newI() // a lane-major batch's sums, offsets
+	uniform := bs.ulo != nil && bs.uhi != nil
 	return func(fr *frame, cx *vctx) {
-		los, his := bs.eval(fr, cx, rg)
+		// the lanes' ranges: one for all (uniform: no columns), or per lane
+		var los, his []int
+		lo, hi, same := 0, 0, true
+		if uniform {
+			lo, hi = bs.ulo(fr), bs.uhi(fr)
+			if lo >= hi {
+				return // no lane has a term: nothing is added
+			}
+		} else {
+			los, his = bs.eval(fr, cx, rg)
+			lo, hi, same = sameRange(los, his)
+		}
 		sc := scale(fr, cx)
 		A, oa := opA.eval(fr, cx)
 		B, ob := opB.eval(fr, cx)
@@ -291,10 +325,39 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 		} else {
 			total = fr.f[accID]
 		}
+		if same && hi-lo <= laneMajorTerms && (oa.col != nil || oa.seq || ob.col != nil || ob.seq) {
+			laneSums := rg.fbuf(fr, sums, cx.n)
+			laneMajorDot(laneSums, A, oa, opA.stride, B, ob, opB.step(), lo, hi, rg.ibuf(fr, offs, cx.n), rg.ibuf(fr, offs2, cx.n))
+			switch {
+			case accSlot < 0:
+				for k, sum := range laneSums {
+					total += sum * sc.at(k)
+				}
+				fr.f[accID] = total
+			case d == l && sc.col == nil:
+				col, u := col[:len(laneSums)], sc.u
+				for k, sum := range laneSums {
+					col[k] += sum * u
+				}
+			case d == l:
+				col = col[:len(laneSums)]
+				for k, sum := range laneSums {
+					col[k] += sum * sc.at(k)
+				}
+			default:
+				anc := cx.anc[d][:len(laneSums)]
+				for k, sum := range laneSums {
+					col[anc[k]] += sum * sc.at(k)
+				}
+			}
+			return
+		}
 		for k := 0; k < cx.n; k++ {
-			lo, hi := los[k], his[k]
-			if lo >= hi {
-				continue
+			if los != nil {
+				lo, hi = los[k], his[k]
+				if lo >= hi {
+					continue
+				}
 			}
 			var sum float64
 			if unit {
@@ -333,22 +396,226 @@ func (rg *region) dot(s *lower.For, l int, m *lower.Prim) vstmt {
 	}
 }
 
+// laneMajorTerms is the most terms per lane a Dot sums lane-major: a
+// short dot (a band's or a filter's taps) costs less as one pass over the
+// batch's lanes per term than as one loop per lane, whose overhead is as
+// large as its few terms and whose additions wait on each other (the
+// lanes' are independent: a 31-tap correlation's value ran in half the
+// time); past it, a pass per term over offsets of scattered rows touches
+// too many cache lines at once.
+const laneMajorTerms = 64
+
+// sameRange reports whether every lane has the same range lo..hi
+// (non-empty), and returns it.
+func sameRange(los, his []int) (int, int, bool) {
+	if len(los) == 0 {
+		return 0, 0, false
+	}
+	lo, hi := los[0], his[0]
+	if lo >= hi {
+		return 0, 0, false
+	}
+	his = his[:len(los)]
+	for k, x := range los {
+		if x != lo || his[k] != hi {
+			return 0, 0, false
+		}
+	}
+	return lo, hi, true
+}
+
+// laneMajorDot sets sums[k] to lane k's dot, Σ_{lo <= i < hi} A[oa_k +
+// sa·i]·B[ob_k + sb·i] (B nil: of A alone), term by term over all the
+// lanes: the terms of each lane are added in the order of i, as the
+// lane's own loop adds them. Consecutive offsets (seq) read a slice per
+// term; ibuf is scratch for an offset column. A read outside an array
+// panics as its load would.
+func laneMajorDot(sums, A []float64, oa laneInts, sa int, B []float64, ob laneInts, sb, lo, hi int, ibuf, ibuf2 []int) {
+	clear(sums)
+	n := len(sums)
+	// consecutive offsets read slices; at another step, a column
+	unitA, unitB := oa.seq && oa.step == 1, ob.seq && ob.step == 1
+	switch {
+	case B == nil && unitA:
+		for i := lo; i < hi; i++ {
+			a := A[oa.v+sa*i : oa.v+sa*i+n]
+			for k, x := range a {
+				sums[k] += x
+			}
+		}
+		return
+	case unitA && unitB:
+		for i := lo; i < hi; i++ {
+			a := A[oa.v+sa*i : oa.v+sa*i+n]
+			b := B[ob.v+sb*i : ob.v+sb*i+n]
+			for k, x := range a {
+				sums[k] += x * b[k]
+			}
+		}
+		return
+	case oa.seq && B != nil && !ob.seq && ob.col == nil:
+		axpyTerms(sums, A, oa.v, sa, oa.step, B, ob.v, sb, lo, hi)
+		return
+	case ob.seq && !oa.seq && oa.col == nil:
+		axpyTerms(sums, B, ob.v, sb, ob.step, A, oa.v, sa, lo, hi)
+		return
+	}
+	if oa.seq {
+		oa = laneInts{col: oa.column(ibuf[:n])}
+	}
+	if ob.seq {
+		ob = laneInts{col: ob.column(ibuf2[:n])}
+	}
+	if B == nil {
+		a := oa.col[:n]
+		for i := lo; i < hi; i++ {
+			for k, o := range a {
+				sums[k] += A[o+sa*i]
+			}
+		}
+		return
+	}
+	switch {
+	case oa.col != nil && ob.col != nil:
+		a, b := oa.col[:n], ob.col[:n]
+		for i := lo; i < hi; i++ {
+			for k, o := range a {
+				sums[k] += A[o+sa*i] * B[b[k]+sb*i]
+			}
+		}
+	case ob.col == nil:
+		a := oa.col[:n]
+		for i := lo; i < hi; i++ {
+			c := B[ob.v+sb*i]
+			for k, o := range a {
+				sums[k] += A[o+sa*i] * c
+			}
+		}
+	default:
+		b := ob.col[:n]
+		for i := lo; i < hi; i++ {
+			c := A[oa.v+sa*i]
+			for k, o := range b {
+				sums[k] += c * B[o+sb*i]
+			}
+		}
+	}
+}
+
+// axpyTerms adds Σ_{lo <= i < hi} X[ox + sx·i + step·k]·C[oc + sc·i]
+// into sums[k], the terms in the order of i: four terms per pass over
+// sums, each lane's partial sum in a register between them.
+func axpyTerms(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi int) {
+	n := len(sums)
+	if step != 1 {
+		axpyTermsStep(sums, X, ox, sx, step, C, oc, sc, lo, hi)
+		return
+	}
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
+		x0 := X[ox+sx*i : ox+sx*i+n]
+		x1 := X[ox+sx*(i+1) : ox+sx*(i+1)+n]
+		x2 := X[ox+sx*(i+2) : ox+sx*(i+2)+n]
+		x3 := X[ox+sx*(i+3) : ox+sx*(i+3)+n]
+		for k, s := range sums {
+			s += x0[k] * c0
+			s += x1[k] * c1
+			s += x2[k] * c2
+			s += x3[k] * c3
+			sums[k] = s
+		}
+	}
+	for ; i < hi; i++ {
+		c := C[oc+sc*i]
+		x := X[ox+sx*i : ox+sx*i+n]
+		for k, s := range sums {
+			sums[k] = s + x[k]*c
+		}
+	}
+}
+
+// axpyTermsStep is axpyTerms at a step other than 1 (a strided filter's
+// lanes, x(2i + k)).
+func axpyTermsStep(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi int) {
+	i := lo
+	for ; i+4 <= hi; i += 4 {
+		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
+		o0, o1, o2, o3 := ox+sx*i, ox+sx*(i+1), ox+sx*(i+2), ox+sx*(i+3)
+		for k, s := range sums {
+			p := step * k
+			s += X[o0+p] * c0
+			s += X[o1+p] * c1
+			s += X[o2+p] * c2
+			s += X[o3+p] * c3
+			sums[k] = s
+		}
+	}
+	for ; i < hi; i++ {
+		c, o := C[oc+sc*i], ox+sx*i
+		for k, s := range sums {
+			sums[k] = s + X[o+step*k]*c
+		}
+	}
+}
+
 // operand is a Dot's or MapRow's operand compiled: an array's or a
 // tensor's values read at off + stride·i (nil: no operand).
 type operand struct {
 	array, tensor int // IDs, -1 for the one it is not
 	off           *laneInt
 	stride        int
+	// laneOff: off is laneOff + laneStep·v, v the lanes' loop variable
+	// and laneOff the same for every lane (nil: it is not); in a batch of
+	// consecutive positions (vctx.base) the offsets are then laneOff +
+	// laneStep·(base + k), without a column
+	laneOff  iexpr
+	laneStep int
 }
 
 func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, stride, l int) *operand {
-	switch {
-	case a != nil:
-		return &operand{array: a.ID, tensor: -1, off: rg.laneInt(off, l), stride: stride}
-	case t != nil:
-		return &operand{array: -1, tensor: t.ID, off: rg.laneInt(off, l), stride: stride}
+	if a == nil && t == nil {
+		return nil
 	}
-	return nil
+	o := &operand{array: -1, tensor: -1, stride: stride}
+	if a != nil {
+		o.array = a.ID
+	} else {
+		o.tensor = t.ID
+	}
+	lv := rg.loopVar[l]
+	if lv != nil {
+		if c, s, ok := lower.StrideOf(rg.intLets(off), lv); ok && !rg.varies(c) {
+			// the column only where the batch's positions are not
+			// consecutive, which forStmt then fills (as loadCol's)
+			reads := rg.colReads[lv]
+			o.off = rg.laneInt(off, l)
+			rg.colReads[lv] = reads
+			o.laneOff, o.laneStep = rg.c.int(c), s
+			return o
+		}
+	}
+	o.off = rg.laneInt(off, l)
+	return o
+}
+
+// intLets is the int expression e with the nest's int lets read through
+// (c + k, c := 2·i, is 2·i + k), to a depth of a few lets.
+func (rg *region) intLets(e lower.Expr) lower.Expr { return rg.readLets(e, 4) }
+
+func (rg *region) readLets(e lower.Expr, depth int) lower.Expr {
+	switch x := e.(type) {
+	case *lower.Ref:
+		if d := rg.intLet[x.V]; d != nil && depth > 0 {
+			return rg.readLets(d, depth-1)
+		}
+	case *lower.Binary:
+		a, b := rg.readLets(x.X, depth), rg.readLets(x.Y, depth)
+		if a != x.X || b != x.Y {
+			return &lower.Binary{Op: x.Op, X: a, Y: b}
+		}
+	}
+	return e
 }
 
 // step is the operand's stride (0 for no operand).
@@ -365,10 +632,17 @@ func (o *operand) eval(fr *frame, cx *vctx) ([]float64, laneInts) {
 	switch {
 	case o == nil:
 		return nil, laneInts{}
-	case o.array >= 0:
-		return fr.fa[o.array], o.off.eval(fr, cx)
 	}
-	return fr.t[o.tensor].vals, o.off.eval(fr, cx)
+	var vals []float64
+	if o.array >= 0 {
+		vals = fr.fa[o.array]
+	} else {
+		vals = fr.t[o.tensor].vals
+	}
+	if o.laneOff != nil && cx.base >= 0 {
+		return vals, laneInts{v: o.laneOff(fr) + o.laneStep*cx.base, step: o.laneStep, seq: true}
+	}
+	return vals, o.off.eval(fr, cx)
 }
 
 // window is the part of A that n reads from index first at stride s
@@ -438,7 +712,8 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	unit := opA.stride == 1 && (opB == nil || opB.stride == 1)
 	t := m.Dst.ID
 	lv := len(m.Dst.Levels) - 1
-	grows := !m.Dst.Levels[lv].Full // a vector's unmarked level
+	grows := !m.Dst.Levels[lv].Full    // a vector's unmarked level
+	cbuf, obuf := rg.newF(), rg.newI() // a lane-major batch's factors, offsets
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
 		sc := scale(fr, cx)
@@ -447,6 +722,26 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 		qs, kos := row.eval(fr, cx), keyOff.eval(fr, cx)
 		rt := fr.t[t]
 		n := rt.levels[lv].size
+		if lo, hi, same := sameRange(los, his); same && hi-lo <= laneMajorTerms && B == nil && qs.col == nil && kos.col == nil && cx.n > 1 {
+			// every lane adds into the same window of the same row:
+			// window by window over the lanes, each entry's additions
+			// in the order of the lanes, as the lanes' own loops add them
+			ko := kos.v
+			if grows && ko+hi > n && ko+lo >= 0 {
+				rt.growDense(lv, ko+hi) // as an insert past its end would
+				n = rt.levels[lv].size
+			}
+			if ko+lo < 0 || ko+hi > n {
+				panic(outOfRow(ko+lo, n))
+			}
+			cs := rg.fbuf(fr, cbuf, cx.n)
+			for k := range cs {
+				cs[k] = sc.at(k)
+			}
+			q := qs.v
+			laneMajorRow(rt.vals[q*n+ko+lo:q*n+ko+hi], cs, A, oa.column(rg.ibuf(fr, obuf, cx.n)), opA.stride, lo)
+			return
+		}
 		for k := 0; k < cx.n; k++ {
 			lo, hi := los[k], his[k]
 			if lo >= hi {
@@ -502,6 +797,84 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			}
 		}
 	}
+}
+
+// laneMajorRow adds c[k]·A[o[k] + s·(lo + j)] into dst[j] for every
+// lane k and every j, each entry's terms in the order of the lanes (a
+// MapRow of lanes sharing one window, lane-major), eight (then four)
+// entries per pass over the lanes, their sums in registers. A read outside A panics as its
+// load would.
+func laneMajorRow(dst, c []float64, A []float64, o []int, s, lo int) {
+	o = o[:len(c)]
+	j := 0
+	if n := len(c); n > 0 && o[n-1]-o[0] == n-1 && consecutive(o) {
+		// consecutive offsets: each entry's terms are a slice of A
+		for ; j+8 <= len(dst); j += 8 {
+			d := dst[j : j+8]
+			s0, s1, s2, s3, s4, s5, s6, s7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+			p := o[0] + s*(lo+j)
+			a0, a1, a2, a3 := A[p:p+n], A[p+s:p+s+n], A[p+2*s:p+2*s+n], A[p+3*s:p+3*s+n]
+			a4, a5, a6, a7 := A[p+4*s:p+4*s+n], A[p+5*s:p+5*s+n], A[p+6*s:p+6*s+n], A[p+7*s:p+7*s+n]
+			for k, ck := range c {
+				s0 += ck * a0[k]
+				s1 += ck * a1[k]
+				s2 += ck * a2[k]
+				s3 += ck * a3[k]
+				s4 += ck * a4[k]
+				s5 += ck * a5[k]
+				s6 += ck * a6[k]
+				s7 += ck * a7[k]
+			}
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+	}
+	for ; j+8 <= len(dst); j += 8 {
+		d := dst[j : j+8]
+		s0, s1, s2, s3, s4, s5, s6, s7 := d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]
+		base := s * (lo + j)
+		for k, ok := range o {
+			p, ck := ok+base, c[k]
+			s0 += ck * A[p]
+			s1 += ck * A[p+s]
+			s2 += ck * A[p+2*s]
+			s3 += ck * A[p+3*s]
+			s4 += ck * A[p+4*s]
+			s5 += ck * A[p+5*s]
+			s6 += ck * A[p+6*s]
+			s7 += ck * A[p+7*s]
+		}
+		d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; j+4 <= len(dst); j += 4 {
+		d := dst[j : j+4]
+		s0, s1, s2, s3 := d[0], d[1], d[2], d[3]
+		base := s * (lo + j)
+		for k, ok := range o {
+			p, ck := ok+base, c[k]
+			s0 += ck * A[p]
+			s1 += ck * A[p+s]
+			s2 += ck * A[p+2*s]
+			s3 += ck * A[p+3*s]
+		}
+		d[0], d[1], d[2], d[3] = s0, s1, s2, s3
+	}
+	for ; j < len(dst); j++ {
+		sum, base := dst[j], s*(lo+j)
+		for k, ok := range o {
+			sum += c[k] * A[ok+base]
+		}
+		dst[j] = sum
+	}
+}
+
+// consecutive reports whether o[k] = o[0] + k for every k.
+func consecutive(o []int) bool {
+	for k, x := range o {
+		if x != o[0]+k {
+			return false
+		}
+	}
+	return true
 }
 
 // outOfRow is the error of a lane's range lo..hi that leaves a dense

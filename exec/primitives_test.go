@@ -66,3 +66,119 @@ func TestStridedDot(t *testing.T) {
 	}()
 	stridedDot(A, len(A)-2, 1, B, 0, -1, 0, 3)
 }
+
+// TestLaneMajorDot checks laneMajorDot, the dots of a batch of lanes
+// term by term, against each lane's own loop (Σ over i in lo..hi-1 of
+// A[oa_k + sa·i]·B[ob_k + sb·i], added in order, so equal to the last
+// bit), for every kind of offsets (the same for every lane, a column,
+// consecutive, at a step of 2), strides forward, backward and larger, one operand or
+// two, and term counts around axpyTerms' blocks of four.
+func TestLaneMajorDot(t *testing.T) {
+	const lanes = 7
+	A, B := make([]float64, 100), make([]float64, 100)
+	for i := range A {
+		A[i], B[i] = 1/float64(i+3), float64(i%5)-1.75+1/float64(i+7)
+	}
+	offsets := func(kind string, base int) laneInts {
+		switch kind {
+		case "uniform":
+			return laneInts{v: base}
+		case "seq":
+			return laneInts{v: base, step: 1, seq: true}
+		case "step2":
+			return laneInts{v: base, step: 2, seq: true}
+		}
+		col := make([]int, lanes)
+		for k := range col {
+			col[k] = base + (k*5)%lanes // not in order
+		}
+		return laneInts{col: col}
+	}
+	kinds := []string{"uniform", "col", "seq", "step2"}
+	strides := []int{1, -1, 2, -3}
+	for _, ka := range kinds {
+		for _, kb := range append(kinds, "none") {
+			if ka == "uniform" && (kb == "uniform" || kb == "none") {
+				continue // every lane the same: laneMajorDot is not used
+			}
+			for _, sa := range strides {
+				for _, sb := range strides {
+					for n := 1; n <= 9; n++ {
+						lo := 2
+						hi := lo + n
+						oa := offsets(ka, 35-sa*lo)
+						ob := offsets(kb, 36-sb*lo)
+						var b []float64
+						if kb != "none" {
+							b = B
+						}
+						sums := make([]float64, lanes)
+						laneMajorDot(sums, A, oa, sa, b, ob, sb, lo, hi, make([]int, lanes), make([]int, lanes))
+						for k := range lanes {
+							want := 0.0
+							for i := lo; i < hi; i++ {
+								if b == nil {
+									want += A[oa.at(k)+sa*i]
+								} else {
+									want += A[oa.at(k)+sa*i] * B[ob.at(k)+sb*i]
+								}
+							}
+							if sums[k] != want {
+								t.Errorf("offsets %s, %s, strides %d, %d, %d terms: lane %d got %v, want %v", ka, kb, sa, sb, n, k, sums[k], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("a read past A's end did not panic")
+		}
+	}()
+	laneMajorDot(make([]float64, lanes), A, laneInts{v: len(A) - 3, step: 1, seq: true}, 1, B, laneInts{v: 0}, 1, 0, 2, make([]int, lanes), make([]int, lanes))
+}
+
+// TestLaneMajorRow checks laneMajorRow, a MapRow's lanes added window by
+// window, against the lanes' own loops (lane by lane, dst[j] += c[k]·A[o[k]
+// + s·(lo + j)]), equal to the last bit, for windows around its blocks of
+// eight and four entries, scattered and consecutive offsets, and strides
+// forward, backward and larger.
+func TestLaneMajorRow(t *testing.T) {
+	const lanes = 6
+	A := make([]float64, 160)
+	for i := range A {
+		A[i] = 1/float64(i+3) - float64(i%7)
+	}
+	c := make([]float64, lanes)
+	scattered, consecutive := make([]int, lanes), make([]int, lanes)
+	for k := range lanes {
+		c[k] = 0.3 + 1/float64(k+2)
+		scattered[k] = 70 + (k*7)%11
+		consecutive[k] = 70 + k
+	}
+	for _, o := range [][]int{scattered, consecutive} {
+		for _, s := range []int{1, -1, 2, -3} {
+			for width := 1; width <= 14; width++ {
+				lo := 3
+				got, want := make([]float64, width), make([]float64, width)
+				for j := range got {
+					got[j] = float64(j) / 7
+					want[j] = got[j]
+				}
+				for k := range lanes {
+					for j := range want {
+						want[j] += c[k] * A[o[k]+s*(lo+j)]
+					}
+				}
+				laneMajorRow(got, c, A, o, s, lo)
+				for j := range got {
+					if got[j] != want[j] {
+						t.Errorf("offsets %v, stride %d, %d entries: entry %d got %v, want %v", o, s, width, j, got[j], want[j])
+					}
+				}
+			}
+		}
+	}
+}

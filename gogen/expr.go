@@ -132,6 +132,14 @@ func (g *gen) expr(e lower.Expr) code {
 				return code{s, precPrimary}
 			}
 		}
+		// read through an index let (letsegments.go)
+		for i := len(g.segVars) - 1; i >= 0; i-- {
+			if off, ok := g.loadOffset(x.Index, g.segVars[i]); ok {
+				if s, ok := g.override[segRef{x.A, off}.key(g.segVars[i])]; ok {
+					return code{s, precPrimary}
+				}
+			}
+		}
 		return code{g.arrays[x.A] + "[" + g.exprAs(x.Index, lower.Int) + "]", precPrimary}
 	case *lower.Len:
 		return code{"len(" + g.arrays[x.A] + ")", precPrimary}

@@ -206,6 +206,11 @@ type gen struct {
 	// override maps loads A[v] to the Go expression reading them from a
 	// segment of A (loops.go)
 	override map[loadKey]string
+	// idxLets are the program's int lets (letsegments.go); segVars the
+	// variables of the loops whose segments are being read, innermost
+	// last
+	idxLets map[*lower.Var]lower.Expr
+	segVars []*lower.Var
 	// segInsert maps a positions insert marking through a segment to its
 	// Present element, segStore the position it binds to its Vals
 	// element (loops.go)
@@ -283,7 +288,7 @@ func newGen(p *lower.Program, opts Options) *gen {
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
 		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, facts: map[string]int{}, rowSegs: map[rowSegKey]string{}, grownBefore: map[*lower.Insert]bool{}, imports: map[string]bool{}, helpers: map[string]bool{},
 		typedLocals: map[string]string{}, frozen: map[*tinfo]bool{}, merged: map[*lower.Tensor]bool{}, copies: map[*lower.Tensor]string{},
-		burstAt: bursts(p), begun: map[*lower.Insert]bool{}, wvals: workspaceRows(p)}
+		burstAt: bursts(p), begun: map[*lower.Insert]bool{}, wvals: workspaceRows(p), idxLets: indexLets(p)}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may

@@ -258,6 +258,11 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 	for i, sg := range segs {
 		g.override[sg.key(v)] = names[i] + "[" + k + "]"
 	}
+	g.segVars = append(g.segVars, v)
+	dropped := g.segmentOnlyLets(v, body, segs)
+	for _, x := range dropped {
+		g.read[x] = false
+	}
 	g.unsync(nil)
 	g.push()
 	g.carryStep(v, carried, names, k)
@@ -271,6 +276,10 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 	g.stmt(body)
 	g.carryEnd(v, carried)
 	g.pop()
+	for _, x := range dropped {
+		g.read[x] = true
+	}
+	g.segVars = g.segVars[:len(g.segVars)-1]
 	for _, sg := range segs {
 		delete(g.override, sg.key(v))
 	}
@@ -325,7 +334,7 @@ func (g *gen) segmentArrays(v *lower.Var, body lower.Stmt) []segRef {
 	var out []segRef
 	seen := map[loadKey]bool{}
 	add := func(e lower.Expr) {
-		eagerLoads(e, v, func(a *lower.Array, off lower.Expr) {
+		g.eagerLoads(e, v, func(a *lower.Array, off lower.Expr) {
 			if off != nil && !invariantIn(off, v, body) {
 				return
 			}
@@ -404,12 +413,14 @@ func topLevel(s lower.Stmt) []lower.Stmt {
 	return []lower.Stmt{s}
 }
 
-// eagerLoads calls add for every array e reads at v (or off + v) whenever e is
-// evaluated (not in a Select's branches or the right side of && and ||).
-func eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array, lower.Expr)) {
+// eagerLoads calls add for every array e reads at v (or off + v, also
+// through the index lets: g.loadOffset) whenever e is evaluated (not in a
+// Select's branches or the right side of && and ||).
+func (g *gen) eagerLoads(e lower.Expr, v *lower.Var, add func(*lower.Array, lower.Expr)) {
+	eagerLoads := g.eagerLoads
 	switch x := e.(type) {
 	case *lower.Load:
-		if w, off := lower.OffsetIndex(x.Index); w == v {
+		if off, ok := g.loadOffset(x.Index, v); ok {
 			add(x.A, off)
 		}
 		eagerLoads(x.Index, v, add)
@@ -577,7 +588,7 @@ func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded
 		case *lower.Ref:
 			return x.V == v
 		case *lower.Load:
-			if w, off := lower.OffsetIndex(x.Index); w == v && inSeg[segRef{x.A, off}.key(v)] {
+			if off, ok := g.loadOffset(x.Index, v); ok && inSeg[segRef{x.A, off}.key(v)] {
 				return off != nil && reads(off)
 			}
 			return reads(x.Index)

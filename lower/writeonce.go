@@ -24,6 +24,15 @@ package lower
 // A parallel F must write T in place (Par.Shared): a merge by sums adds
 // the workers' copies into T.
 //
+// F may stand behind a test that it is not empty (if lo < n { ... F }),
+// which skips only what F would not do. It may also be two such loops,
+// one after the other, the second starting
+// where the first ends (for i := lo; i < h; ... then for i := h; i < n;
+// ...: a range split at a guard's bound by SplitGuards, V2's extent in
+// VVD's V1 ∘ V2): their keys are below h and from h on, so no position is
+// stored twice, and their union holds lo..n whatever h is, so the bound
+// that covers is the second loop's.
+//
 // It runs after MarkParallel (which keeps adds) and before
 // MarkPrimitives (whose rules take either).
 func WriteOnce(p *Program) { onceEach(p, false) }
@@ -77,16 +86,16 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 			}
 		})
 	}
-	if len(stores) != 1 || inits != 1 || len(inserts) != len(t.Levels) || t.Levels[0].Storage != Dense {
+	if len(stores) == 0 || len(stores) > 2 || inits != 1 || len(inserts) != len(stores)*len(t.Levels) || t.Levels[0].Storage != Dense {
 		return
 	}
-	if len(t.Levels) == 2 && t.Levels[1].Storage == Positions {
+	if len(stores) == 1 && len(t.Levels) == 2 && t.Levels[1].Storage == Positions {
 		if !full {
 			positionsOnce(list, t, stores[0], inserts)
 		}
 		return
 	}
-	if len(t.Levels) >= 2 && allDense(t) {
+	if len(stores) == 1 && len(t.Levels) >= 2 && allDense(t) {
 		if !full {
 			rowsOnce(list, t, stores[0], inserts, params)
 		}
@@ -97,45 +106,87 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 			return
 		}
 	}
-	st := stores[0]
+	if full && len(stores) > 1 {
+		return
+	}
 	var init *Init
+	var loops []*For // loops[k] stores stores[k]
 	for _, s := range list {
 		if x, ok := s.(*Init); ok && x.T == t {
 			init = x
 			continue
 		}
-		f, ok := s.(*For)
-		if !ok || !straightTo(f.Body, st) {
+		if len(loops) == len(stores) {
+			break // reads after the last loop see every store
+		}
+		st := stores[len(loops)]
+		f := guardedLoopTo(s, st)
+		if f == nil {
 			if readsTensor(s, t) {
 				return // read before the loop that writes it
 			}
 			continue
 		}
-		if init == nil || readsTensor(f.Body, t) || !chainOf(f, st, inserts) {
+		if init == nil || readsTensor(s, t) || !chainOf(f, st, insertsIn(f, inserts, len(t.Levels))) {
 			return
 		}
-		lo, zero := f.Lo.(*Const)
-		zero = zero && lo.I == 0
-		if full {
-			if l := t.Levels[0]; zero && !l.Full && l.Size != nil && CanonString(l.Size) == CanonString(f.Hi) {
-				for _, l := range t.Levels {
-					l.Full = true
-				}
+		if f.Par != nil && !sharedIn(f.Par, t) && !full {
+			return
+		}
+		loops = append(loops, f)
+	}
+	if len(loops) != len(stores) || len(loops) == 2 && CanonString(loops[1].Lo) != CanonString(loops[0].Hi) {
+		return
+	}
+	lo, zero := loops[0].Lo.(*Const)
+	zero = zero && lo.I == 0
+	hi := loops[len(loops)-1].Hi // the union of the loops' ranges holds lo..hi
+	if full {
+		if l := t.Levels[0]; zero && !l.Full && l.Size != nil && CanonString(l.Size) == CanonString(hi) {
+			for _, l := range t.Levels {
+				l.Full = true
 			}
-			return
-		}
-		if f.Par != nil && !sharedIn(f.Par, t) {
-			return
-		}
-		st.Op = Set
-		switch size := t.Levels[0].Size; {
-		case zero && size != nil && CanonString(size) == CanonString(f.Hi):
-			init.Covered = boolConst(true)
-		case zero && size != nil && onlyParams(f.Hi, params):
-			init.Covered = &Binary{Op: Le, X: size, Y: f.Hi}
 		}
 		return
 	}
+	for _, st := range stores {
+		st.Op = Set
+	}
+	switch size := t.Levels[0].Size; {
+	case zero && size != nil && CanonString(size) == CanonString(hi):
+		init.Covered = boolConst(true)
+	case zero && size != nil && onlyParams(hi, params):
+		init.Covered = &Binary{Op: Le, X: size, Y: hi}
+	}
+}
+
+// guardedLoopTo returns the loop s is, or s runs behind its non-emptiness
+// test alone (if lo < hi { lets; for i := lo; i < hi ... }, as
+// HoistInvariants guards a loop it hoists out of), whose body reaches st
+// straight; nil if there is none.
+func guardedLoopTo(s Stmt, st *Store) *For {
+	var f *For
+	WalkStmts(s, func(x Stmt) {
+		if g, ok := x.(*For); ok && f == nil && straightTo(g.Body, st) && guardedTo(s, g, g) {
+			f = g
+		}
+	})
+	return f
+}
+
+// insertsIn returns the inserts reached straight from f's body, or nil
+// unless they are n (one per level of the tensor).
+func insertsIn(f *For, inserts []*Insert, n int) []*Insert {
+	var in []*Insert
+	for _, x := range inserts {
+		if straightTo(f.Body, x) {
+			in = append(in, x)
+		}
+	}
+	if len(in) != n {
+		return nil
+	}
+	return in
 }
 
 // positionsOnce makes the store into a dense level 0 over a Positions

@@ -55,7 +55,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 	dst.init(B_len, B_pos, B_idx)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	t.init(0)
+	t.init(B_len)
 	t_vals = t.Vals
 	t_n0 = t.N0
 	if 0 < A_len {
@@ -68,14 +68,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			for k1 := range A_idxSeg {
 				j := A_idxSeg[k1]
 				if uint(j) >= uint(len(t_vals)) {
-					if j < 0 {
-						return fmt.Errorf("smmm_csr: key %d of a dense result is negative", j)
-					}
-					t.Vals = t_vals
-					t.N0 = t_n0
-					t.grow0(j)
-					t_vals = t.Vals
-					t_n0 = t.N0
+					return fmt.Errorf("smmm_csr: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", j, t_n0-1)
 				}
 				q := j
 				t_vals[q] += A_valSeg[k1]
@@ -89,11 +82,7 @@ func smmm_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, B_idx []int,
 			B_posCur := B_posNext
 			B_posNext = B_posSeg[k2]
 			k := 0 + k2
-			x := 0.0
-			if uint(k) < uint(len(t_vals)) {
-				q1 := k
-				x = t_vals[q1]
-			}
+			x := t_vals[k]
 			lo1 := B_posCur
 			hi1 := B_posNext
 			if lo1 < hi1 {

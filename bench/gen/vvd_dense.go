@@ -40,38 +40,22 @@ func vvd_dense(V1_len int, V1_val []float64, V2_len int, V2_val []float64, dst *
 	V2_val = V2_val[:V2_len]
 	out_vals := dst.Vals
 	out_n0 := dst.N0
-	dst.init(V1_len)
+	dst.init(V1_len, true)
 	out_vals = dst.Vals
 	out_n0 = dst.N0
-	x := V2_len
-	if V1_len < V2_len {
-		x = V1_len
-	}
-	hi := x
-	if 0 < hi {
-		V2_valSeg := V2_val[0:hi]
-		if hi > out_n0 {
-			return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
-		}
-		outRow := out_vals[0:hi]
-		outRow = outRow[:len(V2_valSeg)]
-		for k := range V2_valSeg {
-			v := V2_valSeg[k]
-			outRow[k] += v
-		}
-	}
-	v1 := 0.0
-	if hi < V1_len {
-		if hi < 0 || V1_len > out_n0 {
-			k2 := hi
-			if k2 >= 0 {
-				k2 = max(k2, out_n0)
+	if 0 <= V1_len && V1_len <= len(out_vals) && V1_len <= len(V2_val) {
+		copy(out_vals[0:V1_len], V2_val[0:V1_len])
+	} else {
+		if 0 < V1_len {
+			V2_valSeg := V2_val[0:V1_len]
+			if V1_len > out_n0 {
+				return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", out_n0, out_n0-1)
 			}
-			return fmt.Errorf("vvd_dense: key %d out of range 0..%d of a dense result", k2, out_n0-1)
-		}
-		outRow1 := out_vals[hi:V1_len]
-		for k1 := range outRow1 {
-			outRow1[k1] += v1
+			outRow := out_vals[0:V1_len]
+			outRow = outRow[:len(V2_valSeg)]
+			for k := range V2_valSeg {
+				outRow[k] = V2_valSeg[k]
+			}
 		}
 	}
 	_ = out_vals // its struct holds it (driftingLocals)
@@ -90,11 +74,13 @@ type vvd_denseResult struct {
 }
 
 // init empties t and sizes its levels, reusing its memory.
-func (t *vvd_denseResult) init(n0 int) {
+func (t *vvd_denseResult) init(n0 int, keep bool) {
 	t.N0 = max(n0, 0)
 	if n := t.N0; cap(t.Vals) >= n {
 		t.Vals = t.Vals[:n]
-		clear(t.Vals)
+		if !keep {
+			clear(t.Vals)
+		}
 	} else {
 		t.Vals = make([]float64, n)
 	}

@@ -4,7 +4,7 @@
 // value and each gradient, against their hand-written Go and their
 // NumPy/SciPy closed forms:
 //
-//	go run ./bench/cmd/indexreport [-workloads conv1d,tv] [-rounds 7] [-size 1000000] [-grid 1000] [-jit] [-python python3]
+//	go run ./bench/cmd/indexreport [-workloads conv1d,tv] [-rounds 7] [-size 1000000] [-grid 1000] [-jit] [-cpu] [-python python3]
 //
 // For each it prints the median time of nablasd's closures (the default
 // executor's first tier, what a one-shot run uses: Exec "compiled") on one
@@ -15,13 +15,19 @@
 // hand-written Go, one goroutine / two. The Go variants run interleaved
 // round by round (fixed seeds), so a shared machine's load spreads over
 // all of them; every result is checked against the hand-written one
-// first.
+// first. With -cpu the one-goroutine variants and NumPy are timed by the
+// processor time of their thread (process, for Python) instead of the
+// wall clock: on a machine shared with other work, a variant's time then
+// leaves out its waits for a core (the two-goroutine variants, whose
+// processor time is their goroutines' sum, keep the wall clock, and the
+// threads' ratio compares wall clocks).
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -39,7 +45,16 @@ func main() {
 	grid := flag.Int("grid", bench.IndexGrid, "the stencil's side")
 	jit := flag.Bool("jit", false, "also time the native kernels (Exec \"jit\": the generated Go)")
 	python := flag.String("python", "", "the Python with NumPy and SciPy (default python3 on PATH)")
+	cpu := flag.Bool("cpu", false, "time the one-goroutine variants and NumPy by their processor time, not the wall clock")
 	flag.Parse()
+	if *cpu {
+		// the one-goroutine variants run on this thread, whose processor
+		// time threadCPU reads
+		runtime.LockOSThread()
+		if _, ok := threadCPU(); !ok {
+			fail(fmt.Errorf("-cpu: this system gives no thread's processor time"))
+		}
+	}
 	dir, err := os.MkdirTemp("", "indexreport")
 	if err != nil {
 		fail(err)
@@ -61,11 +76,11 @@ func main() {
 			fail(err)
 		}
 		for _, wrt := range append([]string{""}, w.Wrt...) {
-			row, err := measure(d, wrt, *rounds, *jit)
+			row, err := measure(d, wrt, *rounds, *jit, *cpu)
 			if err != nil {
 				fail(err)
 			}
-			peer, err := bench.RunIndexPeer(*python, dir, d, wrt, *rounds)
+			peer, err := bench.RunIndexPeerClock(*python, dir, d, wrt, *rounds, *cpu)
 			if err != nil {
 				fail(err)
 			}
@@ -79,10 +94,10 @@ func main() {
 			} else {
 				np = "not installed (" + peer.Missing + ")"
 			}
-			jitRatio, threads := "-", fmt.Sprintf("%.2f", float64(row.closures)/float64(row.closures2))
+			jitRatio, threads := "-", fmt.Sprintf("%.2f", float64(row.closuresWall)/float64(row.closures2))
 			if *jit {
 				jitRatio = fmt.Sprintf("%.2f", float64(row.jit)/float64(row.hand))
-				threads += fmt.Sprintf(" (jit %.2f)", float64(row.jit)/float64(row.jit2))
+				threads += fmt.Sprintf(" (jit %.2f)", float64(row.jitWall)/float64(row.jit2))
 			}
 			what := wrt
 			if what == "" {
@@ -96,16 +111,25 @@ func main() {
 	if peerVersions != "" {
 		fmt.Println("peer:", peerVersions)
 	}
-	fmt.Printf("median of %d interleaved rounds; signals of %d entries, a %d×%d stencil; %d CPUs\n", *rounds, *size, *grid, *grid, nproc())
+	clock := "the wall clock"
+	if *cpu {
+		clock = "processor time (×2: the wall clock)"
+	}
+	fmt.Printf("median of %d interleaved rounds by %s; signals of %d entries, a %d×%d stencil; %d CPUs\n", *rounds, clock, *size, *grid, *grid, nproc())
 }
 
-// row is one cell's median times (0: not measured).
-type row struct{ closures, closures2, jit, jit2, hand time.Duration }
+// row is one cell's median times (0: not measured): by the wall clock,
+// or by processor time with -cpu but for the two-goroutine variants
+// (closuresWall and jitWall are the wall clock's in either case).
+type row struct {
+	closures, closures2, jit, jit2, hand time.Duration
+	closuresWall, jitWall                time.Duration
+}
 
 // measure compiles the value (wrt "") or gradient in each executor,
 // checks each against the hand-written closed form, then times them all
 // interleaved.
-func measure(d *bench.IndexData, wrt string, rounds int, withJIT bool) (*row, error) {
+func measure(d *bench.IndexData, wrt string, rounds int, withJIT, cpu bool) (*row, error) {
 	src, err := bench.IndexSource(d.Workload)
 	if err != nil {
 		return nil, err
@@ -117,14 +141,16 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT bool) (*row, er
 	handRun()
 	want := handValue()
 	type variant struct {
-		name string
-		run  func() error
-		t    []time.Duration
-		dst  *time.Duration
+		name    string
+		run     func() error
+		t, wall []time.Duration
+		dst     *time.Duration
+		wallDst *time.Duration // nil: not kept
+		cpu     bool           // timed by its thread's processor time
 	}
 	var vs []*variant
 	r := &row{}
-	add := func(name string, o nablasd.Options, dst *time.Duration) error {
+	add := func(name string, o nablasd.Options, dst, wallDst *time.Duration) error {
 		q, err := nablasd.Prepare(src, d.Inputs(), &o)
 		if err != nil {
 			return err
@@ -145,35 +171,47 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT bool) (*row, er
 		if diff := sdql.DiffDicts(res.Value(), want, 1e-9); diff != "" {
 			return fmt.Errorf("%s w.r.t. %q, %s: %s against the hand-written closed form", d.Workload, wrt, name, diff)
 		}
-		vs = append(vs, &variant{name: name, run: func() error { return k.Run(res, nil) }, dst: dst})
+		vs = append(vs, &variant{name: name, run: func() error { return k.Run(res, nil) }, dst: dst, wallDst: wallDst,
+			cpu: cpu && max(o.Threads, 1) == 1})
 		return nil
 	}
-	if err := add("closures", nablasd.Options{Exec: "compiled"}, &r.closures); err != nil {
+	if err := add("closures", nablasd.Options{Exec: "compiled"}, &r.closures, &r.closuresWall); err != nil {
 		return nil, err
 	}
-	if err := add("closures×2", nablasd.Options{Exec: "compiled", Threads: 2}, &r.closures2); err != nil {
+	if err := add("closures×2", nablasd.Options{Exec: "compiled", Threads: 2}, &r.closures2, nil); err != nil {
 		return nil, err
 	}
 	if withJIT {
-		if err := add("jit", nablasd.Options{Exec: "jit"}, &r.jit); err != nil {
+		if err := add("jit", nablasd.Options{Exec: "jit"}, &r.jit, &r.jitWall); err != nil {
 			return nil, err
 		}
-		if err := add("jit×2", nablasd.Options{Exec: "jit", Threads: 2}, &r.jit2); err != nil {
+		if err := add("jit×2", nablasd.Options{Exec: "jit", Threads: 2}, &r.jit2, nil); err != nil {
 			return nil, err
 		}
 	}
-	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand})
+	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand, cpu: cpu})
 	for round := 0; round < rounds; round++ {
 		for _, v := range vs {
+			c0, _ := threadCPU()
 			t0 := time.Now()
 			if err := v.run(); err != nil {
 				return nil, err
 			}
-			v.t = append(v.t, time.Since(t0))
+			wall := time.Since(t0)
+			c1, _ := threadCPU()
+			v.wall = append(v.wall, wall)
+			if v.cpu {
+				v.t = append(v.t, c1-c0)
+			} else {
+				v.t = append(v.t, wall)
+			}
 		}
 	}
 	for _, v := range vs {
 		*v.dst = median(v.t)
+		if v.wallDst != nil {
+			*v.wallDst = median(v.wall)
+		}
 	}
 	return r, nil
 }

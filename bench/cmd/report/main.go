@@ -9,7 +9,7 @@
 //	go run ./bench/cmd/report [-rounds 81] [-benchtime 5ms] [-budget 15s] [-mem=false]
 //	    [-inputs bcspwr10,nopoly,synthetic] [-kernels smvm,...|none] [-dict intmap]
 //	    [-workloads least_squares,...|none] [-winputs e40r0000,synthetic4M]
-//	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false] [-jit=false]
+//	    [-variants=false] [-vinputs e40r0000,nopoly] [-threads=false] [-jit=false] [-times=false]
 //
 // make bench runs it built with every loop of the module aligned to the
 // CPU's 64-byte fetch lines, as the JIT builds its plugins (go run
@@ -71,7 +71,12 @@
 // by hand (exec hand), the machine's ceiling for the loop; one
 // program's rows are timed in the same rounds. Speedup is the
 // median of the per-round ratios of one goroutine's time to two's, and
-// "goroutines used" what the last run of the two-goroutine kernel used.
+// "goroutines used" what the last run of the two-goroutine kernel used;
+// cpu is the process's processor time per run (getrusage, every thread),
+// and cpu 2÷1 the median of the per-round ratios of two goroutines'
+// processor time to one's: near 1 where the split adds no work, so that a
+// speedup short of 2 with it is the machine's, not the kernel's. The
+// table ends with the load average before it.
 // On a machine busy with other work two goroutines get no more CPU than
 // one; the speedup then says nothing of the kernel.
 //
@@ -161,6 +166,7 @@ func main() {
 	variants := flag.Bool("variants", true, "time the spelled variants against their originals")
 	vinputs := flag.String("vinputs", "e40r0000,nopoly", "inputs (of the workloads or the kernels) whose variants are timed")
 	threads := flag.Bool("threads", true, "time two goroutines against one on inputs of at least 1M entries")
+	times := flag.Bool("times", true, "print the kernels' time and memory tables (false: only their variants' and threads' tables, e.g. the threads of a kernel whose results take gigabytes each)")
 	jitFlag := flag.Bool("jit", true, "time the workloads' JIT kernels too, and the JIT's kernels in the threads tables (Options.Exec \"jit\": built with the Go toolchain, about a second each the first time)")
 	printProg := flag.Bool("print", false, "print each kernel's program (the pipeline's output) to standard error")
 	child := flag.String("child", "", "internal: measure the peak memory of KERNEL,INPUT,VARIANT")
@@ -214,7 +220,11 @@ func main() {
 	if *kernels == "none" {
 		kernelInputs = nil
 	}
-	for _, in := range kernelInputs {
+	timedInputs := kernelInputs
+	if !*times {
+		timedInputs = nil
+	}
+	for _, in := range timedInputs {
 		m, why, err := bench.LoadInput(in)
 		if err != nil {
 			fail(err)
@@ -256,11 +266,13 @@ func main() {
 	fmt.Printf("# %d interleaved rounds, each variant >= %v a round; GOMAXPROCS=%d, %s %s/%s\n",
 		*rounds, *benchtime, runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if kernelInputs != nil {
-		printTimes(rows)
-		fmt.Println()
-		printMemory(rows, *mem)
-		if memNote != "" {
-			fmt.Printf("peak+ not measured: %s\n", memNote)
+		if timedInputs != nil {
+			printTimes(rows)
+			fmt.Println()
+			printMemory(rows, *mem)
+			if memNote != "" {
+				fmt.Printf("peak+ not measured: %s\n", memNote)
+			}
 		}
 		kernelVariantTables(kernelInputs, list(*vinputs), kernelList, *variants && opts.Opt == "", *threads, *jitFlag, opts, *rounds, *benchtime)
 	}

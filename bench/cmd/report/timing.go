@@ -11,8 +11,11 @@ import (
 type variant struct {
 	name string
 	run  func()
-	// ns holds the ns per run of each round.
-	ns []float64
+	// ns holds the ns per run of each round, cpu the processor time
+	// (all the process's threads, getrusage) per run of each round in ns:
+	// for the threads table, where two goroutines on a busy machine may
+	// take the processor time of two and the wall time of one.
+	ns, cpu []float64
 }
 
 // timeRounds times the variants in rounds: every round times each variant
@@ -52,7 +55,8 @@ func timeRoundsWithin(vs []*variant, rounds int, d, budget time.Duration) {
 			return
 		}
 		for _, i := range roundOrder(len(vs), r) {
-			vs[i].ns = append(vs[i].ns, timeFor(vs[i].run, d, batch[i]))
+			ns, cpu := timeFor(vs[i].run, d, batch[i])
+			vs[i].ns, vs[i].cpu = append(vs[i].ns, ns), append(vs[i].cpu, cpu)
 		}
 	}
 }
@@ -96,17 +100,17 @@ func calibrate(f func(), d time.Duration) int {
 }
 
 // timeFor runs f in batches of batch runs until d has passed and returns
-// the ns per run.
-func timeFor(f func(), d time.Duration, batch int) float64 {
+// the wall time and the process's processor time per run, in ns.
+func timeFor(f func(), d time.Duration, batch int) (ns, cpu float64) {
 	n := 0
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for {
 		for range batch {
 			f()
 		}
 		n += batch
 		if el := time.Since(start); el >= d {
-			return float64(el.Nanoseconds()) / float64(n)
+			return float64(el.Nanoseconds()) / float64(n), float64(processCPU()-cpu0) / float64(n)
 		}
 	}
 }

@@ -413,14 +413,17 @@ func printRatios(title, col string, rows []*ratioRow) {
 		return
 	}
 	if col == "threads" {
-		fmt.Fprintln(w, "program\tinput\tmode\texec\t1 thread µs\t2 threads µs\tspeedup\tgoroutines used\t")
+		fmt.Fprintln(w, "program\tinput\tmode\texec\t1 thread µs\t2 threads µs\tspeedup\tcpu µs 1/2\tcpu 2÷1\tgoroutines used\t")
 		for _, r := range rows {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.program, r.input, r.mode, r.exec,
-				usCell(median(r.vs[0].ns)), usCell(median(r.vs[1].ns)), ratioCell(ratios(r.vs[0].ns, r.vs[1].ns)), r.threads)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%d\t\n", r.program, r.input, r.mode, r.exec,
+				usCell(median(r.vs[0].ns)), usCell(median(r.vs[1].ns)), ratioCell(ratios(r.vs[0].ns, r.vs[1].ns)),
+				usCell(median(r.vs[0].cpu)), usCell(median(r.vs[1].cpu)), ratioCell(ratios(r.vs[1].cpu, r.vs[0].cpu)), r.threads)
 		}
 		w.Flush()
 		fmt.Println("exec: compiled, the closures (exec); jit, the generated Go built as a plugin (Options.Exec \"jit\"); hand, the hand-written loop split by hand (bench/hand_threads.go: rows split by entries, a scatter into a private copy per goroutine but the first, merged after), the machine's ceiling for the loop; a program's rows are timed in the same rounds")
 		fmt.Println("speedup: median of the per-round ratios (1 thread ÷ 2), then min–max; a machine busy with other work gives two goroutines no more CPU than one")
+		fmt.Println("cpu: the process's processor time per run (getrusage, every thread), medians; cpu 2÷1: the per-round ratios of two goroutines' processor time to one's (near 1 when the split adds no work)")
+		fmt.Printf("load average before the table: %s\n", loadAverage())
 		return
 	}
 	fmt.Fprintln(w, "program\tinput\tmode\tprog\tvariant\toriginal µs\tvariant µs\tvariant÷original\t")
