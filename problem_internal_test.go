@@ -4,6 +4,8 @@ import (
 	"math"
 	osexec "os/exec"
 	"testing"
+
+	"gonum.org/v1/gonum/optimize"
 )
 
 // TestProblemReadsBundle: a Problem reads its dense bundle's array
@@ -84,5 +86,29 @@ func TestProblemReadsBundleJIT(t *testing.T) {
 			t.Errorf("gradient: native %v, closures %v", pj.g, pc.g)
 			break
 		}
+	}
+}
+
+// TestGradientTest: the fit's gradient test (gonum's Converger) passes a
+// gradient below the bound by its largest magnitude, either sign, and
+// never one that holds a NaN, wherever it is.
+func TestGradientTest(t *testing.T) {
+	c := gradientTest{thresh: 1}
+	for _, tc := range []struct {
+		g    []float64
+		want optimize.Status
+	}{
+		{[]float64{0.5, -0.9, 0}, optimize.GradientThreshold},
+		{[]float64{0.5, -1.5, 0}, optimize.NotTerminated},
+		{[]float64{0.5, math.NaN(), 0.1}, optimize.NotTerminated},
+		{[]float64{math.NaN()}, optimize.NotTerminated},
+		{[]float64{0.1, math.Inf(-1)}, optimize.NotTerminated},
+	} {
+		if got := c.Converged(&optimize.Location{Gradient: tc.g}); got != tc.want {
+			t.Errorf("gradient %v: %v, want %v", tc.g, got, tc.want)
+		}
+	}
+	if got := maxAbs([]float64{-3, 2}); got != 3 {
+		t.Errorf("maxAbs: %v, want 3", got)
 	}
 }

@@ -15,11 +15,65 @@ package lower
 // A row it skips has no positions, so the level keeps no presence: the
 // back ends stop clearing and setting one flag per row, and the result
 // holds every stored position of the input, as its completion does.
+//
+// An intermediate (a reverse sweep's tape on an input's positions) gets
+// the same where only locates read its level 0 (no loop over its keys
+// sees a row it skipped) and nothing reads it before that loop has
+// filled it: its one Init at the top of the program, then the loop.
 func FullRows(p *Program, opts Options) {
+	for _, t := range p.Tensors {
+		if !t.Input && t != p.ResultTensor && t.Order() == 2 && onlyLocated(p, t) {
+			fullRowsOf(p, t)
+		}
+	}
 	t := p.ResultTensor
 	if completedLevels(p, opts) == nil || t.Order() != 2 {
 		return
 	}
+	fullRowsOf(p, t)
+}
+
+// onlyLocated reports whether t is initialized once at the top of the
+// program, nothing reads it before the loop at the top that inserts into
+// it (its one such loop), that loop reads it nowhere, and nothing loops
+// over its level 0.
+func onlyLocated(p *Program, t *Tensor) bool {
+	top, ok := p.Body.(*Block)
+	if !ok {
+		return false
+	}
+	inits, looped := 0, false
+	WalkStmts(p.Body, func(s Stmt) {
+		switch x := s.(type) {
+		case *Init:
+			if x.T == t {
+				inits++
+			}
+		case *ForLevel:
+			looped = looped || x.T == t && x.Level == 0
+		}
+	})
+	if inits != 1 || looped {
+		return false
+	}
+	initSeen := false
+	for _, s := range top.List {
+		if x, ok := s.(*Init); ok && x.T == t {
+			initSeen = true
+			continue
+		}
+		if readsTensor(s, t) {
+			return false
+		}
+		if writesTensor(s, t) {
+			return initSeen
+		}
+	}
+	return false
+}
+
+// fullRowsOf makes t's level 0 full where FullRows says.
+func fullRowsOf(p *Program, t *Tensor) {
 	l0, l1 := t.Levels[0], t.Levels[1]
 	if l0.Storage != Dense || !l0.Marked() || l0.Size == nil || l1.Storage != Positions || !l1.Full || l1.Of.Pos == nil {
 		return

@@ -33,6 +33,11 @@ import (
 //	----
 //	the IR (lower.Print)
 //
+// wrt=(X, Y) differentiates with respect to the inputs named (one reverse
+// sweep), value=on computes the value too, in the same kernel
+// (Query.PlanDerivative with Derivative.Value: a fit's kernel); every
+// result is compared.
+//
 // pass=NAME says the case pins lowering pass NAME (lower.Passes): the IR
 // must change when NAME is disabled, and the kernel without it must still
 // agree with the interpreter. off=(NAME, ...) lowers with those passes
@@ -92,10 +97,8 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		}
 		inputs[name] = tensorOf(t, d, v, spec)
 	}
-	var wrt []string
-	if w := argOne(d, "wrt"); w != "" {
-		wrt = []string{w}
-	}
+	wrt := argList(d, "wrt")
+	value := argOne(d, "value") == "on"
 	noShape := argOne(d, "shape-check") == "off"
 	asWritten := argOne(d, "structure") == "off"
 	mode := argOne(d, "mode")
@@ -106,6 +109,9 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 			return "", err
 		}
 		p, err := q.Plan(wrt...)
+		if value {
+			p, err = q.PlanDerivative(&nablasd.Derivative{Wrt: wrt, Value: true})
+		}
 		if err != nil {
 			return "", err
 		}
@@ -126,7 +132,7 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		if without == out {
 			t.Errorf("%s: the case pins pass %s, but the loops are the same without it", d.Pos, pass)
 		}
-		compareRuns(t, d, src, inputs, wrt, mode, noShape, asWritten, append(off[:len(off):len(off)], pass), false)
+		compareRuns(t, d, src, inputs, wrt, value, mode, noShape, asWritten, append(off[:len(off):len(off)], pass), false)
 	}
 	scope := out
 	if argOne(d, "scope") == "steady" {
@@ -146,7 +152,7 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 			t.Errorf("%s: did not expect %q in the loops:\n%s", d.Pos, w, scope)
 		}
 	}
-	compareRuns(t, d, src, inputs, wrt, mode, noShape, asWritten, off, true)
+	compareRuns(t, d, src, inputs, wrt, value, mode, noShape, asWritten, off, true)
 	return out
 }
 
@@ -196,7 +202,7 @@ func steadyInnerLoops(out string) []string {
 // then with jit the JIT where plugins load) with the lowering passes off
 // disabled (and as written: asWritten), and through the reference
 // interpreter, and compares them.
-func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, mode string, noShape, asWritten bool, off []string, jit bool) {
+func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablasd.Inputs, wrt []string, value bool, mode string, noShape, asWritten bool, off []string, jit bool) {
 	run := func(o *nablasd.Options) sdql.Value {
 		o.NoShapeCheck, o.Mode = noShape, mode
 		o.NoHoist, o.NoShare = asWritten, asWritten
@@ -221,11 +227,26 @@ func compareRuns(t *testing.T, d *datadriven.TestData, src string, inputs nablas
 			}
 			return r.Value()
 		}
-		rs, err := q.Grad(wrt...)
-		if err != nil {
+		var rs []*nablasd.Result
+		if value {
+			v, gs, err := q.ValueAndGrad(wrt...)
+			if err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
+			rs = append([]*nablasd.Result{v}, gs...)
+		} else if rs, err = q.Grad(wrt...); err != nil {
 			t.Fatalf("%s: %v", d.Pos, err)
 		}
-		return rs[0].Value()
+		if len(rs) == 1 {
+			return rs[0].Value()
+		}
+		// several results (value=on, wrt=(U, W)): one dictionary of them,
+		// in order, so that every one is compared
+		all := sdql.NewDict()
+		for i, r := range rs {
+			all.Set(i, r.Value())
+		}
+		return all
 	}
 	// the closures by name: Options{} (auto) would run a native kernel
 	// where the JIT's cache holds one from an earlier run

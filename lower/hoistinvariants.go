@@ -1,8 +1,9 @@
 package lower
 
 // HoistInvariants moves loop-invariant code out of counted loops (For):
-// the statements at the top of a loop's body, run unconditionally in
-// every iteration, that compute the same thing in each: a Let whose
+// the statements at the top of a loop's body (past lets, assignments,
+// stores and quiet lookups), run unconditionally in every iteration, that
+// compute the same thing in each: a Let whose
 // expression reads nothing the loop changes, and an Insert whose parent
 // and key (and position) are such, into a tensor the loop neither reads
 // nor iterates. They move before the loop, under the condition that the
@@ -100,6 +101,10 @@ scan:
 				continue
 			}
 		case *Assign, *Store:
+		case *Locate:
+			if !quiet(s) {
+				break scan
+			}
 		default:
 			break scan
 		}
@@ -111,6 +116,23 @@ scan:
 	}
 	body.List = kept
 	return &If{Cond: &Binary{Op: Lt, X: f.Lo, Y: f.Hi}, Then: &Block{List: append(hoisted, f)}}
+}
+
+// quiet reports whether s only computes values: lets, assignments and
+// lookups (locates, searches, conditions), no loop, write or check that
+// can fail. An insert may be hoisted past it: a tape's row inserted under
+// the lookups that compute its values (a reverse sweep reading the
+// forward sweep's tape).
+func quiet(s Stmt) bool {
+	ok := true
+	WalkStmts(s, func(x Stmt) {
+		switch x.(type) {
+		case *Block, *Let, *Assign, *Locate, *Search, *If:
+		default:
+			ok = false
+		}
+	})
+	return ok
 }
 
 // insertedOnce reports whether ins is the only statement of body that

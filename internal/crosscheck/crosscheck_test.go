@@ -54,6 +54,9 @@ type report struct {
 	goCases  []gorun.Case
 	goWants  []sdql.Value
 	goWhere  []string
+	// taped counts the programs whose value-and-gradient kernel reads a
+	// tape at a loop's position (lower's positionlocates changed it)
+	taped int
 }
 
 // config is what a cross-check runs: the rules (nil: the built-in ones),
@@ -63,6 +66,10 @@ type config struct {
 	rules  []*fuse.Rule
 	withGo bool
 	index  bool
+	// valueGrad checks real-valued programs' value and gradient from one
+	// reverse sweep (a fit's kernel: ad.Derive with Request.Value)
+	// instead of the program and its gradient apart.
+	valueGrad bool
 }
 
 // checkProgram checks program number i of seed: the program and its
@@ -70,7 +77,7 @@ type config struct {
 // every variant; the generated Go cases are collected, not run.
 func checkProgram(seed uint64, i int, cfg config) report {
 	rules, withGo := cfg.rules, cfg.withGo
-	c, err := generateWith(seed, i, cfg.index)
+	c, err := generateWith(seed, i, cfg.index, cfg.valueGrad)
 	if err != nil {
 		return report{failures: []string{err.Error()}}
 	}
@@ -92,8 +99,15 @@ func checkProgram(seed uint64, i int, cfg config) report {
 			rep.failures = append(rep.failures, fmt.Sprintf("program %d: binding: %v", i, err))
 			return rep
 		}
-		for _, w := range []string{"", wrt} {
+		ws := []string{"", wrt}
+		if cfg.valueGrad {
+			ws = []string{wrt}
+		}
+		for _, w := range ws {
 			j := &job{prog: prog, wrt: w, b: b, rules: rules}
+			if cfg.valueGrad {
+				j.derive = valueAndGrad(prog, w)
+			}
 			want, err := j.oracle()
 			if err != nil {
 				continue // not a program over these inputs, or not differentiable with respect to w
@@ -109,7 +123,13 @@ func checkProgram(seed uint64, i int, cfg config) report {
 			outs, gc := j.run(goName)
 			rep.runs += len(outs)
 			what := "the program"
-			if w != "" {
+			switch {
+			case cfg.valueGrad:
+				what = "its value and gradient with respect to " + w
+				if rep.taped == 0 && tapeRead(j) {
+					rep.taped = 1 // this program's, in some round
+				}
+			case w != "":
 				what = "its gradient with respect to " + w
 			}
 			where := fmt.Sprintf("program %d (seed %d), %s, over %s", i, seed, what, b.desc)
@@ -140,21 +160,33 @@ type generated struct {
 }
 
 // generate makes program number i of seed.
-func generate(seed uint64, i int) (*generated, error) { return generateWith(seed, i, false) }
+func generate(seed uint64, i int) (*generated, error) { return generateWith(seed, i, false, false) }
 
 // generateWith is generate, with index arithmetic in the programs when
-// index is set (sdqlgen.Gen.Index).
-func generateWith(seed uint64, i int, index bool) (*generated, error) {
+// index is set (sdqlgen.Gen.Index), and only real-valued programs
+// differentiated with respect to a tensor when real is set.
+func generateWith(seed uint64, i int, index, real bool) (*generated, error) {
 	r := rand.New(rand.NewPCG(seed, uint64(i)))
 	g := &sdqlgen.Gen{R: r, Index: index}
 	typ := []string{"real", "vec", "mat"}[r.IntN(3)]
+	if real {
+		typ = "real"
+	}
 	src := g.Program(typ, 4)
+	if real && i%2 == 0 {
+		// every other one a loss over M's entries with a value per
+		// entry on a tape (sdqlgen.Gen.TapeProgram)
+		src = g.TapeProgram(3)
+	}
 	in := genInputs(r)
 	prog, err := sdql.Parse("gen.sdql", src)
 	if err != nil {
 		return nil, fmt.Errorf("program %d does not parse: %v\n%s", i, err, src)
 	}
 	wrt := []string{"V", "W", "M", "s"}[r.IntN(4)]
+	if real {
+		wrt = []string{"V", "W", "M"}[r.IntN(3)]
+	}
 	return &generated{r: r, src: src, in: in, prog: prog, wrt: wrt}, nil
 }
 
@@ -196,6 +228,7 @@ func crossCheck(t *testing.T, seed uint64, n int, cfg config, maxFailures int) r
 		all.programs += r.programs
 		all.jobs += r.jobs
 		all.runs += r.runs
+		all.taped += r.taped
 		all.goCases = append(all.goCases, r.goCases...)
 		all.goWants = append(all.goWants, r.goWants...)
 		all.goWhere = append(all.goWhere, r.goWhere...)
@@ -247,7 +280,7 @@ func runCrossCheck(t *testing.T, seed uint64, n int, cfg config) {
 		t.Error(f)
 	}
 	checked := time.Since(start)
-	goRuns := runGo(t, rep)
+	goRuns := checkGo(t, rep)
 	if rep.programs < n*3/4 {
 		t.Errorf("only %d of %d generated programs evaluated", rep.programs, n)
 	}
@@ -255,10 +288,10 @@ func runCrossCheck(t *testing.T, seed uint64, n int, cfg config) {
 		rep.programs, rep.jobs, rep.runs, checked.Round(time.Millisecond), goRuns, (time.Since(start) - checked).Round(time.Millisecond))
 }
 
-// runGo builds and runs the generated Go kernels a cross-check collected
-// (when it found no failure) and compares each with the interpreter's
-// value; it returns how many ran.
-func runGo(t *testing.T, rep report) int {
+// checkGo builds and runs the generated Go kernels a cross-check
+// collected (when it found no failure) and compares them with the
+// interpreter's values; it returns how many ran.
+func checkGo(t *testing.T, rep report) int {
 	t.Helper()
 	goRuns := 0
 	if len(rep.goCases) > 0 && len(rep.failures) == 0 {

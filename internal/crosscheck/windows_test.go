@@ -71,7 +71,7 @@ func TestCrossCheckWindows(t *testing.T) {
 		t.Error(f)
 	}
 	checked := time.Since(start)
-	goRuns := runGo(t, rep)
+	goRuns := checkGo(t, rep)
 	t.Logf("%d window programs, %d programs and gradients, %d variant runs agree (%v); %d generated Go kernels agree (%v)",
 		rep.programs, rep.jobs, rep.runs, checked.Round(time.Millisecond), goRuns, (time.Since(start) - checked).Round(time.Millisecond))
 }
