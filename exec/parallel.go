@@ -35,6 +35,7 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 	par := s.Par
 	threads := c.opts.Threads
 	seg := lower.RowSegment(s)
+	trips := c.innerTrips(s)
 	// the tensor whose Init's clear this loop does (lower/deferclear.go):
 	// serially before the loop, else on the first worker (the run's own)
 	cleared := -1
@@ -62,6 +63,14 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 				work += pos[h] - pos[l]
 			} else {
 				pos = nil
+			}
+		}
+		if trips != nil {
+			// an iteration runs an inner loop: its trips are the work
+			// (a stencil's 1,000 rows of 1,000 entries, not 1,000)
+			fr.i[s.V.ID] = l
+			if t := trips(fr); t > 1 {
+				work = n * min(t, 1<<30)
 			}
 		}
 		w := min(threads, work/(minParallel/2), n)
@@ -107,6 +116,55 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 		fr.mergeAll(workers, par)
 		fr.used = max(fr.used, w)
 	}
+}
+
+// innerTrips compiles the trip count of the first loop over a range in
+// s's body whose bounds read no variable the body defines (so that they
+// can be read before the loop, at its first iteration): what an
+// iteration's work is beyond one. nil when there is none.
+func (c *compiler) innerTrips(s *lower.For) func(*frame) int {
+	defined := map[*lower.Var]bool{}
+	lower.WalkStmts(s.Body, func(st lower.Stmt) {
+		switch x := st.(type) {
+		case *lower.Let:
+			defined[x.V] = true
+		case *lower.Assign:
+			defined[x.V] = true
+		case *lower.For:
+			defined[x.V] = true
+		case *lower.ForLevel:
+			defined[x.Key], defined[x.Pos] = true, true
+		case *lower.Search:
+			defined[x.Pos] = true
+		case *lower.Locate:
+			defined[x.Pos] = true
+		case *lower.Insert:
+			defined[x.Pos] = true
+		}
+	})
+	var inner *lower.For
+	lower.WalkStmts(s.Body, func(st lower.Stmt) {
+		f, ok := st.(*lower.For)
+		if !ok || inner != nil {
+			return
+		}
+		free := true
+		for _, e := range []lower.Expr{f.Lo, f.Hi} {
+			lower.WalkExpr(e, func(x lower.Expr) {
+				if r, ok := x.(*lower.Ref); ok && defined[r.V] {
+					free = false
+				}
+			})
+		}
+		if free {
+			inner = f
+		}
+	})
+	if inner == nil {
+		return nil
+	}
+	lo, hi := c.int(inner.Lo), c.int(inner.Hi)
+	return func(fr *frame) int { return hi(fr) - lo(fr) }
 }
 
 // split is the first iteration of worker i of w over l..h-1: equal
