@@ -48,9 +48,10 @@ func main() {
 	cpu := flag.Bool("cpu", false, "time the one-goroutine variants and NumPy by their processor time, not the wall clock")
 	flag.Parse()
 	if *cpu {
-		// the one-goroutine variants run on this thread, whose processor
-		// time threadCPU reads
-		runtime.LockOSThread()
+		// a one-goroutine variant runs locked to its thread, whose
+		// processor time threadCPU reads (only while it runs: a thread
+		// locked through the two-goroutine variants' runs halved their
+		// speedup)
 		if _, ok := threadCPU(); !ok {
 			fail(fmt.Errorf("-cpu: this system gives no thread's processor time"))
 		}
@@ -192,6 +193,9 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT, cpu bool) (*ro
 	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand, cpu: cpu})
 	for round := 0; round < rounds; round++ {
 		for _, v := range vs {
+			if v.cpu {
+				runtime.LockOSThread()
+			}
 			c0, _ := threadCPU()
 			t0 := time.Now()
 			if err := v.run(); err != nil {
@@ -199,6 +203,9 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT, cpu bool) (*ro
 			}
 			wall := time.Since(t0)
 			c1, _ := threadCPU()
+			if v.cpu {
+				runtime.UnlockOSThread()
+			}
 			v.wall = append(v.wall, wall)
 			if v.cpu {
 				v.t = append(v.t, c1-c0)
