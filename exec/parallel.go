@@ -118,48 +118,11 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 	}
 }
 
-// innerTrips compiles the trip count of the first loop over a range in
-// s's body whose bounds read no variable the body defines (so that they
-// can be read before the loop, at its first iteration): what an
-// iteration's work is beyond one. nil when there is none.
+// innerTrips compiles the trip count of the parallel loop's inner loop
+// (lower.InnerRange): what an iteration's work is beyond one. nil when
+// there is none.
 func (c *compiler) innerTrips(s *lower.For) func(*frame) int {
-	defined := map[*lower.Var]bool{}
-	lower.WalkStmts(s.Body, func(st lower.Stmt) {
-		switch x := st.(type) {
-		case *lower.Let:
-			defined[x.V] = true
-		case *lower.Assign:
-			defined[x.V] = true
-		case *lower.For:
-			defined[x.V] = true
-		case *lower.ForLevel:
-			defined[x.Key], defined[x.Pos] = true, true
-		case *lower.Search:
-			defined[x.Pos] = true
-		case *lower.Locate:
-			defined[x.Pos] = true
-		case *lower.Insert:
-			defined[x.Pos] = true
-		}
-	})
-	var inner *lower.For
-	lower.WalkStmts(s.Body, func(st lower.Stmt) {
-		f, ok := st.(*lower.For)
-		if !ok || inner != nil {
-			return
-		}
-		free := true
-		for _, e := range []lower.Expr{f.Lo, f.Hi} {
-			lower.WalkExpr(e, func(x lower.Expr) {
-				if r, ok := x.(*lower.Ref); ok && defined[r.V] {
-					free = false
-				}
-			})
-		}
-		if free {
-			inner = f
-		}
-	})
+	inner := lower.InnerRange(s)
 	if inner == nil {
 		return nil
 	}

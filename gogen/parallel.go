@@ -360,7 +360,23 @@ func (g *gen) parallelFor(s *lower.For) bool {
 	if pl.pos != nil {
 		pos = g.arrays[pl.pos]
 	}
-	g.line("if %s := %sWorkers(%s, %s, %s, %s); %s > 1 {", nw, g.pfx, g.threads, lo, hi, pos, nw)
+	// the work of an iteration: the trips of its inner loop, read at the
+	// first iteration (lower.InnerRange; exec's grain too)
+	trips := "0"
+	if inner := lower.InnerRange(s); inner != nil {
+		trips = g.loc.name("trips")
+		g.typed(trips, "int")
+		g.line("%s := 0", trips)
+		g.line("if %s < %s {", lo, hi)
+		g.push()
+		v := g.vars[s.V]
+		g.line("%s := %s", v, lo)
+		g.line("%s = %s - %s", trips, g.exprAs(inner.Hi, lower.Int), g.exprAs(inner.Lo, lower.Int))
+		g.line("_ = %s", v)
+		g.pop()
+		g.line("}")
+	}
+	g.line("if %s := %sWorkers(%s, %s, %s, %s, %s); %s > 1 {", nw, g.pfx, g.threads, lo, hi, pos, trips, nw)
 	g.unsync(nil)
 	g.push()
 	g.parallelRun(s, pl, lo, hi, nw)
@@ -982,8 +998,9 @@ const PFXMinParallel = MINPARALLEL
 // PFXWorkers is the number of goroutines a parallel loop over lo..hi-1 runs
 // on: up to threads, each with at least PFXMinParallel/2 of the work (the
 // iterations, and the entries pos[lo]..pos[hi]-1 of the rows they read
-// when pos is not nil); 1 runs the loop serially.
-func PFXWorkers(threads, lo, hi int, pos []int) int {
+// when pos is not nil; the iterations times trips, an inner loop's, when
+// that is more than 1); 1 runs the loop serially.
+func PFXWorkers(threads, lo, hi int, pos []int, trips int) int {
 	n := hi - lo
 	if threads < 2 || n < 2 {
 		return 1
@@ -991,6 +1008,9 @@ func PFXWorkers(threads, lo, hi int, pos []int) int {
 	work := n
 	if pos != nil && lo >= 0 && hi < len(pos) {
 		work += max(pos[hi]-pos[lo], 0)
+	}
+	if trips > 1 {
+		work = n * min(trips, 1<<30)
 	}
 	if work < PFXMinParallel {
 		return 1
