@@ -174,6 +174,18 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 		rg.colReads[lv] = reads
 	}
 	uf, cf := rg.real(x, l, false)
+	// values are the lanes' values: a column, or one value for every lane
+	// (negated for a subtraction; a column's sign is storeRun's and
+	// scatterKeys')
+	values := func(fr *frame, cx *vctx) ([]float64, float64) {
+		if cf != nil {
+			return cf(fr, cx)[:cx.n], 0
+		}
+		if sub {
+			return nil, -uf(fr)
+		}
+		return nil, uf(fr)
+	}
 	kb := rg.newI()
 	t, set, il := ins.T.ID, st.Op == lower.Set, ins.Level
 	if il > 0 {
@@ -186,16 +198,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 				store(fr, cx)
 				return
 			}
-			var xs []float64
-			var u float64
-			if cf != nil {
-				xs = cf(fr, cx)[:cx.n]
-			} else {
-				u = uf(fr)
-				if sub {
-					u = -u
-				}
-			}
+			xs, u := values(fr, cx)
 			keys := icolOf(fr, cx, uk, ck, rg, kb)
 			parents := icolOf(fr, cx, up, cp, rg, pb)
 			lev := rt.levels[il]
@@ -227,16 +230,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			store(fr, cx)
 			return
 		}
-		var xs []float64
-		var u float64
-		if cf != nil {
-			xs = cf(fr, cx)[:cx.n]
-		} else {
-			u = uf(fr)
-			if sub {
-				u = -u
-			}
-		}
+		xs, u := values(fr, cx)
 		if lev := rt.levels[0]; byLane && cx.base >= 0 && cx.base+d >= 0 && cx.base+d+cx.n <= lev.size {
 			lo := cx.base + d
 			if lev.present != nil {
