@@ -19,19 +19,22 @@ import (
 
 // programs is how many programs TestCrossCheck checks: 2,000, 300 with
 // -short, 50 under the race detector, or $NABLASD_CROSSCHECK_N.
-func programs() int {
-	if s := os.Getenv("NABLASD_CROSSCHECK_N"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			return n
-		}
+func programs() int { return sampleSize("NABLASD_CROSSCHECK_N", 2000, 300, 50) }
+
+// sampleSize is how many programs a cross-check checks: full, short with
+// -short, race under the race detector, or the positive number in the
+// environment variable env.
+func sampleSize(env string, full, short, race int) int {
+	if n, err := strconv.Atoi(os.Getenv(env)); err == nil && n > 0 {
+		return n
 	}
 	switch {
 	case raceEnabled:
-		return 50
+		return race
 	case testing.Short():
-		return 300
+		return short
 	}
-	return 2000
+	return full
 }
 
 // goEvery: the generated Go of every goEvery()-th program's jobs is built
@@ -246,20 +249,7 @@ func TestCrossCheck(t *testing.T) {
 
 // indexPrograms is how many programs TestCrossCheckIndex checks: 400, 30
 // with -short, 10 under the race detector, or $NABLASD_CROSSCHECK_N.
-func indexPrograms() int {
-	if s := os.Getenv("NABLASD_CROSSCHECK_N"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			return n
-		}
-	}
-	switch {
-	case raceEnabled:
-		return 10
-	case testing.Short():
-		return 30
-	}
-	return 400
-}
+func indexPrograms() int { return sampleSize("NABLASD_CROSSCHECK_N", 400, 30, 10) }
 
 // TestCrossCheckIndex is TestCrossCheck over programs with index
 // arithmetic (sdqlgen.Gen.Index): keys shifted both ways, strided and

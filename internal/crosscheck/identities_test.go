@@ -3,9 +3,7 @@ package crosscheck
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,20 +19,7 @@ import (
 // identityPrograms is how many programs TestDerivativeIdentities checks:
 // 400, 24 with -short, 8 under the race detector, or
 // $NABLASD_IDENTITIES_N.
-func identityPrograms() int {
-	if s := os.Getenv("NABLASD_IDENTITIES_N"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			return n
-		}
-	}
-	switch {
-	case raceEnabled:
-		return 8
-	case testing.Short():
-		return 24
-	}
-	return 400
-}
+func identityPrograms() int { return sampleSize("NABLASD_IDENTITIES_N", 400, 24, 8) }
 
 // tangentExtent is the last key of the tangents at every level: past the
 // generated programs' keys (up to 5) and every input's extent, so that a

@@ -1,8 +1,6 @@
 package crosscheck
 
 import (
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/nablasd/nablasd/ad"
@@ -13,20 +11,7 @@ import (
 // valueGradPrograms is how many programs TestCrossCheckValueAndGrad
 // checks: 400, 12 with -short, 4 under the race detector, or
 // $NABLASD_CROSSCHECK_N.
-func valueGradPrograms() int {
-	if s := os.Getenv("NABLASD_CROSSCHECK_N"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			return n
-		}
-	}
-	switch {
-	case raceEnabled:
-		return 4
-	case testing.Short():
-		return 12
-	}
-	return 400
-}
+func valueGradPrograms() int { return sampleSize("NABLASD_CROSSCHECK_N", 400, 12, 4) }
 
 // TestCrossCheckValueAndGrad is TestCrossCheck over what a fit runs: the
 // value and the gradient of a real-valued program from one reverse sweep

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,20 +17,7 @@ import (
 
 // windowPrograms is how many programs TestCrossCheckWindows checks: 300,
 // 60 with -short, 8 under the race detector, or $NABLASD_CROSSCHECK_N.
-func windowPrograms() int {
-	if s := os.Getenv("NABLASD_CROSSCHECK_N"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			return n
-		}
-	}
-	switch {
-	case raceEnabled:
-		return 8
-	case testing.Short():
-		return 60
-	}
-	return 300
-}
+func windowPrograms() int { return sampleSize("NABLASD_CROSSCHECK_N", 300, 60, 8) }
 
 // window is a generated program of the window families
 // (TestCrossCheckWindows) with its inputs as coordinates and the inputs
