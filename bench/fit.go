@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/nablasd/nablasd"
@@ -139,9 +138,9 @@ func RunFitNablasd(w FitWorkload, d *WorkloadData, o FitBenchOptions) (res *FitR
 		return nil, 0, err
 	}
 	compile := time.Since(start)
-	cpu0 := processTime()
+	cpu0 := ProcessCPU()
 	fit, err := p.Minimize(context.Background(), &nablasd.FitOptions{Tol: o.Tol, MaxIter: o.MaxIter})
-	cpu := processTime() - cpu0
+	cpu := (ProcessCPU() - cpu0).Seconds()
 	if fit == nil {
 		return nil, 0, err
 	}
@@ -154,16 +153,6 @@ func RunFitNablasd(w FitWorkload, d *WorkloadData, o FitBenchOptions) (res *FitR
 	x0 := p.X0()
 	res.Loss0 = p.Func(x0)
 	return res, prebuild, nil
-}
-
-// processTime is the process's processor time so far, user and system, in
-// seconds.
-func processTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // LossDiff is how far two final losses are apart, relative to the larger

@@ -26,7 +26,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nablasd/nablasd"
@@ -131,15 +130,6 @@ func selected(name, only string) bool {
 	return false
 }
 
-// cpuTime is the process's CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // measure prepares src and compiles its gradient with respect to wrt (its
@@ -151,13 +141,13 @@ func measure(family string, n int, seed uint64, src, wrt string, inputs nablasd.
 	}
 	for range reps {
 		runtime.GC()
-		c0 := cpuTime()
+		c0 := bench.ProcessCPU()
 		q, err := nablasd.Prepare(src, inputs, &nablasd.Options{NoShapeCheck: true})
 		if err != nil {
 			p.err = err.Error()
 			return p
 		}
-		prepared := cpuTime() - c0
+		prepared := bench.ProcessCPU() - c0
 		var wrts []string
 		if wrt != "" {
 			wrts = []string{wrt}
@@ -167,7 +157,7 @@ func measure(family string, n int, seed uint64, src, wrt string, inputs nablasd.
 			p.err = err.Error()
 			return p
 		}
-		p.cpu = min(p.cpu, ms(cpuTime()-c0))
+		p.cpu = min(p.cpu, ms(bench.ProcessCPU()-c0))
 		times := map[string]float64{"prepare": ms(prepared)}
 		for _, st := range k.Times() {
 			times[st.Stage] = ms(st.CPU)

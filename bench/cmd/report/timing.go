@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/nablasd/nablasd/bench"
 )
 
 // A variant is one implementation of a case's gradient: the hand-written
@@ -103,14 +105,14 @@ func calibrate(f func(), d time.Duration) int {
 // the wall time and the process's processor time per run, in ns.
 func timeFor(f func(), d time.Duration, batch int) (ns, cpu float64) {
 	n := 0
-	start, cpu0 := time.Now(), processCPU()
+	start, cpu0 := time.Now(), bench.ProcessCPU()
 	for {
 		for range batch {
 			f()
 		}
 		n += batch
 		if el := time.Since(start); el >= d {
-			return float64(el.Nanoseconds()) / float64(n), float64(processCPU()-cpu0) / float64(n)
+			return float64(el.Nanoseconds()) / float64(n), float64(bench.ProcessCPU()-cpu0) / float64(n)
 		}
 	}
 }
