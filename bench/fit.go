@@ -35,12 +35,25 @@ type FitWorkload struct {
 // factorization in U and W. The logistic loss is fitted as the shared
 // workload writes it, log(1 + exp(z)), which overflows past z ≈ 710, and
 // written with softplus(z) (logistic_softplus), which does not, as
-// SciPy's closed form (np.logaddexp) does not.
+// SciPy's closed form (np.logaddexp) does not. logistic_ridge adds
+// ½λ‖x‖² to the softplus loss: over the benchmark's square designs of
+// full rank the plain logistic loss has no minimizer (any labels are
+// separated, and the loss falls towards 0 as x grows), where the ridge
+// term makes it strictly convex, with one minimizer both systems can
+// converge to. factorization_ridge adds λ(‖U‖² + ‖W‖²) to the
+// factorization: without it UQ and WQ⁻ᵀ fit as well as U and W for any
+// invertible Q, and the loss falls towards a bound along that continuum;
+// with it the minimizers are isolated up to an orthogonal Q, at one loss.
 var FitWorkloads = []FitWorkload{
 	{Name: "least_squares", Wrt: []string{"x"}}, {Name: "ridge", Wrt: []string{"x"}}, {Name: "logistic", Wrt: []string{"x"}},
 	{Name: "logistic_softplus", Wrt: []string{"x"}, Peer: "logistic",
 		Source: "sum(<i, row> in A)\n  let z = sum(<j, a> in row) a * x(j) in\n  softplus(z) - y(i) * z\n"},
+	{Name: "logistic_ridge", Wrt: []string{"x"},
+		Source: "(sum(<i, row> in A)\n  let z = sum(<j, a> in row) a * x(j) in\n  softplus(z) - y(i) * z)\n+ 0.5 * lambda * sum(<j, v> in x) v * v\n"},
 	{Name: "factorization", Wrt: []string{"U", "W"}},
+	{Name: "factorization_ridge", Wrt: []string{"U", "W"},
+		Source: "(sum(<i, row> in R) sum(<j, r> in row)\n  let e = r - sum(<k, u> in U(i)) u * W(j)(k) in\n  e * e)\n" +
+			"+ lambda * ((sum(<i, row> in U) sum(<k, u> in row) u * u) + (sum(<j, row> in W) sum(<k, w> in row) w * w))\n"},
 }
 
 // PeerName is the closed form SciPy's side fits the workload with.

@@ -1,6 +1,7 @@
 // Command fitbench fits the workloads (bench.FitWorkloads: least squares,
-// ridge and logistic regression in x, the logistic loss as written and
-// with softplus, the matrix factorization in U and W with k = 16) over the workload inputs (e40r0000 and the synthetic
+// ridge and logistic regression in x, the logistic loss as written, with
+// softplus, and with softplus and a ridge term, the matrix factorization
+// in U and W with k = 16) over the workload inputs (e40r0000 and the synthetic
 // 200,000² matrix with 4M entries) with nablasd and with SciPy, side by
 // side, from the same start (bench.WorkloadData's seeded values), to the
 // same gradient test and iteration bound, on one core, and prints a

@@ -62,8 +62,16 @@ def main():
             z = A @ x
             # log(1 + exp(z)) as the program writes it, without overflow
             return np.sum(np.logaddexp(0.0, z) - y * z), AT @ (scipy.special.expit(z) - y)
-    elif workload == "factorization":
+    elif workload == "logistic_ridge":
+        x0 = load(d, "x")
+
+        def fun(x):
+            z = A @ x
+            return (np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * lam * (x @ x),
+                    AT @ (scipy.special.expit(z) - y) + lam * x)
+    elif workload == "factorization" or workload == "factorization_ridge":
         U0, W0 = load(d, "U"), load(d, "W")
+        ridge = lam if workload == "factorization_ridge" else 0.0
         k = U0.shape[1]
         C = A.tocoo()
         rows, cols, vals = C.row, C.col, C.data
@@ -74,9 +82,10 @@ def main():
             W = x[m * k:].reshape(n, k)
             e = vals - np.einsum("ij,ij->i", U[rows], W[cols])
             E = sp.csr_matrix((e, (rows, cols)), shape=(m, n))
-            gU = -2.0 * (E @ W)
-            gW = -2.0 * (E.T @ U)
-            return e @ e, np.concatenate([gU.ravel(), gW.ravel()])
+            gU = -2.0 * (E @ W) + 2.0 * ridge * U
+            gW = -2.0 * (E.T @ U) + 2.0 * ridge * W
+            loss = e @ e + ridge * (np.sum(U * U) + np.sum(W * W))
+            return loss, np.concatenate([gU.ravel(), gW.ravel()])
     else:
         print(json.dumps({"status": "error", "detail": "unknown workload " + workload}))
         return
