@@ -248,6 +248,19 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 				arith(op, out, a, b)
 				return out
 			}
+		case lower.FloorDiv:
+			ua, ca := rg.int(x.X, l, chk)
+			ub, cb := rg.int(x.Y, l, chk)
+			ab, bb := rg.newI(), rg.newI()
+			return nil, func(fr *frame, cx *vctx) []int {
+				a := icolOf(fr, cx, ua, ca, rg, ab)
+				b := icolOf(fr, cx, ub, cb, rg, bb)
+				out := rg.ibuf(fr, buf, cx.n)
+				for k := range out {
+					out[k] = floorDiv(a[k], b[k])
+				}
+				return out
+			}
 		}
 		_, cb := rg.boolean(x, l, chk)
 		return nil, boolToInt(rg, cb, buf)

@@ -561,6 +561,9 @@ func (c *compiler) int(e lower.Expr) iexpr {
 				return arithConst(x.Op, a, k.I)
 			}
 			return arithOf(x.Op, a, b)
+		case lower.FloorDiv:
+			a, b := c.int(x.X), c.int(x.Y)
+			return func(fr *frame) int { return floorDiv(a(fr), b(fr)) }
 		default:
 			f := c.boolean(x)
 			return func(fr *frame) int { return b2i(f(fr)) }
