@@ -702,8 +702,12 @@ func stridedDot(A []float64, oa, sa int, B []float64, ob, sb, lo, hi int) float6
 }
 
 // mapRow runs a MapRow: row Q of the last, dense and full level of Dst
-// gets c·A[oa+sa·i]·B[ob+sb·i] added at i, over each lane's range.
+// gets c·A[oa+sa·i]·B[ob+sb·i] added at i (assigned: m.Set), over each
+// lane's range.
 func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
+	if m.Set {
+		return rg.setRow(s, l, m)
+	}
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
 	row, keyOff := rg.laneInt(m.Parent, l), rg.laneInt(m.KeyOff, l)
@@ -792,6 +796,63 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			b, pb := window(B, ob.at(k)+sb*lo, sb, len(dst))
 			for i := range dst {
 				dst[i] += c * a[pa] * b[pb]
+				pa += sa
+				pb += sb
+			}
+		}
+	}
+}
+
+// setRow runs a MapRow whose store assigns (each position written once,
+// lower.WriteOnce): row Q of Dst set to c·A[oa+sa·i]·B[ob+sb·i] at
+// KeyOff + i, lane by lane.
+func (rg *region) setRow(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	row, keyOff := rg.laneInt(m.Parent, l), rg.laneInt(m.KeyOff, l)
+	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
+	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
+	t := m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	grows := !m.Dst.Levels[lv].Full // a vector's unmarked level
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		A, oa := opA.eval(fr, cx)
+		B, ob := opB.eval(fr, cx)
+		qs, kos := row.eval(fr, cx), keyOff.eval(fr, cx)
+		rt := fr.t[t]
+		n := rt.levels[lv].size
+		sa, sb := opA.stride, opB.step()
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			ko := 0
+			if keyOff != nil {
+				ko = kos.at(k)
+			}
+			if grows && ko+hi > n && ko+lo >= 0 {
+				rt.growDense(lv, ko+hi)
+				n = rt.levels[lv].size
+			}
+			if ko+lo < 0 || ko+hi > n {
+				panic(outOfRow(ko+lo, n))
+			}
+			q, c := qs.at(k), sc.at(k)
+			dst := rt.vals[q*n+ko+lo : q*n+ko+hi]
+			a, pa := window(A, oa.at(k)+sa*lo, sa, len(dst))
+			if B == nil {
+				for i := range dst {
+					dst[i] = c * a[pa]
+					pa += sa
+				}
+				continue
+			}
+			b, pb := window(B, ob.at(k)+sb*lo, sb, len(dst))
+			for i := range dst {
+				dst[i] = c * a[pa] * b[pb]
 				pa += sa
 				pb += sb
 			}
