@@ -34,7 +34,7 @@ package lower
 // that covers is the second loop's. Three loops that meet, [lo, h1),
 // [h1, h2), [h2, n), do the same where h2 is at least h1 (h2 let to
 // max(h1, ·): the prologue, steady state and epilogue of a loop
-// AffineGuards partitioned).
+// AffineGuards partitioned). CoverFull takes one loop only.
 //
 // It runs after MarkParallel (which keeps adds) and before
 // MarkPrimitives (whose rules take either).
@@ -148,6 +148,14 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, lets map[*Var]Expr,
 		if l.Storage != Diagonal {
 			return
 		}
+	}
+	if full && len(stores) > 1 {
+		// a level 0 written by several loops keeps its presence: made
+		// full, the generated Go slices each loop's rows of it, and in
+		// the convolution's gradient the gather's loop after them then
+		// ran 1.5× slower, its counters spilled by Go's register
+		// allocator
+		return
 	}
 	var init *Init
 	var loops []*For // loops[k] stores stores[k]
