@@ -746,6 +746,24 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			laneMajorRow(rt.vals[q*n+ko+lo:q*n+ko+hi], cs, A, oa.column(rg.ibuf(fr, obuf, cx.n)), opA.stride, lo)
 			return
 		}
+		if lo, hi, same := sameRange(los, his); same && B == nil && qs.col == nil && unit && oa.col == nil && !oa.seq && cx.n > 1 {
+			// every lane adds the same window of A, scaled, at keys
+			// that step by a constant d > 0 from lane to lane (a
+			// strided scatter's windows, x̄(2i + k) += ȳ(i)·K(k)):
+			// lane by lane into one slice of the row, without a lane's
+			// bounds and slicing; each entry's additions in the order
+			// of the lanes, as the lanes' own loops add them
+			if ko0, d, ok := steps(kos, cx.n); ok && d > 0 {
+				first, last := ko0+lo, ko0+d*(cx.n-1)+hi
+				if first >= 0 && last <= n {
+					q := qs.v
+					dst := rt.vals[q*n+first : q*n+last]
+					a := A[oa.v+lo : oa.v+hi : len(A)]
+					stridedRows(dst, a, d, sc, cx.n)
+					return
+				}
+			}
+		}
 		for k := 0; k < cx.n; k++ {
 			lo, hi := los[k], his[k]
 			if lo >= hi {
@@ -799,6 +817,39 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 				pa += sa
 				pb += sb
 			}
+		}
+	}
+}
+
+// steps reports whether the lanes' values are v + d·k for lane k, and v
+// and d.
+func steps(v laneInts, n int) (int, int, bool) {
+	switch {
+	case v.seq:
+		return v.v, v.step, true
+	case v.col == nil:
+		return v.v, 0, true
+	}
+	col := v.col[:n]
+	if n < 2 {
+		return col[0], 0, true
+	}
+	d := col[1] - col[0]
+	for k, x := range col {
+		if x != col[0]+d*k {
+			return 0, 0, false
+		}
+	}
+	return col[0], d, true
+}
+
+// stridedRows adds sc(k)·a into dst at d·k, for each lane k in order.
+func stridedRows(dst, a []float64, d int, sc scaler, n int) {
+	for k := 0; k < n; k++ {
+		c := sc.at(k)
+		w := dst[d*k : d*k+len(a)]
+		for i, x := range a {
+			w[i] += c * x
 		}
 	}
 }
