@@ -539,6 +539,23 @@ func axpyTerms(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi 
 // lanes, x(2i + k)).
 func axpyTermsStep(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi int) {
 	i := lo
+	for ; i+8 <= hi; i += 8 {
+		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
+		c4, c5, c6, c7 := C[oc+sc*(i+4)], C[oc+sc*(i+5)], C[oc+sc*(i+6)], C[oc+sc*(i+7)]
+		o := ox + sx*i
+		for k, s := range sums {
+			p := o + step*k
+			s += X[p] * c0
+			s += X[p+sx] * c1
+			s += X[p+2*sx] * c2
+			s += X[p+3*sx] * c3
+			s += X[p+4*sx] * c4
+			s += X[p+5*sx] * c5
+			s += X[p+6*sx] * c6
+			s += X[p+7*sx] * c7
+			sums[k] = s
+		}
+	}
 	for ; i+4 <= hi; i += 4 {
 		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
 		o0, o1, o2, o3 := ox+sx*i, ox+sx*(i+1), ox+sx*(i+2), ox+sx*(i+3)
