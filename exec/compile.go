@@ -434,6 +434,10 @@ func (c *compiler) call(x *lower.Call) fexpr {
 			return func(fr *frame) float64 { return math.Tanh(a(fr)) }
 		case "log":
 			return func(fr *frame) float64 { return math.Log(a(fr)) }
+		case "sqrt":
+			return func(fr *frame) float64 { return math.Sqrt(a(fr)) }
+		case "abs":
+			return func(fr *frame) float64 { return math.Abs(a(fr)) }
 		}
 		return func(fr *frame) float64 { return f(a(fr)) }
 	case ok && len(args) == 2 && op.Fn2 != nil:
