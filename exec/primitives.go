@@ -605,8 +605,10 @@ func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, strid
 		if c, s, ok := lower.StrideOf(rg.intLets(off), lv); ok && !rg.varies(c) {
 			// the column only where the batch's positions are not
 			// consecutive, which forStmt then fills (as loadCol's)
+			// (the lets read through: the column of c := 2·i is then
+			// not read, and Block drops its let)
 			reads := rg.colReads[lv]
-			o.off = rg.laneInt(off, l)
+			o.off = rg.laneInt(rg.intLets(off), l)
 			rg.colReads[lv] = reads
 			o.laneOff, o.laneStep = rg.c.int(c), s
 			return o
