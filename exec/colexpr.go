@@ -188,6 +188,27 @@ func (rg *region) call(x *lower.Call, l int, chk bool, buf int) fcol {
 			fn = math.Log
 		}
 		ua, ca := rg.real(x.Args[0], l, chk)
+		switch x.Fn {
+		case "sqrt", "abs":
+			// one instruction each where called by name (the compiler's
+			// intrinsics), a call through fn otherwise
+			sqrt := x.Fn == "sqrt"
+			return func(fr *frame, cx *vctx) []float64 {
+				src := colOf(fr, cx, ua, ca, rg, buf)
+				out := rg.fbuf(fr, buf, len(src))
+				out = out[:len(src)]
+				if sqrt {
+					for k, y := range src {
+						out[k] = math.Sqrt(y)
+					}
+				} else {
+					for k, y := range src {
+						out[k] = math.Abs(y)
+					}
+				}
+				return out
+			}
+		}
 		return func(fr *frame, cx *vctx) []float64 {
 			src := colOf(fr, cx, ua, ca, rg, buf)
 			out := rg.fbuf(fr, buf, len(src))
@@ -246,6 +267,19 @@ func (rg *region) int(e lower.Expr, l int, chk bool) (iexpr, icol) {
 				b := icolOf(fr, cx, ub, cb, rg, bb)
 				out := rg.ibuf(fr, buf, cx.n)
 				arith(op, out, a, b)
+				return out
+			}
+		case lower.FloorDiv:
+			ua, ca := rg.int(x.X, l, chk)
+			ub, cb := rg.int(x.Y, l, chk)
+			ab, bb := rg.newI(), rg.newI()
+			return nil, func(fr *frame, cx *vctx) []int {
+				a := icolOf(fr, cx, ua, ca, rg, ab)
+				b := icolOf(fr, cx, ub, cb, rg, bb)
+				out := rg.ibuf(fr, buf, cx.n)
+				for k := range out {
+					out[k] = floorDiv(a[k], b[k])
+				}
 				return out
 			}
 		}

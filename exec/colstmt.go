@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/nablasd/nablasd/lower"
 )
@@ -17,6 +18,14 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 		return func(*frame, *vctx) {}
 	case *lower.Block:
 		fs := make([]vstmt, 0, len(s.List))
+		// the block's int lets of this level, and how many reads of
+		// their columns were compiled before the rest of the block
+		type intLet struct {
+			at    int
+			v     *lower.Var
+			reads int
+		}
+		var lets []intLet
 		for i := 0; i < len(s.List); i++ {
 			if i+1 < len(s.List) {
 				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l); f != nil {
@@ -26,6 +35,24 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 				}
 			}
 			fs = append(fs, rg.stmt(s.List[i], l))
+			if let, ok := s.List[i].(*lower.Let); ok && let.V.Kind == lower.Int && !rg.assigned[let.V] && rg.level[let.V] == l {
+				lets = append(lets, intLet{len(fs) - 1, let.V, rg.colReads[let.V]})
+			}
+		}
+		// a let whose column nothing compiled after it reads (index
+		// arithmetic a primitive reads through: c := 2·i in x(c + k))
+		// computes nothing the batch needs; decided at the first run,
+		// when the whole kernel is compiled
+		for _, x := range lets {
+			f, v, reads := fs[x.at], x.v, x.reads
+			var once sync.Once
+			read := true
+			fs[x.at] = func(fr *frame, cx *vctx) {
+				once.Do(func() { read = rg.colReads[v] != reads })
+				if read {
+					f(fr, cx)
+				}
+			}
 		}
 		return func(fr *frame, cx *vctx) {
 			for _, f := range fs {

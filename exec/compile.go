@@ -434,6 +434,10 @@ func (c *compiler) call(x *lower.Call) fexpr {
 			return func(fr *frame) float64 { return math.Tanh(a(fr)) }
 		case "log":
 			return func(fr *frame) float64 { return math.Log(a(fr)) }
+		case "sqrt":
+			return func(fr *frame) float64 { return math.Sqrt(a(fr)) }
+		case "abs":
+			return func(fr *frame) float64 { return math.Abs(a(fr)) }
 		}
 		return func(fr *frame) float64 { return f(a(fr)) }
 	case ok && len(args) == 2 && op.Fn2 != nil:
@@ -561,6 +565,9 @@ func (c *compiler) int(e lower.Expr) iexpr {
 				return arithConst(x.Op, a, k.I)
 			}
 			return arithOf(x.Op, a, b)
+		case lower.FloorDiv:
+			a, b := c.int(x.X), c.int(x.Y)
+			return func(fr *frame) int { return floorDiv(a(fr), b(fr)) }
 		default:
 			f := c.boolean(x)
 			return func(fr *frame) int { return b2i(f(fr)) }

@@ -539,6 +539,23 @@ func axpyTerms(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi 
 // lanes, x(2i + k)).
 func axpyTermsStep(sums, X []float64, ox, sx, step int, C []float64, oc, sc, lo, hi int) {
 	i := lo
+	for ; i+8 <= hi; i += 8 {
+		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
+		c4, c5, c6, c7 := C[oc+sc*(i+4)], C[oc+sc*(i+5)], C[oc+sc*(i+6)], C[oc+sc*(i+7)]
+		o := ox + sx*i
+		for k, s := range sums {
+			p := o + step*k
+			s += X[p] * c0
+			s += X[p+sx] * c1
+			s += X[p+2*sx] * c2
+			s += X[p+3*sx] * c3
+			s += X[p+4*sx] * c4
+			s += X[p+5*sx] * c5
+			s += X[p+6*sx] * c6
+			s += X[p+7*sx] * c7
+			sums[k] = s
+		}
+	}
 	for ; i+4 <= hi; i += 4 {
 		c0, c1, c2, c3 := C[oc+sc*i], C[oc+sc*(i+1)], C[oc+sc*(i+2)], C[oc+sc*(i+3)]
 		o0, o1, o2, o3 := ox+sx*i, ox+sx*(i+1), ox+sx*(i+2), ox+sx*(i+3)
@@ -588,8 +605,10 @@ func (rg *region) operand(a *lower.Array, t *lower.Tensor, off lower.Expr, strid
 		if c, s, ok := lower.StrideOf(rg.intLets(off), lv); ok && !rg.varies(c) {
 			// the column only where the batch's positions are not
 			// consecutive, which forStmt then fills (as loadCol's)
+			// (the lets read through: the column of c := 2·i is then
+			// not read, and Block drops its let)
 			reads := rg.colReads[lv]
-			o.off = rg.laneInt(off, l)
+			o.off = rg.laneInt(rg.intLets(off), l)
 			rg.colReads[lv] = reads
 			o.laneOff, o.laneStep = rg.c.int(c), s
 			return o
@@ -702,8 +721,12 @@ func stridedDot(A []float64, oa, sa int, B []float64, ob, sb, lo, hi int) float6
 }
 
 // mapRow runs a MapRow: row Q of the last, dense and full level of Dst
-// gets c·A[oa+sa·i]·B[ob+sb·i] added at i, over each lane's range.
+// gets c·A[oa+sa·i]·B[ob+sb·i] added at i (assigned: m.Set), over each
+// lane's range.
 func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
+	if m.Set {
+		return rg.setRow(s, l, m)
+	}
 	bs := rg.segBounds(s, l)
 	scale := rg.scale(m.Factors, l)
 	row, keyOff := rg.laneInt(m.Parent, l), rg.laneInt(m.KeyOff, l)
@@ -741,6 +764,24 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			q := qs.v
 			laneMajorRow(rt.vals[q*n+ko+lo:q*n+ko+hi], cs, A, oa.column(rg.ibuf(fr, obuf, cx.n)), opA.stride, lo)
 			return
+		}
+		if lo, hi, same := sameRange(los, his); same && B == nil && qs.col == nil && unit && oa.col == nil && !oa.seq && cx.n > 1 {
+			// every lane adds the same window of A, scaled, at keys
+			// that step by a constant d > 0 from lane to lane (a
+			// strided scatter's windows, x̄(2i + k) += ȳ(i)·K(k)):
+			// lane by lane into one slice of the row, without a lane's
+			// bounds and slicing; each entry's additions in the order
+			// of the lanes, as the lanes' own loops add them
+			if ko0, d, ok := steps(kos, cx.n); ok && d > 0 {
+				first, last := ko0+lo, ko0+d*(cx.n-1)+hi
+				if first >= 0 && last <= n {
+					q := qs.v
+					dst := rt.vals[q*n+first : q*n+last]
+					a := A[oa.v+lo : oa.v+hi : len(A)]
+					stridedRows(dst, a, d, sc, cx.n)
+					return
+				}
+			}
 		}
 		for k := 0; k < cx.n; k++ {
 			lo, hi := los[k], his[k]
@@ -792,6 +833,96 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			b, pb := window(B, ob.at(k)+sb*lo, sb, len(dst))
 			for i := range dst {
 				dst[i] += c * a[pa] * b[pb]
+				pa += sa
+				pb += sb
+			}
+		}
+	}
+}
+
+// steps reports whether the lanes' values are v + d·k for lane k, and v
+// and d.
+func steps(v laneInts, n int) (int, int, bool) {
+	switch {
+	case v.seq:
+		return v.v, v.step, true
+	case v.col == nil:
+		return v.v, 0, true
+	}
+	col := v.col[:n]
+	if n < 2 {
+		return col[0], 0, true
+	}
+	d := col[1] - col[0]
+	for k, x := range col {
+		if x != col[0]+d*k {
+			return 0, 0, false
+		}
+	}
+	return col[0], d, true
+}
+
+// stridedRows adds sc(k)·a into dst at d·k, for each lane k in order.
+func stridedRows(dst, a []float64, d int, sc scaler, n int) {
+	for k := 0; k < n; k++ {
+		c := sc.at(k)
+		w := dst[d*k : d*k+len(a)]
+		for i, x := range a {
+			w[i] += c * x
+		}
+	}
+}
+
+// setRow runs a MapRow whose store assigns (each position written once,
+// lower.WriteOnce): row Q of Dst set to c·A[oa+sa·i]·B[ob+sb·i] at
+// KeyOff + i, lane by lane.
+func (rg *region) setRow(s *lower.For, l int, m *lower.Prim) vstmt {
+	bs := rg.segBounds(s, l)
+	scale := rg.scale(m.Factors, l)
+	row, keyOff := rg.laneInt(m.Parent, l), rg.laneInt(m.KeyOff, l)
+	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
+	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
+	t := m.Dst.ID
+	lv := len(m.Dst.Levels) - 1
+	grows := !m.Dst.Levels[lv].Full // a vector's unmarked level
+	return func(fr *frame, cx *vctx) {
+		los, his := bs.eval(fr, cx, rg)
+		sc := scale(fr, cx)
+		A, oa := opA.eval(fr, cx)
+		B, ob := opB.eval(fr, cx)
+		qs, kos := row.eval(fr, cx), keyOff.eval(fr, cx)
+		rt := fr.t[t]
+		n := rt.levels[lv].size
+		sa, sb := opA.stride, opB.step()
+		for k := 0; k < cx.n; k++ {
+			lo, hi := los[k], his[k]
+			if lo >= hi {
+				continue
+			}
+			ko := 0
+			if keyOff != nil {
+				ko = kos.at(k)
+			}
+			if grows && ko+hi > n && ko+lo >= 0 {
+				rt.growDense(lv, ko+hi)
+				n = rt.levels[lv].size
+			}
+			if ko+lo < 0 || ko+hi > n {
+				panic(outOfRow(ko+lo, n))
+			}
+			q, c := qs.at(k), sc.at(k)
+			dst := rt.vals[q*n+ko+lo : q*n+ko+hi]
+			a, pa := window(A, oa.at(k)+sa*lo, sa, len(dst))
+			if B == nil {
+				for i := range dst {
+					dst[i] = c * a[pa]
+					pa += sa
+				}
+				continue
+			}
+			b, pb := window(B, ob.at(k)+sb*lo, sb, len(dst))
+			for i := range dst {
+				dst[i] = c * a[pa] * b[pb]
 				pa += sa
 				pb += sb
 			}

@@ -182,3 +182,52 @@ func TestLaneMajorRow(t *testing.T) {
 		}
 	}
 }
+
+// TestStridedRows checks stridedRows, a MapRow whose lanes add one window
+// at keys d apart, against the lanes' own loops (lane by lane, dst[d·k +
+// i] += c[k]·a[i]), equal to the last bit: the windows overlap for d
+// below their width, where each entry's additions must come in the
+// lanes' order; and steps, which finds d in the lanes' keys.
+func TestStridedRows(t *testing.T) {
+	const lanes = 7
+	c := make([]float64, lanes)
+	for k := range lanes {
+		c[k] = 0.3 + 1/float64(k+2)
+	}
+	for _, width := range []int{1, 3, 8} {
+		a := make([]float64, width)
+		for i := range a {
+			a[i] = 1/float64(i+3) - float64(i%5)
+		}
+		for _, d := range []int{1, 2, 3, 9} {
+			n := d*(lanes-1) + width
+			got, want := make([]float64, n), make([]float64, n)
+			for j := range got {
+				got[j] = float64(j) / 7
+				want[j] = got[j]
+			}
+			for k := range lanes {
+				for i, x := range a {
+					want[d*k+i] += c[k] * 2 * x
+				}
+			}
+			keys := make([]int, lanes)
+			for k := range keys {
+				keys[k] = 40 + d*k
+			}
+			v, step, ok := steps(laneInts{col: keys}, lanes)
+			if !ok || v != 40 || step != d {
+				t.Fatalf("steps of %v: %d, %d, %v; want 40, %d, true", keys, v, step, ok, d)
+			}
+			stridedRows(got, a, d, scaler{u: 2, col: c}, lanes)
+			for j := range got {
+				if got[j] != want[j] {
+					t.Errorf("width %d, d %d: entry %d got %v, want %v", width, d, j, got[j], want[j])
+				}
+			}
+		}
+	}
+	if _, _, ok := steps(laneInts{col: []int{0, 2, 5}}, 3); ok {
+		t.Errorf("steps of 0, 2, 5: a constant step, want none")
+	}
+}

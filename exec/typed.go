@@ -30,6 +30,15 @@ func valAt[T elem](t int, pos iexpr) func(*frame) T {
 	return func(fr *frame) T { return T(fr.t[t].vals[pos(fr)]) }
 }
 
+// floorDiv is ⌊a / b⌋ (lower.FloorDiv), where Go's / rounds toward zero.
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
 // arithConst is a op v (v a constant) for op Add, Sub, Mul or Div, or
 // nil for another op.
 func arithConst[T elem](op lower.BinaryOp, a func(*frame) T, v T) func(*frame) T {

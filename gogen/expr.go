@@ -208,6 +208,10 @@ func (g *gen) binary(x *lower.Binary) code {
 	case lower.Div:
 		a, b := g.code(x.X, lower.Real), g.code(x.Y, lower.Real)
 		return code{paren(a, p) + " / " + paren(b, p+1), p}
+	case lower.FloorDiv: // ⌊a / b⌋, which Go's / is not for a < 0
+		g.helpers["floorDiv"] = true
+		a, b := g.code(x.X, lower.Int), g.code(x.Y, lower.Int)
+		return code{g.pfx + "FloorDiv(" + a.s + ", " + b.s + ")", precPrimary}
 	case lower.Lt, lower.Le, lower.Eq, lower.Ne:
 		dom := lower.Int
 		switch {

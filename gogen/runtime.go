@@ -154,6 +154,15 @@ func (l *PFXHash) sorted(parent int) []int {
 	return 0
 }
 `,
+	"floorDiv": `// PFXFloorDiv is ⌊a / b⌋ (Go's / rounds toward zero).
+func PFXFloorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+`,
 	"formatReal": `// PFXFormatReal prints a real as SDQL does: Go's shortest round-trip
 // form, nan, inf and -inf.
 func PFXFormatReal(x float64) string {

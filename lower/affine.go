@@ -191,6 +191,8 @@ func (an *affineAnalysis) linOf(e Expr) (lin, bool) {
 				return out, true
 			}
 			return atomLin(an.atom(x)), true
+		case FloorDiv:
+			return atomLin(an.atom(x)), true
 		}
 		return lin{}, false
 	}

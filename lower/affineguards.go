@@ -43,6 +43,15 @@ import (
 // loops that can be copied (cloneable) are partitioned, each at most
 // once, and not a loop of a prologue or epilogue: the code grows by at
 // most three copies per loop of a nest.
+//
+// A strided test, a·v + r >= 0 with |a| > 1, bounds v by a division
+// rounded down (FloorDiv): the downsampling's inner loop runs whole where
+// K_len <= x_len - 2i, which the loop over i splits at ⌊(x_len - K_len +
+// 2) / 2⌋, so that its steady state computes no bounds per row:
+//
+//	hi := floorDiv(x_len - K_len + 2, 2)  // then clamped to 0..n
+//	for i := 0; i < hi; i++ { for k := 0; k < K_len; k++ { ... x_val[2*i + k] } }
+//	for i := hi; i < n; i++ { ... the row's bounds, as before ... }
 func AffineGuards(p *Program) {
 	an := newAffineAnalysis(p)
 	p.Body = an.stmt(p.Body, true)
@@ -262,6 +271,15 @@ func (an *affineAnalysis) atom(e Expr) int {
 				if w != v {
 					an.knowEq(self.plus(an.refLin(w), -1))
 				}
+			}
+		}
+	case *Binary:
+		// q = ⌊x / d⌋ for a constant d > 0: d·q <= x <= d·q + d - 1
+		if d, ok := x.Y.(*Const); ok && x.Op == FloorDiv && d.I > 0 {
+			if num, ok := an.linOf(x.X); ok {
+				k := int64(d.I)
+				an.know(num.plus(self, -k))
+				an.know(self.scaled(k).plus(num, -1).plus(constLin(k-1), 1))
 			}
 		}
 	case *Load:
@@ -870,11 +888,46 @@ func (an *affineAnalysis) loopFacts(v *Var, lo, hi Expr) {
 }
 
 // guardBound is a test of a loop's variable v against bounds the loop
-// does not change: v >= b (lower) or v < b (upper, b exclusive).
+// does not change: v >= ⌊b / div⌋ (lower) or v < ⌊b / div⌋ (upper,
+// exclusive), div > 1 for a strided test (2·v + k < n is v < ⌊(n - k +
+// 1) / 2⌋).
 type guardBound struct {
 	lower bool
 	b     lin
+	div   int64
 	test  lin // the test as f >= 0
+}
+
+// expr is the bound as an int expression.
+func (an *affineAnalysis) boundExpr(g guardBound) Expr {
+	b := an.linExpr(g.b)
+	if g.div == 1 {
+		return b
+	}
+	return Canon(&Binary{Op: FloorDiv, X: b, Y: intConst(int(g.div))})
+}
+
+// holdsAt is the condition that g's test holds at v = at (at a loop's
+// first iteration for a lower bound, its last for an upper one), without
+// the division: the bound leaves the loop whole there.
+func (an *affineAnalysis) holdsAt(g guardBound, self int, at Expr) Expr {
+	if g.div == 1 {
+		if g.lower {
+			return &Binary{Op: Le, X: an.boundExpr(g), Y: at}
+		}
+		return &Binary{Op: Le, X: at, Y: an.boundExpr(g)}
+	}
+	if f, ok := an.linOf(at); ok {
+		if !g.lower {
+			f = f.plus(constLin(1), -1) // the last iteration, at - 1
+		}
+		t := g.test.without(self).plus(f, g.test.coef(self))
+		return &Binary{Op: Le, X: intConst(0), Y: an.linExpr(t)}
+	}
+	if g.lower {
+		return &Binary{Op: Le, X: an.boundExpr(g), Y: at}
+	}
+	return &Binary{Op: Le, X: at, Y: an.boundExpr(g)}
 }
 
 // forStmt simplifies a loop and, with part, partitions it, outermost
@@ -959,21 +1012,20 @@ func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
 	// prologue (each lower bound at most lo), no epilogue (hi at most
 	// each upper bound)
 	var whole []Expr
+	self, _ := an.atoms.id(&Ref{V: f.V})
 	if len(lows) > 0 {
 		var l Expr
 		for _, g := range lows {
-			b := an.linExpr(g.b)
-			l = bind("lo", maxOf(l, b))
-			whole = append(whole, &Binary{Op: Le, X: b, Y: lo})
+			l = bind("lo", maxOf(l, an.boundExpr(g)))
+			whole = append(whole, an.holdsAt(g, self, lo))
 		}
 		s1 = bind("lo", maxOf(lo, bind("lo", minOf(hi, l))))
 	}
 	if len(highs) > 0 {
 		var h Expr
 		for _, g := range highs {
-			b := an.linExpr(g.b)
-			h = bind("hi", minOf(h, b))
-			whole = append(whole, &Binary{Op: Le, X: hi, Y: b})
+			h = bind("hi", minOf(h, an.boundExpr(g)))
+			whole = append(whole, an.holdsAt(g, self, hi))
 		}
 		s2 = bind("hi", maxOf(s1, bind("hi", minOf(hi, h))))
 	}
@@ -1013,7 +1065,6 @@ func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
 		add(s2, hi, false, highs)
 	}
 	for _, pc := range pieces {
-		self := an.refLin(pc.g.V)
 		if pc.steady {
 			for _, b := range bounds {
 				an.know(b.test)
@@ -1021,13 +1072,11 @@ func (an *affineAnalysis) split(f *For, likely bool) (*For, Stmt) {
 			}
 		} else if len(pc.fails) == 1 {
 			// below the one lower bound (or from the one upper bound on)
-			// its test fails
-			b := pc.fails[0]
-			if b.lower {
-				an.know(b.b.plus(self, -1).plus(constLin(1), -1)) // v <= b - 1
-			} else {
-				an.know(self.plus(b.b, -1)) // v >= b
-			}
+			// its test fails: -test - 1 >= 0, the test read at the
+			// piece's variable
+			t := pc.fails[0].test
+			t = t.without(self).plus(an.refLin(pc.g.V), t.coef(self))
+			an.know(t.scaled(-1).plus(constLin(1), -1))
 		}
 		an.loop(pc.g, false)
 	}
@@ -1048,10 +1097,13 @@ func (an *affineAnalysis) tightest(bs []guardBound, sign int64) []guardBound {
 			if i == j {
 				continue
 			}
-			// c at least as tight as b: sign·(c - b) >= 0
-			if an.implied(c.b.plus(b.b, -1).scaled(sign)) {
+			// c at least as tight as b: sign·(c - b) >= 0, for
+			// ⌊c.b / c.div⌋ and ⌊b.b / b.div⌋ where sign·(b.div·c.b -
+			// c.div·b.b) >= 0 (⌊⌋ is monotone)
+			cb, bb := c.b.scaled(b.div), b.b.scaled(c.div)
+			if an.implied(cb.plus(bb, -1).scaled(sign)) {
 				// of two equal bounds keep the first
-				if j < i || !an.implied(b.b.plus(c.b, -1).scaled(sign)) {
+				if j < i || !an.implied(bb.plus(cb, -1).scaled(sign)) {
 					redundant = true
 					break
 				}
@@ -1096,8 +1148,9 @@ func (an *affineAnalysis) mustLin(e Expr) lin {
 }
 
 // loopGuards finds the tests in f's body of f's variable against bounds
-// f does not change, with coefficient 1 or -1 (i + k < x_len in a loop
-// over k is k < x_len - i): the conjuncts of the conditions of its ifs
+// f does not change (i + k < x_len in a loop over k is k < x_len - i;
+// x_len - 2i - K_len >= 0 in a loop over i is i < ⌊(x_len - K_len + 2) /
+// 2⌋): the conjuncts of the conditions of its ifs
 // and selects, anywhere in its body, with the index arithmetic the body
 // lets (t := k - 1) read through.
 func (an *affineAnalysis) loopGuards(f *For, likely bool) []guardBound {
@@ -1154,16 +1207,17 @@ func (an *affineAnalysis) loopGuards(f *For, likely bool) []guardBound {
 				continue
 			}
 			k := g.coef(self)
-			if k != 1 && k != -1 {
+			if k == 0 {
 				continue
 			}
 			rest := g.without(self)
-			// g = k*v + rest >= 0: v >= -rest (k = 1) or v < rest + 1 (k = -1)
+			// g = k·v + rest >= 0: v >= ⌈-rest / k⌉ = ⌊(k - 1 - rest) / k⌋
+			// (k > 0) or v <= ⌊rest / -k⌋, v < ⌊(rest - k) / -k⌋ (k < 0)
 			var gb guardBound
-			if k == 1 {
-				gb = guardBound{lower: true, b: rest.scaled(-1), test: g}
+			if k > 0 {
+				gb = guardBound{lower: true, b: rest.scaled(-1).plus(constLin(k-1), 1), div: k, test: g}
 			} else {
-				gb = guardBound{b: rest.plus(constLin(1), 1), test: g}
+				gb = guardBound{b: rest.plus(constLin(-k), 1), div: -k, test: g}
 			}
 			key := g.key() + "|" + strconv.FormatInt(g.c, 10)
 			if seen[key] || an.implied(g) {

@@ -53,6 +53,17 @@ func Canon(e Expr) Expr {
 			return affine(x).expr()
 		}
 		a, b := Canon(x.X), Canon(x.Y)
+		if x.Op == FloorDiv {
+			ka, okA := a.(*Const)
+			kb, okB := b.(*Const)
+			switch {
+			case okA && okB && kb.I > 0:
+				return intConst(int(floorDiv(int64(ka.I), int64(kb.I))))
+			case okB && kb.I == 1:
+				return a
+			}
+			return &Binary{Op: FloorDiv, X: a, Y: b}
+		}
 		// a + (-b) and (-b) + a are a - b: IEEE subtraction is the
 		// addition of the negation, signed zeros and NaNs alike
 		if x.Op == Add {

@@ -413,6 +413,8 @@ func (in *interp) binaryInt(x *Binary) int {
 		return a - b
 	case Mul:
 		return a * b
+	case FloorDiv:
+		return int(floorDiv(int64(a), int64(b)))
 	}
 	panic(fmt.Sprintf("internal error: int %s", ExprString(x)))
 }

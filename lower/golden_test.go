@@ -47,6 +47,9 @@ import (
 // partition made its steady state (printed "steady"): where index
 // arithmetic's tests held, so that expect-not=(select) says the stencil's
 // inner loop has no test, whatever its boundary loops keep.
+// scope=nest holds them to the outermost loops marked steady, with all
+// they contain: a partitioned outer loop whose steady state runs its
+// inner loops whole computes no bounds in it (expect-not=(select, hi)).
 //
 // expect= names words that must occur in the IR (primitive names such as
 // SegDot, storages such as appended, statements such as transpose) and
@@ -142,6 +145,13 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 		}
 		scope = strings.Join(inner, "\n")
 	}
+	if argOne(d, "scope") == "nest" {
+		nests := steadyNests(out)
+		if len(nests) == 0 {
+			t.Errorf("%s: scope=nest, but no loop is a partition's steady state:\n%s", d.Pos, out)
+		}
+		scope = strings.Join(nests, "\n")
+	}
 	for _, w := range argList(d, "expect") {
 		if !strings.Contains(scope, w) {
 			t.Errorf("%s: expected %q in the loops:\n%s", d.Pos, w, scope)
@@ -154,6 +164,36 @@ func runLoops(t *testing.T, d *datadriven.TestData) string {
 	}
 	compareRuns(t, d, src, inputs, wrt, value, mode, noShape, asWritten, off, true)
 	return out
+}
+
+// steadyNests returns the printed bodies of the outermost loops marked
+// steady that no boundary loop encloses: what scope=nest holds expect=
+// and expect-not= to.
+func steadyNests(out string) []string {
+	lines := strings.Split(out, "\n")
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+	var nests []string
+	var open []int // the enclosing loops' lines
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		for len(open) > 0 && indent(l) <= indent(lines[open[len(open)-1]]) && strings.TrimSpace(l) != "}" {
+			open = open[:len(open)-1]
+		}
+		if !strings.HasPrefix(strings.TrimLeft(l, " "), "for ") {
+			continue
+		}
+		if !strings.Contains(l, "steady") || len(open) > 0 {
+			open = append(open, i)
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && !(indent(lines[j]) == indent(l) && strings.HasPrefix(strings.TrimLeft(lines[j], " "), "}")) {
+			j++
+		}
+		nests = append(nests, strings.Join(lines[i+1:min(j, len(lines))], "\n"))
+		i = j
+	}
+	return nests
 }
 
 // steadyInnerLoops returns the printed innermost loops (for statements

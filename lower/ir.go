@@ -283,7 +283,9 @@ const (
 type BinaryOp uint8
 
 // The binary operators: arithmetic, comparisons (Bool results) and the
-// logical ones.
+// logical ones. Div divides reals; FloorDiv divides ints rounding down
+// (⌊x / y⌋, y a positive constant: the split point of a strided loop,
+// AffineGuards), where Go's / rounds toward zero.
 const (
 	Add BinaryOp = iota
 	Sub
@@ -295,6 +297,7 @@ const (
 	Ne
 	And
 	Or
+	FloorDiv
 )
 
 // Kind implementations.
@@ -322,6 +325,8 @@ func (b *Binary) Kind() Kind {
 		return Bool
 	case Div:
 		return Real
+	case FloorDiv:
+		return Int
 	}
 	if b.X.Kind() == Real || b.Y.Kind() == Real {
 		return Real

@@ -271,6 +271,9 @@ func exprString(e Expr, outer int) string {
 		}
 		return "real(" + exprString(e.X, 0) + ")"
 	case *Binary:
+		if e.Op == FloorDiv { // ⌊x / y⌋, which Go's / is not
+			return "floorDiv(" + exprString(e.X, 0) + ", " + exprString(e.Y, 0) + ")"
+		}
 		p := prec(e.Op)
 		s := exprString(e.X, p) + " " + binOps[e.Op] + " " + exprString(e.Y, p+1)
 		if p < outer {

@@ -25,7 +25,7 @@ type Rule struct {
 var Rules = []*Rule{
 	{Name: "Dot", Doc: "for i in lo..hi { [v := F]; acc += v }, F = A[a + s·i] [* B[b + t·i]] * invariant factors, s and t non-zero constants: a dense dot product (two rows of dense matrices at offsets a and b the loop does not change; s = -1 reads backward, a convolution's transpose; A or B may be a tensor's values read by position)", match: matchDot},
 	{Name: "Fill", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], i); T.val[q] (+)= v }, level L the last, dense and full, F the same in every iteration: a row of a dense result set to one value (assigned when each position is written once, WriteOnce), or that value added to it: a broadcast", match: matchFill},
-	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], k + i); T.val[q] += v }, level L the last, dense and full (or a vector's unmarked level, grown as its inserts would), k not read by the loop (KeyOff, nil for 0), F = A[a + s·i] [* B[b + t·i]] * invariant factors (as Dot's): a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset): at k + i, a strided scatter's window", match: matchMapRow},
+	{Name: "MapRow", Doc: "for i in lo..hi { [v := F]; q := insert(T.levelL[Q], k + i); T.val[q] (+)= v }, level L the last, dense and full (or a vector's unmarked level, grown as its inserts would), k not read by the loop (KeyOff, nil for 0), F = A[a + s·i] [* B[b + t·i]] * invariant factors (as Dot's): a scaled row added into row Q of a dense matrix (or into a dense vector, level 0, when an array is read at an offset): at k + i, a strided scatter's window; assigned when each position is written once (WriteOnce)", match: matchMapRow},
 	{Name: "SegDot", Doc: "for p in lo..hi { [j := I[p]]; acc += F }: a sum over a segment (a row's dot product with a dense vector)", match: matchSegDot},
 	{Name: "Map", Doc: "for i in lo..hi { [v := F]; q := insert(T.level0[0], i); [q := insert(T.level1[q], i)]; T.val[q] (+)= v }: an elementwise map into a dense vector (or a diagonal matrix's values), F's arrays read at i; assigned when each position is written once (WriteOnce)", match: matchMap},
 	{Name: "SegScatter", Doc: "for p in lo..hi { [j := I[p]]; [v := F]; q := insert(T.level0[0], j); T.val[q] += v }: adding a segment, scaled, into a dense vector", match: matchSegScatter},
@@ -55,7 +55,7 @@ type Prim struct {
 	Acc    *Var
 	Dst    *Tensor
 	Parent Expr
-	// Set: the loop assigns its values (a Fill, Map or SegStoreAt whose every
+	// Set: the loop assigns its values (a Fill, Map, MapRow or SegStoreAt whose every
 	// position is written once, WriteOnce) rather than adding them.
 	Set bool
 	// Dot, MapRow: A[Off + Stride·i] (Vals, Off, Stride) times
@@ -377,11 +377,12 @@ func offsetProduct(x Expr, i *Var, m *Prim) bool {
 }
 
 // matchMapRow: for i in lo..hi { [v := F]; q := insert(T.levelL[Q],
-// k + i); T.val[q] += v }, level L the last, dense and full (or a
+// k + i); T.val[q] (+)= v }, level L the last, dense and full (or a
 // vector's unmarked level 0), Q and k not read by the loop: F
 // (offsetProduct) added into row Q of a dense matrix (a gradient's row:
 // g(i) += s W(j)) at the keys k + i (a strided scatter's window: x̄(2j +
-// i) += ȳ(j)·K(i)).
+// i) += ȳ(j)·K(i)), or assigned there where WriteOnce made the store one
+// (a gradient's row x̄(i) = y(n - 1 - i) of a partitioned loop).
 func matchMapRow(f *For) *Prim {
 	list, fold := valueLets(bodyList(f))
 	if len(list) != 2 {
@@ -390,7 +391,7 @@ func matchMapRow(f *For) *Prim {
 	ins, ok1 := list[0].(*Insert)
 	st, ok2 := list[1].(*Store)
 	if !ok1 || !ok2 || ins.Level != len(ins.T.Levels)-1 || reads(ins.Parent, f.V) ||
-		ins.At != nil || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo || ins.T.Leaf != Real {
+		ins.At != nil || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || st.Op != AddTo && st.Op != Set || ins.T.Leaf != Real {
 		return nil
 	}
 	keyOff, ok := OffsetOf(ins.Key, f.V)
@@ -409,7 +410,7 @@ func matchMapRow(f *For) *Prim {
 	if !ok {
 		return nil
 	}
-	m := &Prim{Dst: ins.T, Parent: ins.Parent, KeyOff: keyOff}
+	m := &Prim{Dst: ins.T, Parent: ins.Parent, KeyOff: keyOff, Set: st.Op == Set}
 	if readsValues(x, ins.T) || !offsetProduct(x, f.V, m) {
 		return nil
 	}

@@ -31,7 +31,10 @@ package lower
 // ...: a range split at a guard's bound by SplitGuards, V2's extent in
 // VVD's V1 ∘ V2): their keys are below h and from h on, so no position is
 // stored twice, and their union holds lo..n whatever h is, so the bound
-// that covers is the second loop's.
+// that covers is the second loop's. Three loops that meet, [lo, h1),
+// [h1, h2), [h2, n), do the same where h2 is at least h1 (h2 let to
+// max(h1, ·): the prologue, steady state and epilogue of a loop
+// AffineGuards partitioned). CoverFull takes one loop only.
 //
 // It runs after MarkParallel (which keeps adds) and before
 // MarkPrimitives (whose rules take either).
@@ -51,6 +54,21 @@ func onceEach(p *Program, full bool) {
 	if !ok {
 		return
 	}
+	lets, bound := map[*Var]Expr{}, map[*Var]int{}
+	WalkStmts(p.Body, func(s Stmt) {
+		switch x := s.(type) {
+		case *Let:
+			lets[x.V] = x.X
+			bound[x.V]++
+		case *Assign:
+			bound[x.V] += 2
+		}
+	})
+	for v, n := range bound {
+		if n != 1 {
+			delete(lets, v)
+		}
+	}
 	params := map[*Var]bool{}
 	for _, pa := range p.Params {
 		if pa.Var != nil {
@@ -59,12 +77,37 @@ func onceEach(p *Program, full bool) {
 	}
 	for _, t := range p.Tensors {
 		if !t.Input {
-			writeOnce(top.List, t, params, full)
+			writeOnce(top.List, t, params, lets, full)
 		}
 	}
 }
 
-func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
+// atLeastBy reports whether b >= a by its definition: b is a, or b is a
+// variable let (once, never assigned) to max(a, ·).
+func atLeastBy(a, b Expr, lets map[*Var]Expr) bool {
+	ka := CanonString(a)
+	if ka == CanonString(b) {
+		return true
+	}
+	r, ok := b.(*Ref)
+	if !ok {
+		return false
+	}
+	s, ok := lets[r.V].(*Select)
+	if !ok {
+		return false
+	}
+	c, ok := s.Cond.(*Binary)
+	if !ok || c.Op != Lt && c.Op != Le {
+		return false
+	}
+	x, y := CanonString(c.X), CanonString(c.Y)
+	t, e := CanonString(s.Then), CanonString(s.Else)
+	// select(x < y, y, x) is max(x, y)
+	return t == y && e == x && (x == ka || y == ka)
+}
+
+func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, lets map[*Var]Expr, full bool) {
 	var stores []*Store
 	var inserts []*Insert
 	inits := 0
@@ -86,7 +129,7 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 			}
 		})
 	}
-	if len(stores) == 0 || len(stores) > 2 || inits != 1 || len(inserts) != len(stores)*len(t.Levels) || t.Levels[0].Storage != Dense {
+	if len(stores) == 0 || len(stores) > 3 || inits != 1 || len(inserts) != len(stores)*len(t.Levels) || t.Levels[0].Storage != Dense {
 		return
 	}
 	if len(stores) == 1 && len(t.Levels) == 2 && t.Levels[1].Storage == Positions {
@@ -107,6 +150,11 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 		}
 	}
 	if full && len(stores) > 1 {
+		// a level 0 written by several loops keeps its presence: made
+		// full, the generated Go slices each loop's rows of it, and in
+		// the convolution's gradient the gather's loop after them then
+		// ran 1.5× slower, its counters spilled by Go's register
+		// allocator
 		return
 	}
 	var init *Init
@@ -135,8 +183,16 @@ func writeOnce(list []Stmt, t *Tensor, params map[*Var]bool, full bool) {
 		}
 		loops = append(loops, f)
 	}
-	if len(loops) != len(stores) || len(loops) == 2 && CanonString(loops[1].Lo) != CanonString(loops[0].Hi) {
+	if len(loops) != len(stores) {
 		return
+	}
+	for k := 1; k < len(loops); k++ {
+		if CanonString(loops[k].Lo) != CanonString(loops[k-1].Hi) {
+			return
+		}
+	}
+	if len(loops) == 3 && !atLeastBy(loops[1].Lo, loops[1].Hi, lets) {
+		return // the third loop could store again what the first did
 	}
 	lo, zero := loops[0].Lo.(*Const)
 	zero = zero && lo.I == 0
