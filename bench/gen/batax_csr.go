@@ -475,7 +475,7 @@ func batax_csrTranspose(pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, 
 type batax_csrTransposed struct {
 	ok        bool
 	lo, hi, n int
-	pos, idx  []int
+	pos, idx  batax_csrInts
 }
 
 // batax_csrTransposeMemo is batax_csrTranspose reusing the sort it made last (tpos,
@@ -486,16 +486,59 @@ type batax_csrTransposed struct {
 // (the inspector–executor pattern).
 func batax_csrTransposeMemo(m *batax_csrTransposed, pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []int, n int) {
 	if m.ok && m.lo == lo && m.hi == hi && len(tpos) == m.n+1 &&
-		(lo >= hi || slices.Equal(m.pos, pos[lo:hi+1]) && slices.Equal(m.idx, idx[pos[lo]:pos[hi]])) {
+		(lo >= hi || m.pos.equal(pos[lo:hi+1]) && m.idx.equal(idx[pos[lo]:pos[hi]])) {
 		return tpos, par, at, m.n
 	}
 	m.ok = false // until the sort completes (it may fail)
 	tpos, par, at, n = batax_csrTranspose(pos, idx, lo, hi, tpos, par, at)
 	m.ok, m.lo, m.hi, m.n = true, lo, hi, n
-	m.pos, m.idx = m.pos[:0], m.idx[:0]
 	if lo < hi {
-		m.pos = append(m.pos, pos[lo:hi+1]...)
-		m.idx = append(m.idx, idx[pos[lo]:pos[hi]]...)
+		m.pos.keep(pos[lo : hi+1])
+		m.idx.keep(idx[pos[lo]:pos[hi]])
+	} else {
+		m.pos.keep(nil)
+		m.idx.keep(nil)
 	}
 	return tpos, par, at, n
+}
+
+// batax_csrInts is a copy of an int array kept to compare with it later, in
+// int32 when every entry fits (half the memory), else in int.
+type batax_csrInts struct {
+	narrow []int32
+	wide   []int
+	isWide bool
+}
+
+// keep makes c a copy of a, reusing c's memory.
+func (c *batax_csrInts) keep(a []int) {
+	if cap(c.narrow) < len(a) {
+		c.narrow = make([]int32, len(a))
+	}
+	c.narrow = c.narrow[:len(a)]
+	for i, x := range a {
+		if x != int(int32(x)) {
+			c.narrow, c.isWide = nil, true
+			c.wide = append(c.wide[:0], a...)
+			return
+		}
+		c.narrow[i] = int32(x)
+	}
+	c.wide, c.isWide = c.wide[:0], false
+}
+
+// equal reports whether a equals, entry by entry, the array c copied.
+func (c *batax_csrInts) equal(a []int) bool {
+	if c.isWide {
+		return slices.Equal(c.wide, a)
+	}
+	if len(a) != len(c.narrow) {
+		return false
+	}
+	for i, x := range c.narrow {
+		if int(x) != a[i] {
+			return false
+		}
+	}
+	return true
 }
