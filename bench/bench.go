@@ -127,7 +127,9 @@ type Case struct {
 	// output, for the peak-memory comparison.
 	InputBytes, HandOutBytes int64
 	// NewHand allocates a fresh set of the hand-written loop's buffers
-	// (output and workspace) and returns a run over them: Hand's buffers
+	// (output and workspace, and what the loop derives from the inputs
+	// before it runs: BATAx's CSC copy of A, as the kernels' first run
+	// transposes A) and returns a run over them: Hand's buffers
 	// are allocated by NewCase, so measuring the hand-written loop's
 	// memory needs its allocation and first run (see PeakRSS).
 	NewHand func() (run func())
@@ -221,7 +223,15 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 		}
 		h := newGustavson(cols)
 		cs.Hand = func() { h.run(0.7, csc.Pos[1], csc.Idx[1], csc.Val, pos, idx, val) }
+		// NewHand converts A to CSC itself, as the kernels transpose A
+		// in their first run: the peak memory of a first run counts the
+		// hand-written loop's copy of A's columns as it counts the
+		// kernels' transposition (a reused run has either ready)
 		cs.NewHand = func() func() {
+			csc, err := formats.Convert(csr, formats.CSC)
+			if err != nil {
+				panic(err) // converted once above
+			}
 			h := newGustavson(cols)
 			return func() { h.run(0.7, csc.Pos[1], csc.Idx[1], csc.Val, pos, idx, val) }
 		}
