@@ -252,6 +252,10 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 			return func() { handSMMM(idx, val, pos, s, out) }
 		}
 		cs.HandValue = func() sdql.Value { return csrValue(pos, idx, out) }
+		cs.HandThreads = func(t int) (func(), func() sdql.Value) {
+			s, out, run := make([]float64, cols), make([]float64, len(val)), handSMMMThreads(t, idx, val, pos, cols)
+			return func() { run(s, out) }, func() sdql.Value { return csrValue(pos, idx, out) }
+		}
 		cs.HandOutBytes = int64(8 * len(out))
 	case "vva", "vvd", "vsm":
 		v1, err := vec(val, formats.Dense)
@@ -280,6 +284,10 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 				return func() { handVVA(out) }
 			}
 			cs.HandValue = func() sdql.Value { return diagValue(out) }
+			cs.HandThreads = func(t int) (func(), func() sdql.Value) {
+				out := make([]float64, n)
+				return func() { splitRange(t, n, func(lo, hi int) { handVVA(out[lo:hi]) }) }, func() sdql.Value { return diagValue(out) }
+			}
 		case "vvd":
 			bind(v1, "V1")
 			bind(v2, "V2")
@@ -289,6 +297,10 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 				return func() { copy(out, v2.Val) }
 			}
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
+			cs.HandThreads = func(t int) (func(), func() sdql.Value) {
+				out := make([]float64, n)
+				return func() { splitRange(t, n, func(lo, hi int) { copy(out[lo:hi], v2.Val[lo:hi]) }) }, func() sdql.Value { return vecValue(out) }
+			}
 		case "vsm":
 			bind(v1, "V1")
 			scalars["s"] = 1.5
@@ -298,6 +310,10 @@ func NewVariantCase(kernel, format, input string, m *datasets.Coords, v *Variant
 				return func() { handVSM(1.5, v1.Val, out) }
 			}
 			cs.HandValue = func() sdql.Value { return vecValue(out) }
+			cs.HandThreads = func(t int) (func(), func() sdql.Value) {
+				out := make([]float64, n)
+				return func() { splitRange(t, n, func(lo, hi int) { handVSM(1.5, v1.Val[lo:hi], out[lo:hi]) }) }, func() sdql.Value { return vecValue(out) }
+			}
 		}
 	default:
 		return nil, fmt.Errorf("bench: unknown kernel %q", kernel)
