@@ -244,6 +244,21 @@ func (l *PFXAppended) grownW(w []float64, n int) []float64 {
 	return append(w, make([]float64, n-len(w))...)
 }
 
+// PFXRoom returns s with room for n more entries, growing it to at
+// least twice its length (not inlined: the cold path of appends in
+// loops). An appended level's keys and values grow by doubling, where
+// append grows a large slice by a quarter: a result built from nothing
+// then copies about its size in all and touches about twice it in fresh
+// memory, not four and five times.
+//
+//go:noinline
+func PFXRoom[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return slices.Grow(s, max(n, len(s), 64))
+}
+
 // span returns the children of parent: lo..hi-1.
 func (l *PFXAppended) span(parent int) (lo, hi int) {
 	if parent < 0 || parent >= len(l.Start) || l.Start[parent] == 0 {

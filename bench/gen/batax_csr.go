@@ -88,6 +88,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				q := j2
 				if out_a1_cur != q+1 {
 					if out_a1_cur != 0 {
+						if cap(out_vals)-len(out_vals) < len(dst.A1.Keys)-len(out_vals) {
+							out_vals = batax_csrRoom(out_vals, len(dst.A1.Keys)-len(out_vals))
+						}
 						for _, k := range dst.A1.Keys[len(out_vals):] {
 							out_vals = append(out_vals, out_a1_w[k])
 						}
@@ -142,6 +145,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 									if out_a1_mark[j1] != int32(out_a1_cur) {
 										out_a1_mark[j1] = int32(out_a1_cur)
 										out_a1_w[j1] = 0
+										if len(dst.A1.Keys) == cap(dst.A1.Keys) {
+											dst.A1.Keys = batax_csrRoom(dst.A1.Keys, 1)
+										}
 										dst.A1.Keys = append(dst.A1.Keys, j1)
 									}
 									out_a1_w[j1] += v
@@ -185,6 +191,7 @@ func (t *batax_csrResult) init(n0 int) {
 // gather appends the values of the burst being filled, from the
 // workspace its children add into: Vals then has a value per child.
 func (t *batax_csrResult) gather() {
+	t.Vals = batax_csrRoom(t.Vals, len(t.A1.Keys)-len(t.Vals))
 	for _, k := range t.A1.Keys[len(t.Vals):] {
 		t.Vals = append(t.Vals, t.A1.W[k])
 	}
@@ -367,6 +374,21 @@ func (l *batax_csrAppended) grown(m []int32, k int) []int32 {
 //go:noinline
 func (l *batax_csrAppended) grownW(w []float64, n int) []float64 {
 	return append(w, make([]float64, n-len(w))...)
+}
+
+// batax_csrRoom returns s with room for n more entries, growing it to at
+// least twice its length (not inlined: the cold path of appends in
+// loops). An appended level's keys and values grow by doubling, where
+// append grows a large slice by a quarter: a result built from nothing
+// then copies about its size in all and touches about twice it in fresh
+// memory, not four and five times.
+//
+//go:noinline
+func batax_csrRoom[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return slices.Grow(s, max(n, len(s), 64))
 }
 
 // span returns the children of parent: lo..hi-1.
