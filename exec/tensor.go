@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"slices"
 	"sort"
 
 	"github.com/nablasd/nablasd/lower"
@@ -189,7 +188,13 @@ func (rt *tensor) resize(sizes []int, covered bool) {
 // entries (10M in its result) spent more of its time growing its result
 // than computing it.
 func doubled[T any](s []T) []T {
-	return slices.Grow(s, max(len(s), 64))
+	// make and copy, not append or slices.Grow: those clear the new
+	// capacity past the length, touching all of it, where make leaves
+	// memory fresh from the operating system untouched (already zero)
+	// until it is written
+	t := make([]T, len(s), max(2*len(s), 64))
+	copy(t, s)
+	return t
 }
 
 func resize[T any](s []T, n int) []T {

@@ -256,7 +256,12 @@ func PFXRoom[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	return slices.Grow(s, max(n, len(s), 64))
+	// make and copy, not append or slices.Grow: those clear the new
+	// capacity past the length, touching all of it, where make leaves
+	// memory fresh from the operating system untouched until written
+	t := make([]T, len(s), len(s)+max(n, len(s), 64))
+	copy(t, s)
+	return t
 }
 
 // span returns the children of parent: lo..hi-1.
