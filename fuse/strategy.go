@@ -391,7 +391,9 @@ func normalize(s Strategy, everywhere func(Strategy) Strategy) Strategy {
 			})
 			e, _ = sweep(c, e)
 			if !changed || c.overBudget() {
-				c.retype(e)
+				if e != c.root { // a sweep that rewrote nothing keeps the typed tree
+					c.retype(e)
+				}
 				return e, true
 			}
 		}

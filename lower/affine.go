@@ -280,16 +280,12 @@ func gcd64(a, b int64) int64 {
 
 // sortedAtoms lists the atoms a set of forms mention, ascending.
 func sortedAtoms(fs []lin) []int {
-	seen := map[int]bool{}
 	var out []int
 	for _, f := range fs {
 		for _, t := range f.ts {
-			if !seen[t.a] {
-				seen[t.a] = true
-				out = append(out, t.a)
-			}
+			out = append(out, t.a)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }

@@ -95,6 +95,9 @@ type affineAnalysis struct {
 	params map[*Var]bool
 	// budget bounds the statements partitioning may copy
 	budget int
+	// scratch is factsFrom's, by depth (depth: its calls under way)
+	scratch []*factsScratch
+	depth   int
 }
 
 // partitionBudget bounds the statements AffineGuards copies in all.
@@ -329,7 +332,7 @@ func (an *affineAnalysis) implied(f lin) bool {
 	if v, ok := an.memo[k]; ok {
 		return v
 	}
-	v := impliedBy(an.relevantFacts(f), f)
+	v := impliedByConnected(an.relevantFacts(f), f)
 	an.memo[k] = v
 	return v
 }
@@ -340,41 +343,61 @@ func (an *affineAnalysis) implied(f lin) bool {
 func (an *affineAnalysis) relevantFacts(f lin) []lin { return an.factsFrom(f, true) }
 
 // factsFrom is relevantFacts, with the products' facts or without them.
+// Which atoms and facts it has met are stamps in scratch slices of the
+// analysis (one set per depth: the products' facts ask factsFrom again),
+// so that a query allocates no sets.
 func (an *affineAnalysis) factsFrom(f lin, products bool) []lin {
-	seen := map[int]bool{}
-	used := map[int]bool{}
-	scopedUsed := make([]bool, len(an.scoped))
+	if an.depth == len(an.scratch) {
+		an.scratch = append(an.scratch, &factsScratch{})
+	}
+	sc := an.scratch[an.depth]
+	an.depth++
+	defer func() { an.depth-- }()
+	sc.stamp++
+	if sc.stamp == 0 { // wrapped: old stamps could read as this one's
+		clear(sc.atomSeen)
+		clear(sc.factUsed)
+		clear(sc.scopedUsed)
+		sc.stamp = 1
+	}
+	stamp := sc.stamp
+	// the atoms, facts and scoped facts met; atoms and facts can be
+	// added during the query (a product's atom, numbered on first sight)
+	mark := func(s *[]uint32, i int) bool {
+		if i >= len(*s) {
+			*s = append(*s, make([]uint32, i+1-len(*s))...)
+		}
+		if (*s)[i] == stamp {
+			return true
+		}
+		(*s)[i] = stamp
+		return false
+	}
+	seen := func(a int) bool { return mark(&sc.atomSeen, a) }
 	var out []lin
-	queue := []int{}
+	queue := sc.queue[:0]
 	push := func(g lin) {
 		out = append(out, g)
 		for _, t := range g.ts {
-			if !seen[t.a] {
-				seen[t.a] = true
+			if !seen(t.a) {
 				queue = append(queue, t.a)
 			}
 		}
 	}
 	for _, t := range f.ts {
-		if !seen[t.a] {
-			seen[t.a] = true
+		if !seen(t.a) {
 			queue = append(queue, t.a)
 		}
 	}
-	for len(queue) > 0 && len(out) < fmMaxConstraints {
-		a := queue[0]
-		queue = queue[1:]
+	for q := 0; q < len(queue) && len(out) < fmMaxConstraints; q++ {
+		a := queue[q]
 		for _, i := range an.byAtom[a] {
-			if !used[i] {
-				used[i] = true
-				if an.usable(an.facts[i]) {
-					push(an.facts[i])
-				}
+			if !mark(&sc.factUsed, i) && an.usable(an.facts[i]) {
+				push(an.facts[i])
 			}
 		}
 		for i, g := range an.scoped {
-			if !scopedUsed[i] && g.coef(a) != 0 {
-				scopedUsed[i] = true
+			if g.coef(a) != 0 && !mark(&sc.scopedUsed, i) {
 				push(g)
 			}
 		}
@@ -384,7 +407,18 @@ func (an *affineAnalysis) factsFrom(f lin, products bool) []lin {
 			}
 		}
 	}
+	sc.queue = queue
 	return out
+}
+
+// factsScratch is factsFrom's scratch at one depth: the stamp of its
+// current query, which atoms (by number), facts and scoped facts (by
+// index) it has met in that query (marked with its stamp), and its queue
+// of atoms.
+type factsScratch struct {
+	stamp                          uint32
+	atomSeen, factUsed, scopedUsed []uint32
+	queue                          []int
 }
 
 // productFacts bounds a product atom n * x, n an extent (not negative)

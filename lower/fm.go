@@ -19,32 +19,23 @@ import "slices"
 // fmMaxConstraints bounds the constraints an elimination step may make.
 const fmMaxConstraints = 400
 
-// tighten divides a constraint f ≥ 0 by the gcd of its coefficients,
-// rounding the constant down (for integer atoms Σ g·kᵢ·aᵢ + c ≥ 0 holds
-// iff Σ kᵢ·aᵢ + ⌊c/g⌋ ≥ 0).
-func tighten(f lin) lin {
-	if len(f.ts) == 0 {
-		return f
-	}
-	g := int64(0)
-	for _, t := range f.ts {
-		g = gcd64(g, t.k)
-	}
-	if g <= 1 {
-		return f
-	}
-	out := lin{c: floorDiv(f.c, g), ts: make([]lterm, len(f.ts))}
-	for i, t := range f.ts {
-		out.ts[i] = lterm{t.a, t.k / g}
-	}
-	return out
-}
-
 // infeasible reports whether the constraints (each f ≥ 0) certainly have
 // no integer solution.
 func infeasible(sys []lin) bool {
-	out, ok := eliminate(sys, nil)
-	return ok && out == nil
+	none, ok := fmEliminate(sys, len(sys), nil, nil)
+	return ok && none
+}
+
+// infeasibleWith reports whether the constraints certainly have no
+// integer solution, where those before sys[goal] (a context, the facts of
+// running code) are known to have one: once no constraint derived from
+// sys[goal:] is left, what is left follows from the context alone and is
+// satisfiable, so the elimination stops there. (Were the context
+// unsatisfiable after all, this proves less than infeasible, never
+// more.)
+func infeasibleWith(sys []lin, goal int) bool {
+	none, ok := fmEliminate(sys, goal, nil, nil)
+	return ok && none
 }
 
 // eliminate projects the constraints onto the atoms keep accepts (none
@@ -53,60 +44,115 @@ func infeasible(sys []lin) bool {
 // eliminated atoms (over the rationals; tightened for integers). It
 // returns nil when the system has no solution, and ok false when it gave
 // up (too many constraints).
+//
+// The work is done on dense rows (fmRows): the forms' atoms numbered
+// 0..n-1 in ascending order, each constraint n coefficients and its
+// constant, so that a step combines rows without allocating a form per
+// constraint. The steps, their order and their results are those of the
+// same elimination over forms (fmReference in the tests).
 func eliminate(sys []lin, keep func(a int) bool) (out []lin, ok bool) {
-	cur := normalizeSystem(sys)
+	var rows []lin
+	none, ok := fmEliminate(sys, len(sys), keep, &rows)
+	if none {
+		return nil, true
+	}
+	return rows, ok // given up: the constraints where it stopped
+}
+
+// fmEliminate eliminates the atoms keep does not accept from sys (all of
+// them when keep is nil), stopping early as infeasibleWith does once no
+// constraint derived from sys[goal:] is left. none reports a system
+// without solution, ok false giving up; the constraints left are stored
+// in *rows when rows is not nil.
+func fmEliminate(sys []lin, goal int, keep func(a int) bool, rows *[]lin) (none, ok bool) {
+	m := newFMRows(sys, goal)
+	defer fmPool.Put(m)
+	if keep != nil {
+		for j, a := range m.atoms {
+			m.kept[j] = keep(a)
+		}
+	}
+	// cur is normalized into one buffer, the next step's constraints
+	// built in the other
+	cur, derived, feasible := m.normalize(m.rows, m.cur[:0])
+	next := m.next
+	defer func() { m.cur, m.next = cur[:0], next[:0] }()
+	left := func(ok bool) (bool, bool) {
+		if rows != nil {
+			*rows = m.forms(cur)
+		}
+		return false, ok
+	}
 	for {
-		if cur == nil {
-			return nil, true // a false constant constraint
+		if !feasible {
+			return true, true // a false constant constraint
+		}
+		if derived == 0 && goal < len(sys) {
+			return left(true) // the context's consequences only
 		}
 		// eliminate the atom whose elimination adds the fewest
 		// constraints; an atom of one sign only goes with its
 		// constraints (they can always be met)
 		best, bestCost := -1, 0
-		found := false
-		for _, a := range sortedAtoms(cur) {
-			if keep != nil && keep(a) {
+		for j := range m.atoms {
+			if m.kept[j] {
 				continue
 			}
 			np, nn := 0, 0
-			for _, f := range cur {
-				switch k := f.coef(a); {
+			for r := 0; r < len(cur); r += m.w {
+				switch k := cur[r+j]; {
 				case k > 0:
 					np++
 				case k < 0:
 					nn++
 				}
 			}
-			cost := np*nn - np - nn
-			if !found || cost < bestCost {
-				best, bestCost, found = a, cost, true
+			if np+nn == 0 {
+				continue
+			}
+			if cost := np*nn - np - nn; best < 0 || cost < bestCost {
+				best, bestCost = j, cost
 			}
 		}
-		if !found {
-			return cur, true
+		if best < 0 {
+			return left(true)
 		}
-		var pos, neg, rest []lin
-		for _, f := range cur {
-			switch k := f.coef(best); {
+		pos, neg := m.pos[:0], m.neg[:0]
+		for r := 0; r < len(cur); r += m.w {
+			switch k := cur[r+best]; {
 			case k > 0:
-				pos = append(pos, f)
+				pos = append(pos, r)
 			case k < 0:
-				neg = append(neg, f)
-			default:
-				rest = append(rest, f)
+				neg = append(neg, r)
 			}
 		}
-		if len(pos)+len(neg) == 0 || len(rest)+len(pos)*len(neg) > fmMaxConstraints {
-			return cur, false
+		m.pos, m.neg = pos, neg
+		rows := len(cur)/m.w - len(pos) - len(neg) + len(pos)*len(neg)
+		if rows > fmMaxConstraints {
+			return left(false)
+		}
+		if cap(next) < rows*m.w {
+			next = make([]int64, 0, rows*m.w)
+		}
+		rest := next[:0]
+		for r := 0; r < len(cur); r += m.w {
+			if cur[r+best] == 0 {
+				rest = append(rest, cur[r:r+m.w]...)
+			}
 		}
 		for _, p := range pos {
-			kp := p.coef(best)
+			kp := cur[p+best]
 			for _, n := range neg {
-				kn := -n.coef(best)
-				rest = append(rest, p.scaled(kn).plus(n, kp))
+				kn := -cur[n+best]
+				pr, nr := cur[p:p+m.w], cur[n:n+m.w]
+				for j := range pr[:m.w-1] {
+					rest = append(rest, kn*pr[j]+kp*nr[j])
+				}
+				rest = append(rest, pr[m.w-1]|nr[m.w-1]) // derived from the goal
 			}
 		}
-		cur = normalizeSystem(rest)
+		next = rest
+		cur, derived, feasible = m.normalize(rest, cur[:0])
 	}
 }
 
@@ -132,41 +178,6 @@ func lowerBound(sys []lin, f lin) (int64, bool) {
 		}
 	}
 	return best, found
-}
-
-// normalizeSystem tightens every constraint, drops those that always hold
-// and keeps, of constraints with the same terms, the strongest. It
-// returns nil when a constraint can never hold (a constant below 0), and
-// an empty non-nil slice when none is left.
-func normalizeSystem(sys []lin) []lin {
-	out := make([]lin, 0, len(sys))
-	at := map[string]int{}
-	for _, f := range sys {
-		f = tighten(f)
-		if len(f.ts) == 0 {
-			if f.c < 0 {
-				return nil
-			}
-			continue
-		}
-		k := f.key()
-		if i, ok := at[k]; ok {
-			if f.c < out[i].c {
-				out[i] = f
-			}
-			continue
-		}
-		at[k] = len(out)
-		out = append(out, f)
-	}
-	// a pair f ≥ 0 and -f + c ≥ 0 with c < 0 cannot hold together: found
-	// by the elimination too, but cheaply here
-	for i, f := range out {
-		if j, ok := at[f.scaled(-1).key()]; ok && j > i && f.c+out[j].c < 0 {
-			return nil
-		}
-	}
-	return out
 }
 
 // relevant returns the constraints of ctx connected to the atoms of goals
@@ -220,5 +231,17 @@ func impliedBy(ctx []lin, g lin) bool {
 	}
 	sys := relevant(ctx, []lin{neg})
 	sys = append(slices.Clip(sys), neg)
-	return infeasible(sys)
+	return infeasibleWith(sys, len(sys)-1)
+}
+
+// impliedByConnected is impliedBy for a context already made of the
+// constraints connected to g's atoms (relevantFacts): it does not look
+// for them again. ctx's backing array may be appended to.
+func impliedByConnected(ctx []lin, g lin) bool {
+	neg := g.scaled(-1).plus(constLin(1), -1) // -g - 1 >= 0
+	if neg.isConst() {
+		return neg.c < 0
+	}
+	sys := append(ctx, neg)
+	return infeasibleWith(sys, len(sys)-1)
 }
