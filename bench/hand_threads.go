@@ -183,3 +183,31 @@ func handThreadsOf(name string, d *WorkloadData, t int) *handForm {
 	}
 	return hf
 }
+
+// splitRange runs f(lo, hi) over t equal parts of 0..n-1, each on a
+// goroutine of its own: an element-wise loop split by hand.
+func splitRange(t, n int, f func(lo, hi int)) {
+	onGoroutines(t, func(w int) { f(n*w/t, n*(w+1)/t) })
+}
+
+// handSMMMThreads is handSMMM on t goroutines: the column sums as
+// handSMVMThreads makes them (A's entries in equal parts, each into its
+// destination, added after), then the rows of out split by entries, each
+// goroutine filling its rows with their column's sum.
+func handSMMMThreads(t int, idx []int, val []float64, pos []int, cols int) func(s, out []float64) {
+	a := csrMatrix{rows: len(pos) - 1, cols: cols, pos: pos, idx: idx, val: val}
+	b := a.splitByEntries(t)
+	sums := handSMVMThreads(t, idx, val, cols)
+	return func(s, out []float64) {
+		sums(s)
+		onGoroutines(t, func(w int) {
+			for k := b[w]; k < b[w+1]; k++ {
+				c := s[k]
+				row := out[pos[k]:pos[k+1]]
+				for q := range row {
+					row[q] = c
+				}
+			}
+		})
+	}
+}

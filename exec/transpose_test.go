@@ -71,3 +71,31 @@ func transposeReuse(t *testing.T, threads int) {
 	check("rows changed in place")
 	check("again")
 }
+
+// TestIntsCopy: the copy a transposition keeps of the structure it
+// sorted compares equal exactly to the array it copied, whether it holds
+// it in int32 or, where an entry does not fit, in int: an array differing
+// by 2³² in one entry (equal in int32) or in length is not equal.
+func TestIntsCopy(t *testing.T) {
+	for _, tc := range []struct {
+		kept, other []int
+		want        bool
+	}{
+		{[]int{0, 2, 5}, []int{0, 2, 5}, true},
+		{[]int{0, 2, 5}, []int{0, 2, 6}, false},
+		{[]int{0, 2, 5}, []int{0, 2}, false},
+		{[]int{0, 2, 5}, []int{0, 2, 5 + 1<<32}, false},
+		{[]int{0, 2, -5}, []int{0, 2, -5}, true},
+		{[]int{1, 1 << 40}, []int{1, 1 << 40}, true},
+		{[]int{1, 1 << 40}, []int{1, 0}, false},
+		{[]int{1, 1<<40 + 1}, []int{1, 1}, false},
+		{nil, []int{}, true},
+	} {
+		var c intsCopy
+		c.keep([]int{7, 1 << 33}) // reused memory, wide then narrow
+		c.keep(tc.kept)
+		if got := c.equal(tc.other); got != tc.want {
+			t.Errorf("a copy of %v equal to %v: %v, want %v", tc.kept, tc.other, got, tc.want)
+		}
+	}
+}

@@ -293,7 +293,7 @@ func newGen(p *lower.Program, opts Options) *gen {
 	g.top = newNamer()
 	// the file's names the function refers to: no parameter or local may
 	// shadow them
-	for _, n := range []string{g.fn, g.fn + "Result", g.fn + "Work", g.pfx + "Hash", g.pfx + "Appended", g.pfx + "Transpose", g.pfx + "Search", g.pfx + "Gallop", g.pfx + "GallopFar", g.pfx + "B2f",
+	for _, n := range []string{g.fn, g.fn + "Result", g.fn + "Work", g.pfx + "Hash", g.pfx + "Appended", g.pfx + "Transpose", g.pfx + "Room", g.pfx + "Search", g.pfx + "Gallop", g.pfx + "GallopFar", g.pfx + "B2f",
 		g.pfx + "B2i", g.pfx + "Sigmoid", g.pfx + "Softplus", g.pfx + "Sign", g.pfx + "FormatReal",
 		g.pfx + "MinParallel", g.pfx + "Workers", g.pfx + "Split", g.pfx + "Run", g.pfx + "Ranges"} {
 		g.top.reserve(n)

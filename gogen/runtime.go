@@ -253,6 +253,26 @@ func (l *PFXAppended) grownW(w []float64, n int) []float64 {
 	return append(w, make([]float64, n-len(w))...)
 }
 
+// PFXRoom returns s with room for n more entries, growing it to at
+// least twice its length (not inlined: the cold path of appends in
+// loops). An appended level's keys and values grow by doubling, where
+// append grows a large slice by a quarter: a result built from nothing
+// then copies about its size in all and touches about twice it in fresh
+// memory, not four and five times.
+//
+//go:noinline
+func PFXRoom[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	// make and copy, not append or slices.Grow: those clear the new
+	// capacity past the length, touching all of it, where make leaves
+	// memory fresh from the operating system untouched until written
+	t := make([]T, len(s), len(s)+max(n, len(s), 64))
+	copy(t, s)
+	return t
+}
+
 // span returns the children of parent: lo..hi-1.
 func (l *PFXAppended) span(parent int) (lo, hi int) {
 	if parent < 0 || parent >= len(l.Start) || l.Start[parent] == 0 {
@@ -345,7 +365,7 @@ func PFXTranspose(pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []in
 type PFXTransposed struct {
 	ok        bool
 	lo, hi, n int
-	pos, idx  []int
+	pos, idx  PFXInts
 }
 
 // PFXTransposeMemo is PFXTranspose reusing the sort it made last (tpos,
@@ -356,18 +376,61 @@ type PFXTransposed struct {
 // (the inspector–executor pattern).
 func PFXTransposeMemo(m *PFXTransposed, pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []int, n int) {
 	if m.ok && m.lo == lo && m.hi == hi && len(tpos) == m.n+1 &&
-		(lo >= hi || slices.Equal(m.pos, pos[lo:hi+1]) && slices.Equal(m.idx, idx[pos[lo]:pos[hi]])) {
+		(lo >= hi || m.pos.equal(pos[lo:hi+1]) && m.idx.equal(idx[pos[lo]:pos[hi]])) {
 		return tpos, par, at, m.n
 	}
 	m.ok = false // until the sort completes (it may fail)
 	tpos, par, at, n = PFXTranspose(pos, idx, lo, hi, tpos, par, at)
 	m.ok, m.lo, m.hi, m.n = true, lo, hi, n
-	m.pos, m.idx = m.pos[:0], m.idx[:0]
 	if lo < hi {
-		m.pos = append(m.pos, pos[lo:hi+1]...)
-		m.idx = append(m.idx, idx[pos[lo]:pos[hi]]...)
+		m.pos.keep(pos[lo : hi+1])
+		m.idx.keep(idx[pos[lo]:pos[hi]])
+	} else {
+		m.pos.keep(nil)
+		m.idx.keep(nil)
 	}
 	return tpos, par, at, n
+}
+
+// PFXInts is a copy of an int array kept to compare with it later, in
+// int32 when every entry fits (half the memory), else in int.
+type PFXInts struct {
+	narrow []int32
+	wide   []int
+	isWide bool
+}
+
+// keep makes c a copy of a, reusing c's memory.
+func (c *PFXInts) keep(a []int) {
+	if cap(c.narrow) < len(a) {
+		c.narrow = make([]int32, len(a))
+	}
+	c.narrow = c.narrow[:len(a)]
+	for i, x := range a {
+		if x != int(int32(x)) {
+			c.narrow, c.isWide = nil, true
+			c.wide = append(c.wide[:0], a...)
+			return
+		}
+		c.narrow[i] = int32(x)
+	}
+	c.wide, c.isWide = c.wide[:0], false
+}
+
+// equal reports whether a equals, entry by entry, the array c copied.
+func (c *PFXInts) equal(a []int) bool {
+	if c.isWide {
+		return slices.Equal(c.wide, a)
+	}
+	if len(a) != len(c.narrow) {
+		return false
+	}
+	for i, x := range c.narrow {
+		if int(x) != a[i] {
+			return false
+		}
+	}
+	return true
 }
 `,
 	"gallop": `// PFXGallop finds key in the ascending a[lo:hi] where it is likely at

@@ -47,6 +47,7 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 		g.line("if %s[%s] != int32(%s) {", mark, k, cur)
 		g.line("%s[%s] = int32(%s)", mark, k, cur)
 		g.line("%s[%s] = 0", w, k)
+		g.room(keys, "1")
 		g.line("%s = append(%s, %s)", keys, keys, k)
 		g.line("}")
 		g.segStore[s.Pos] = w + "[" + k + "]" // the position is read by stores only (file)
@@ -56,14 +57,29 @@ func (g *gen) appendedInsert(ti *tinfo, s *lower.Insert) {
 	g.line("%s := int(%s[%s]) - 1", c, mark, k)
 	g.line("if %s < %s {", c, first)
 	g.line("%s = len(%s)", c, keys)
+	g.room(keys, "1")
 	g.line("%s = append(%s, %s)", keys, keys, k)
 	g.line("%s[%s] = int32(%s + 1)", mark, k, c)
 	if lv == s.T.Order()-1 {
 		vals := ti.f(valsField)
+		g.room(vals, "1")
 		g.line("%s = append(%s, %s)", vals, vals, zeroOf(s.T.Leaf))
 	}
 	g.line("}")
 	g.bind(s.Pos, c)
+}
+
+// room emits the growth of an appended level's keys or values s before
+// an append of n entries: by doubling (PFXRoom), where append would grow
+// a large slice by a quarter.
+func (g *gen) room(s, n string) {
+	if n == "1" {
+		g.line("if len(%s) == cap(%s) {", s, s)
+	} else {
+		g.line("if cap(%s)-len(%s) < %s {", s, s, n)
+	}
+	g.line("%s = %sRoom(%s, %s)", s, g.pfx, s, n)
+	g.line("}")
 }
 
 // appendedBegin emits the start of parent q's burst in the appended level
@@ -79,6 +95,7 @@ func (g *gen) appendedBegin(ti *tinfo, lv int, q string) {
 	if g.wvals[ti.t] != nil {
 		// the burst's values, from the workspace
 		vals, w := ti.f(valsField), ti.f(appW(lv))
+		g.room(vals, "len("+keys+")-len("+vals+")")
 		g.line("for _, k := range %s[len(%s):] {\n%s = append(%s, %s[k])\n}", keys, vals, vals, vals, w)
 	}
 	g.line("%s[%s-1] = len(%s)\n}", end, cur, keys)

@@ -378,7 +378,7 @@ func (g *gen) tensorType(w *bytes.Buffer, ti *tinfo) {
 	g.growMethod(w, ti)
 	if g.wvals[ti.t] != nil {
 		a := appField(ti.t.Order() - 1)
-		fmt.Fprintf(w, "// gather appends the values of the burst being filled, from the\n// workspace its children add into: Vals then has a value per child.\nfunc (t *%s) gather() {\nfor _, k := range t.%s.Keys[len(t.Vals):] {\nt.Vals = append(t.Vals, t.%s.W[k])\n}\n}\n\n", ti.typ, a, a)
+		fmt.Fprintf(w, "// gather appends the values of the burst being filled, from the\n// workspace its children add into: Vals then has a value per child.\nfunc (t *%s) gather() {\nt.Vals = %sRoom(t.Vals, len(t.%s.Keys)-len(t.Vals))\nfor _, k := range t.%s.Keys[len(t.Vals):] {\nt.Vals = append(t.Vals, t.%s.W[k])\n}\n}\n\n", ti.typ, g.pfx, a, a, a)
 	}
 	if ti.result {
 		g.resultMethods(w, ti)

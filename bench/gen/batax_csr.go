@@ -88,6 +88,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 				q := j2
 				if out_a1_cur != q+1 {
 					if out_a1_cur != 0 {
+						if cap(out_vals)-len(out_vals) < len(dst.A1.Keys)-len(out_vals) {
+							out_vals = batax_csrRoom(out_vals, len(dst.A1.Keys)-len(out_vals))
+						}
 						for _, k := range dst.A1.Keys[len(out_vals):] {
 							out_vals = append(out_vals, out_a1_w[k])
 						}
@@ -142,6 +145,9 @@ func batax_csr(A_idx []int, A_len int, A_pos []int, A_val []float64, beta float6
 									if out_a1_mark[j1] != int32(out_a1_cur) {
 										out_a1_mark[j1] = int32(out_a1_cur)
 										out_a1_w[j1] = 0
+										if len(dst.A1.Keys) == cap(dst.A1.Keys) {
+											dst.A1.Keys = batax_csrRoom(dst.A1.Keys, 1)
+										}
 										dst.A1.Keys = append(dst.A1.Keys, j1)
 									}
 									out_a1_w[j1] += v
@@ -185,6 +191,7 @@ func (t *batax_csrResult) init(n0 int) {
 // gather appends the values of the burst being filled, from the
 // workspace its children add into: Vals then has a value per child.
 func (t *batax_csrResult) gather() {
+	t.Vals = batax_csrRoom(t.Vals, len(t.A1.Keys)-len(t.Vals))
 	for _, k := range t.A1.Keys[len(t.Vals):] {
 		t.Vals = append(t.Vals, t.A1.W[k])
 	}
@@ -369,6 +376,26 @@ func (l *batax_csrAppended) grownW(w []float64, n int) []float64 {
 	return append(w, make([]float64, n-len(w))...)
 }
 
+// batax_csrRoom returns s with room for n more entries, growing it to at
+// least twice its length (not inlined: the cold path of appends in
+// loops). An appended level's keys and values grow by doubling, where
+// append grows a large slice by a quarter: a result built from nothing
+// then copies about its size in all and touches about twice it in fresh
+// memory, not four and five times.
+//
+//go:noinline
+func batax_csrRoom[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	// make and copy, not append or slices.Grow: those clear the new
+	// capacity past the length, touching all of it, where make leaves
+	// memory fresh from the operating system untouched until written
+	t := make([]T, len(s), len(s)+max(n, len(s), 64))
+	copy(t, s)
+	return t
+}
+
 // span returns the children of parent: lo..hi-1.
 func (l *batax_csrAppended) span(parent int) (lo, hi int) {
 	if parent < 0 || parent >= len(l.Start) || l.Start[parent] == 0 {
@@ -475,7 +502,7 @@ func batax_csrTranspose(pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, 
 type batax_csrTransposed struct {
 	ok        bool
 	lo, hi, n int
-	pos, idx  []int
+	pos, idx  batax_csrInts
 }
 
 // batax_csrTransposeMemo is batax_csrTranspose reusing the sort it made last (tpos,
@@ -486,16 +513,59 @@ type batax_csrTransposed struct {
 // (the inspector–executor pattern).
 func batax_csrTransposeMemo(m *batax_csrTransposed, pos, idx []int, lo, hi int, tpos, par, at []int) (_, _, _ []int, n int) {
 	if m.ok && m.lo == lo && m.hi == hi && len(tpos) == m.n+1 &&
-		(lo >= hi || slices.Equal(m.pos, pos[lo:hi+1]) && slices.Equal(m.idx, idx[pos[lo]:pos[hi]])) {
+		(lo >= hi || m.pos.equal(pos[lo:hi+1]) && m.idx.equal(idx[pos[lo]:pos[hi]])) {
 		return tpos, par, at, m.n
 	}
 	m.ok = false // until the sort completes (it may fail)
 	tpos, par, at, n = batax_csrTranspose(pos, idx, lo, hi, tpos, par, at)
 	m.ok, m.lo, m.hi, m.n = true, lo, hi, n
-	m.pos, m.idx = m.pos[:0], m.idx[:0]
 	if lo < hi {
-		m.pos = append(m.pos, pos[lo:hi+1]...)
-		m.idx = append(m.idx, idx[pos[lo]:pos[hi]]...)
+		m.pos.keep(pos[lo : hi+1])
+		m.idx.keep(idx[pos[lo]:pos[hi]])
+	} else {
+		m.pos.keep(nil)
+		m.idx.keep(nil)
 	}
 	return tpos, par, at, n
+}
+
+// batax_csrInts is a copy of an int array kept to compare with it later, in
+// int32 when every entry fits (half the memory), else in int.
+type batax_csrInts struct {
+	narrow []int32
+	wide   []int
+	isWide bool
+}
+
+// keep makes c a copy of a, reusing c's memory.
+func (c *batax_csrInts) keep(a []int) {
+	if cap(c.narrow) < len(a) {
+		c.narrow = make([]int32, len(a))
+	}
+	c.narrow = c.narrow[:len(a)]
+	for i, x := range a {
+		if x != int(int32(x)) {
+			c.narrow, c.isWide = nil, true
+			c.wide = append(c.wide[:0], a...)
+			return
+		}
+		c.narrow[i] = int32(x)
+	}
+	c.wide, c.isWide = c.wide[:0], false
+}
+
+// equal reports whether a equals, entry by entry, the array c copied.
+func (c *batax_csrInts) equal(a []int) bool {
+	if c.isWide {
+		return slices.Equal(c.wide, a)
+	}
+	if len(a) != len(c.narrow) {
+		return false
+	}
+	for i, x := range c.narrow {
+		if int(x) != a[i] {
+			return false
+		}
+	}
+	return true
 }

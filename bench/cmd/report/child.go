@@ -62,6 +62,11 @@ func runChild(spec string, opts nexec.Options) error {
 		return err
 	}
 	m = nil
+	// the case's own hand-written run (its result, and BATAx's CSC copy
+	// of A, made by NewCase for the timing tables) is not this child's:
+	// left alive, it is live heap the collector paces the measured run
+	// against (a heap may grow to twice the live one before a collection)
+	cs.Hand, cs.HandValue, cs.HandThreads = nil, nil, nil
 	if _, err := firstRun(warm, variant, opts); err != nil {
 		return err
 	}
