@@ -98,8 +98,11 @@ func TestGeneratedGo(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
+		// no maps and no interface values (a type parameter's constraint,
+		// [T any], is no value: PFXRoom's)
+		src := strings.ReplaceAll(string(k.Source), "[T any]", "[T]")
 		for _, bad := range []string{"map[", "interface", "any"} {
-			if strings.Contains(string(k.Source), bad) {
+			if strings.Contains(src, bad) {
 				t.Errorf("%s: %q in the generated code", c.name, bad)
 			}
 		}
