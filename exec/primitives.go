@@ -749,20 +749,16 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			// every lane adds into the same window of the same row:
 			// window by window over the lanes, each entry's additions
 			// in the order of the lanes, as the lanes' own loops add them
-			ko := kos.v
-			if grows && ko+hi > n && ko+lo >= 0 {
-				rt.growDense(lv, ko+hi) // as an insert past its end would
-				n = rt.levels[lv].size
-			}
+			ko, q := kos.v, qs.v
 			if ko+lo < 0 || ko+hi > n {
-				panic(outOfRow(ko+lo, n))
+				n = growOrPanic(rt, lv, grows, ko+lo, ko+hi)
 			}
+			dst := rt.vals[q*n+ko+lo : q*n+ko+hi]
 			cs := rg.fbuf(fr, cbuf, cx.n)
 			for k := range cs {
 				cs[k] = sc.at(k)
 			}
-			q := qs.v
-			laneMajorRow(rt.vals[q*n+ko+lo:q*n+ko+hi], cs, A, oa.column(rg.ibuf(fr, obuf, cx.n)), opA.stride, lo)
+			laneMajorRow(dst, cs, A, oa.column(rg.ibuf(fr, obuf, cx.n)), opA.stride, lo)
 			return
 		}
 		if lo, hi, same := sameRange(los, his); same && B == nil && qs.col == nil && unit && oa.col == nil && !oa.seq && cx.n > 1 {
@@ -792,12 +788,8 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			if keyOff != nil {
 				ko = kos.at(k)
 			}
-			if grows && ko+hi > n && ko+lo >= 0 {
-				rt.growDense(lv, ko+hi) // as an insert past its end would
-				n = rt.levels[lv].size
-			}
 			if ko+lo < 0 || ko+hi > n {
-				panic(outOfRow(ko+lo, n))
+				n = growOrPanic(rt, lv, grows, ko+lo, ko+hi)
 			}
 			q, c := qs.at(k), sc.at(k)
 			dst := rt.vals[q*n+ko+lo : q*n+ko+hi]
@@ -838,6 +830,23 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			}
 		}
 	}
+}
+
+// growOrPanic is a MapRow's path for a window [from, to) of keys outside
+// its row of rt's last level lv: a level that grows (a vector's unmarked
+// one) is grown to take it, as an insert past its end would grow it, and
+// its new size returned; a window still outside panics as such an
+// insert would.
+func growOrPanic(rt *tensor, lv int, grows bool, from, to int) int {
+	n := rt.levels[lv].size
+	if grows && to > n && from >= 0 {
+		rt.growDense(lv, to)
+		n = rt.levels[lv].size
+	}
+	if from < 0 || to > n {
+		panic(outOfRow(from, n))
+	}
+	return n
 }
 
 // steps reports whether the lanes' values are v + d·k for lane k, and v
@@ -903,12 +912,8 @@ func (rg *region) setRow(s *lower.For, l int, m *lower.Prim) vstmt {
 			if keyOff != nil {
 				ko = kos.at(k)
 			}
-			if grows && ko+hi > n && ko+lo >= 0 {
-				rt.growDense(lv, ko+hi)
-				n = rt.levels[lv].size
-			}
 			if ko+lo < 0 || ko+hi > n {
-				panic(outOfRow(ko+lo, n))
+				n = growOrPanic(rt, lv, grows, ko+lo, ko+hi)
 			}
 			q, c := qs.at(k), sc.at(k)
 			dst := rt.vals[q*n+ko+lo : q*n+ko+hi]
