@@ -280,14 +280,14 @@ func gcd64(a, b int64) int64 {
 	return a
 }
 
-// sortedAtoms lists the atoms a set of forms mention, ascending.
-func sortedAtoms(fs []lin) []int {
-	var out []int
+// sortedAtoms appends to dst the atoms a set of forms mention, ascending,
+// each once.
+func sortedAtoms(dst []int, fs []lin) []int {
 	for _, f := range fs {
 		for _, t := range f.ts {
-			out = append(out, t.a)
+			dst = append(dst, t.a)
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.Sort(dst)
+	return slices.Compact(dst)
 }

@@ -225,13 +225,7 @@ func relevant(ctx []lin, goals []lin) []lin {
 // impliedBy reports whether the constraints ctx imply g ≥ 0 for every
 // integer solution (the negation g ≤ -1 added to them has none).
 func impliedBy(ctx []lin, g lin) bool {
-	neg := g.scaled(-1).plus(constLin(1), -1) // -g - 1 >= 0
-	if neg.isConst() {
-		return neg.c < 0
-	}
-	sys := relevant(ctx, []lin{neg})
-	sys = append(slices.Clip(sys), neg)
-	return infeasibleWith(sys, len(sys)-1)
+	return impliedByConnected(slices.Clip(relevant(ctx, []lin{g})), g)
 }
 
 // impliedByConnected is impliedBy for a context already made of the

@@ -144,7 +144,7 @@ func fmReference(sys []lin, keep func(a int) bool) (out []lin, ok bool) {
 		// constraints (they can always be met)
 		best, bestCost := -1, 0
 		found := false
-		for _, a := range sortedAtoms(cur) {
+		for _, a := range sortedAtoms(nil, cur) {
 			if keep != nil && keep(a) {
 				continue
 			}

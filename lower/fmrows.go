@@ -1,9 +1,6 @@
 package lower
 
-import (
-	"slices"
-	"sync"
-)
+import "sync"
 
 // fmRows holds a system of constraints for the Fourier–Motzkin
 // elimination (fm.go) as dense rows: the system's atoms numbered 0..n-1
@@ -33,22 +30,10 @@ var fmPool = sync.Pool{New: func() any { return new(fmRows) }}
 // back).
 func newFMRows(sys []lin, goal int) *fmRows {
 	m := fmPool.Get().(*fmRows)
-	atoms := m.atoms[:0]
-	for _, f := range sys {
-		for _, t := range f.ts {
-			atoms = append(atoms, t.a)
-		}
-	}
-	slices.Sort(atoms)
-	atoms = slices.Compact(atoms)
+	atoms := sortedAtoms(m.atoms[:0], sys)
 	m.atoms, m.w = atoms, len(atoms)+2
-	m.kept = append(m.kept[:0], make([]bool, len(atoms))...)
-	n := len(sys) * m.w
-	if cap(m.rows) < n {
-		m.rows = make([]int64, n)
-	}
-	m.rows = m.rows[:n]
-	clear(m.rows)
+	m.kept = zeroed(m.kept, len(atoms))
+	m.rows = zeroed(m.rows, len(sys)*m.w)
 	for i, f := range sys {
 		row := m.rows[i*m.w : (i+1)*m.w]
 		j := 0
@@ -168,6 +153,17 @@ func sameRow(a, row []int64, sign int64) bool {
 		}
 	}
 	return true
+}
+
+// zeroed is s resized to n zero entries, its memory reused when it has
+// room.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // forms reads rows back as forms (over the atoms of m's columns).
