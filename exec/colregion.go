@@ -37,6 +37,9 @@ func (c *compiler) compileNest(s lower.Stmt) stmt {
 		}
 	})
 	body := rg.stmt(s, 0)
+	for _, f := range rg.compiled {
+		f()
+	}
 	return func(fr *frame) {
 		cb := fr.region(id, rg)
 		cx := &cb.ctx[0]

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/nablasd/nablasd/lower"
 )
@@ -41,18 +40,14 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 		}
 		// a let whose column nothing compiled after it reads (index
 		// arithmetic a primitive reads through: c := 2·i in x(c + k))
-		// computes nothing the batch needs; decided at the first run,
-		// when the whole kernel is compiled
+		// computes nothing the batch needs; decided once the whole nest
+		// is compiled (compileNest runs rg.compiled)
 		for _, x := range lets {
-			f, v, reads := fs[x.at], x.v, x.reads
-			var once sync.Once
-			read := true
-			fs[x.at] = func(fr *frame, cx *vctx) {
-				once.Do(func() { read = rg.colReads[v] != reads })
-				if read {
-					f(fr, cx)
+			rg.compiled = append(rg.compiled, func() {
+				if rg.colReads[x.v] == x.reads {
+					fs[x.at] = func(*frame, *vctx) {}
 				}
-			}
+			})
 		}
 		return func(fr *frame, cx *vctx) {
 			for _, f := range fs {

@@ -62,6 +62,9 @@ type region struct {
 	// far (readI), but for the loads at a loop's positions that slice
 	// their array when the positions are consecutive (forStmt's lazy)
 	colReads map[*lower.Var]int
+	// compiled are what compileNest runs once the whole nest is compiled
+	// and every reader of a column counted
+	compiled []func()
 	// assigned: the variables an Assign writes in the nest (its lets'
 	// variables are otherwise set once per batch: letAlias)
 	assigned map[*lower.Var]bool
