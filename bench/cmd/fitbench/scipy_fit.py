@@ -55,20 +55,15 @@ def main():
         def fun(x):
             r = A @ x - b
             return 0.5 * (r @ r) + 0.5 * lam * (x @ x), AT @ r + lam * x
-    elif workload == "logistic":
+    elif workload == "logistic" or workload == "logistic_ridge":
         x0 = load(d, "x")
+        ridge = lam if workload == "logistic_ridge" else 0.0
 
         def fun(x):
             z = A @ x
             # log(1 + exp(z)) as the program writes it, without overflow
-            return np.sum(np.logaddexp(0.0, z) - y * z), AT @ (scipy.special.expit(z) - y)
-    elif workload == "logistic_ridge":
-        x0 = load(d, "x")
-
-        def fun(x):
-            z = A @ x
-            return (np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * lam * (x @ x),
-                    AT @ (scipy.special.expit(z) - y) + lam * x)
+            return (np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * ridge * (x @ x),
+                    AT @ (scipy.special.expit(z) - y) + ridge * x)
     elif workload == "factorization" or workload == "factorization_ridge":
         U0, W0 = load(d, "U"), load(d, "W")
         ridge = lam if workload == "factorization_ridge" else 0.0
