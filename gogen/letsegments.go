@@ -108,9 +108,11 @@ func (g *gen) loadOffset(index lower.Expr, v *lower.Var) (lower.Expr, bool) {
 
 // segmentOnlyLets lists the index lets at body's top level whose every
 // read in body is the index of a load from one of the segments segs of
-// the loop of v (or the expression of another such let): they are not
-// emitted while the loop is.
-func (g *gen) segmentOnlyLets(v *lower.Var, body lower.Stmt, segs []segRef) []*lower.Var {
+// the loop of v, the key of an insert that stores through a segment
+// (excluded: the stencil's t9 := i1 - 1 in out(i)(t9)), or the
+// expression of another such let: they are not emitted while the loop
+// is.
+func (g *gen) segmentOnlyLets(v *lower.Var, body lower.Stmt, segs []segRef, excluded map[*lower.Insert]bool) []*lower.Var {
 	inSeg := map[loadKey]bool{}
 	for _, sg := range segs {
 		inSeg[sg.key(v)] = true
@@ -152,6 +154,10 @@ func (g *gen) segmentOnlyLets(v *lower.Var, body lower.Stmt, segs []segRef) []*l
 		}
 		lower.WalkStmts(body, func(s lower.Stmt) {
 			if let, ok := s.(*lower.Let); ok && dropped[let.V] {
+				return
+			}
+			if x, ok := s.(*lower.Insert); ok && excluded[x] {
+				walk(x.Parent) // its key is the segment's (readOutside)
 				return
 			}
 			if g.live(s) {

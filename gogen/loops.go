@@ -139,10 +139,13 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		stores = g.segmentStores(v, body)
 		dsegs = g.denseStores(v, body)
 	}
-	for _, sg := range g.segmentArrays(v, body) {
+	all := g.segmentArrays(v, body)
+	for _, sg := range all {
 		// from 0, the arrays' lengths (lenFact) serve as well, unless a
-		// row is stored through a segment: then all are the row's length
-		if lo != "0" || sg.off != nil || len(dsegs) > 0 {
+		// row is stored through a segment: then all are the row's
+		// length, but for a load the loop carries (carry.go: a row's
+		// start, pos[k], once pos[k + 1] is a segment)
+		if lo != "0" || sg.off != nil || len(dsegs) > 0 && !carriedAt0(sg, all) {
 			segs = append(segs, sg)
 		}
 	}
@@ -160,7 +163,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		g.line("}")
 		return
 	}
-	outline := g.outlineWanted(segs, body)
+	outline := g.outlineWanted(segs, dsegs, body)
 	if !isSimple(lo) {
 		t := g.loc.name("lo")
 		g.line("%s := %s", t, lo)
@@ -225,8 +228,9 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 			g.segStore[x.Pos] = vals + "[" + k + "]"
 		}
 	}
+	dsegOffs := g.denseSegChecks(dsegs, lo, hi)
 	for _, d := range dsegs {
-		names = append(names, g.denseSegStart(d, lo, hi, k))
+		names = append(names, g.denseSegStart(d, dsegOffs[d.x], lo, hi, k))
 		excluded[d.x] = true
 		if d.diag != nil {
 			excluded[d.diag] = true // its key is its parent's
@@ -259,7 +263,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		g.override[sg.key(v)] = names[i] + "[" + k + "]"
 	}
 	g.segVars = append(g.segVars, v)
-	dropped := g.segmentOnlyLets(v, body, segs)
+	dropped := g.segmentOnlyLets(v, body, segs, excluded)
 	for _, x := range dropped {
 		g.read[x] = false
 	}

@@ -1,6 +1,10 @@
 package gogen
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/nablasd/nablasd/lower"
 )
 
@@ -64,11 +68,11 @@ func (g *gen) denseStores(v *lower.Var, body lower.Stmt) []denseSeg {
 			continue
 		}
 		l := x.T.Levels[x.Level]
-		if l.Storage != lower.Dense || !l.Full || !invariant(x.Parent) {
+		if l.Storage != lower.Dense || !(l.Full || sizedUnmarked(x)) || !invariant(x.Parent) {
 			continue
 		}
-		w, off := lower.OffsetIndex(x.Key)
-		if w != v || off != nil && !invariant(off) {
+		off, ok := g.loadOffset(x.Key, v) // also through the index lets (letsegments.go)
+		if !ok || off != nil && !invariant(off) {
 			continue
 		}
 		d := denseSeg{x: x, off: off}
@@ -81,11 +85,47 @@ func (g *gen) denseStores(v *lower.Var, body lower.Stmt) []denseSeg {
 				continue
 			}
 		}
-		if g.denseSegmentable(d, body) {
-			out = append(out, d)
-		}
+		out = append(out, d)
 	}
-	return out
+	// A tensor's other inserts in body must be segments too: drop the
+	// candidates that fail until none does.
+	for {
+		ok := map[*lower.Insert]bool{}
+		for _, d := range out {
+			ok[d.x] = true
+			if d.diag != nil {
+				ok[d.diag] = true
+			}
+		}
+		kept := out[:0:0]
+		for _, d := range out {
+			if g.denseSegmentable(d, body, ok) {
+				kept = append(kept, d)
+			}
+		}
+		if len(kept) == len(out) {
+			return out
+		}
+		out = kept
+	}
+}
+
+// sizedUnmarked reports whether x inserts into level 0 of a tensor
+// whose extent lowering proved (lower.Level.Size: a gradient's x̄ of the
+// loops' range), which marks nothing: like a full level, its keys are
+// checked against the extent and never grow it (storage_dense.go).
+func sizedUnmarked(x *lower.Insert) bool {
+	l := x.T.Levels[x.Level]
+	return x.Level == 0 && l.Size != nil && !l.Marked()
+}
+
+// keyRangeError is the error's format of a key of d out of its level's
+// range, as denseInsert says it.
+func keyRangeError(d denseSeg) string {
+	if d.x.T.Levels[d.x.Level].Full {
+		return "key %d out of range 0..%d of a dense result"
+	}
+	return "key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)"
 }
 
 // diagonalBelow returns the insert of stmts into the diagonal level under
@@ -111,18 +151,25 @@ func (g *gen) diagonalBelow(x *lower.Insert, stmts []lower.Stmt) *lower.Insert {
 }
 
 // denseSegmentable checks the conditions of denseStores on the rest of
-// body.
-func (g *gen) denseSegmentable(d denseSeg, body lower.Stmt) bool {
+// body; segs are the inserts that store through segments of their own
+// (several rows of one tensor: the stencil's gradient adds into five).
+func (g *gen) denseSegmentable(d denseSeg, body lower.Stmt, segs map[*lower.Insert]bool) bool {
 	q := d.storePos()
 	if !g.ownPos(d.x, body) || d.diag != nil && !g.ownPos(d.diag, body) {
 		return false
 	}
 	t := d.x.T
+	pos := map[*lower.Var]bool{} // the positions stored through segments
+	for x := range segs {
+		if x.T == t && x.Pos != nil {
+			pos[x.Pos] = true
+		}
+	}
 	ok := true
 	lower.WalkStmts(body, func(s lower.Stmt) {
 		switch s := s.(type) {
 		case *lower.Insert:
-			if s.T == t && s != d.x && s != d.diag {
+			if s.T == t && !segs[s] {
 				ok = false
 			}
 		case *lower.Init:
@@ -130,7 +177,7 @@ func (g *gen) denseSegmentable(d denseSeg, body lower.Stmt) bool {
 				ok = false
 			}
 		case *lower.Store:
-			if s.T == t && (q == nil || !isRefTo(s.Pos, q)) {
+			if r, isRef := s.Pos.(*lower.Ref); s.T == t && (!isRef || !pos[r.V]) {
 				ok = false
 			}
 		}
@@ -147,31 +194,82 @@ func (g *gen) denseSegmentable(d denseSeg, body lower.Stmt) bool {
 	return q == nil || reads[q] == storesAt(body, q)
 }
 
-// denseSegStart emits, in a loop of v over lo..hi (lo < hi), the check of
-// d's row against its level's extent and the row's segment, records the
-// segment's element at index k for the stores, and returns the segment's
-// name.
-func (g *gen) denseSegStart(d denseSeg, lo, hi, k string) string {
+// denseSegChecks emits, in a loop of v over lo..hi (lo < hi), the check
+// of the rows of ds against their levels' extents, and returns the
+// offsets' Go names (by insert; "" for none) for denseSegStart. The
+// error is the first key out of range as the loop would have met it: of
+// one row, its first key past either end; of several, a cold loop over
+// the keys in the loop's order, iteration by iteration.
+func (g *gen) denseSegChecks(ds []denseSeg, lo, hi string) map[*lower.Insert]string {
+	offs := map[*lower.Insert]string{}
+	var conds []string
+	for _, d := range ds {
+		klo, khi := lo, hi
+		if d.off != nil {
+			o := g.simple(d.off, lower.Int, "o")
+			g.typed(o, "int")
+			offs[d.x] = o
+			klo, khi = o+"+"+lo, o+"+"+hi
+		}
+		n := g.ts[d.x.T].f(nField(d.x.Level))
+		if len(ds) > 1 {
+			c := fmt.Sprintf("%s < 0 || %s > %s", klo, khi, n)
+			if klo == "0" {
+				c = fmt.Sprintf("%s > %s", khi, n)
+			}
+			if !slices.Contains(conds, c) {
+				conds = append(conds, c)
+			}
+			continue
+		}
+		if klo == "0" {
+			g.line("if %s > %s {", khi, n)
+			g.returnErr(g.errorf(keyRangeError(d), n, n+"-1"))
+		} else {
+			g.line("if %s < 0 || %s > %s {", klo, khi, n)
+			bad := g.loc.name("k")
+			g.line("%s := %s", bad, klo)
+			g.line("if %s >= 0 {\n%s = max(%s, %s)\n}", bad, bad, bad, n)
+			g.returnErr(g.errorf(keyRangeError(d), bad, n+"-1"))
+		}
+		g.line("}")
+	}
+	if len(conds) == 0 {
+		return offs
+	}
+	g.line("if %s {", strings.Join(conds, " || "))
+	j := g.loc.name("j")
+	g.line("for %s := %s; %s < %s; %s++ {", j, lo, j, hi, j)
+	checked := map[string]bool{} // a key checked again would pass
+	for _, d := range ds {
+		key := j
+		if o := offs[d.x]; o != "" {
+			key = o + "+" + j
+		}
+		n := g.ts[d.x.T].f(nField(d.x.Level))
+		if checked[key+" "+n] {
+			continue
+		}
+		checked[key+" "+n] = true
+		g.line("if uint(%s) >= uint(%s) {", key, n)
+		g.returnErr(g.errorf(keyRangeError(d), key, n+"-1"))
+		g.line("}")
+	}
+	g.line("}")
+	g.line("}")
+	return offs
+}
+
+// denseSegStart emits the segment of d's row, its keys checked
+// (denseSegChecks: o is its offset's Go name), records the segment's
+// element at index k for the stores, and returns the segment's name.
+func (g *gen) denseSegStart(d denseSeg, o, lo, hi, k string) string {
 	ti := g.ts[d.x.T]
 	klo, khi := lo, hi
-	if d.off != nil {
-		o := g.simple(d.off, lower.Int, "o")
-		g.typed(o, "int")
+	if o != "" {
 		klo, khi = o+"+"+lo, o+"+"+hi
 	}
 	n := ti.f(nField(d.x.Level))
-	// the first key out of range, as the loop would have met it
-	if klo == "0" {
-		g.line("if %s > %s {", khi, n)
-		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", n, n+"-1"))
-	} else {
-		g.line("if %s < 0 || %s > %s {", klo, khi, n)
-		bad := g.loc.name("k")
-		g.line("%s := %s", bad, klo)
-		g.line("if %s >= 0 {\n%s = max(%s, %s)\n}", bad, bad, bad, n)
-		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", bad, n+"-1"))
-	}
-	g.line("}")
 	base := ""
 	if !isZero(d.x.Parent) {
 		q := g.simple(d.x.Parent, lower.Int, "q")
