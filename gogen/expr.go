@@ -140,6 +140,9 @@ func (g *gen) expr(e lower.Expr) code {
 				}
 			}
 		}
+		if s := g.backOverride(x); s != "" {
+			return code{s, precPrimary} // backsegments.go
+		}
 		return code{g.arrays[x.A] + "[" + g.exprAs(x.Index, lower.Int) + "]", precPrimary}
 	case *lower.Len:
 		return code{"len(" + g.arrays[x.A] + ")", precPrimary}
@@ -152,6 +155,9 @@ func (g *gen) expr(e lower.Expr) code {
 	case *lower.Select:
 		return g.selectExpr(x)
 	case *lower.ValAt:
+		if s := g.backOverride(x); s != "" {
+			return code{s, precPrimary} // backsegments.go
+		}
 		return code{g.ts[x.T].f(valsField) + "[" + g.exprAs(x.Pos, lower.Int) + "]", precPrimary}
 	}
 	g.failf("internal error: an expression %T", e)

@@ -206,6 +206,9 @@ type gen struct {
 	// override maps loads A[v] to the Go expression reading them from a
 	// segment of A (loops.go)
 	override map[loadKey]string
+	// backSegs maps the backward reads of the loops being emitted to
+	// their segments' elements (backsegments.go).
+	backSegs map[backKey]string
 	// idxLets are the program's int lets (letsegments.go); segVars the
 	// variables of the loops whose segments are being read, innermost
 	// last
@@ -286,7 +289,7 @@ type loadKey struct {
 func newGen(p *lower.Program, opts Options) *gen {
 	g := &gen{p: p, opts: opts, fn: opts.Func, loc: newNamer(), w: &bytes.Buffer{},
 		vars: map[*lower.Var]string{}, arrays: map[*lower.Array]string{}, ts: map[*lower.Tensor]*tinfo{},
-		override: map[loadKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, facts: map[string]int{}, rowSegs: map[rowSegKey]string{}, grownBefore: map[*lower.Insert]bool{}, imports: map[string]bool{}, helpers: map[string]bool{},
+		override: map[loadKey]string{}, backSegs: map[backKey]string{}, segInsert: map[*lower.Insert]string{}, segStore: map[*lower.Var]string{}, synced: map[*tinfo]bool{}, all: map[*lower.Tensor]bool{}, facts: map[string]int{}, rowSegs: map[rowSegKey]string{}, grownBefore: map[*lower.Insert]bool{}, imports: map[string]bool{}, helpers: map[string]bool{},
 		typedLocals: map[string]string{}, frozen: map[*tinfo]bool{}, merged: map[*lower.Tensor]bool{}, copies: map[*lower.Tensor]string{},
 		burstAt: bursts(p), begun: map[*lower.Insert]bool{}, wvals: workspaceRows(p), idxLets: indexLets(p)}
 	g.pfx = strings.ToLower(opts.Func[:1]) + opts.Func[1:]

@@ -134,6 +134,9 @@ func (g *gen) segmentOnlyLets(v *lower.Var, body lower.Stmt, segs []segRef, excl
 				if off, ok := g.loadOffset(x.Index, v); ok && inSeg[segRef{x.A, off}.key(v)] {
 					return // read from the segment: the index is not emitted
 				}
+				if g.isBackSeg(x, v) {
+					return // read from a backward segment (backsegments.go)
+				}
 				walk(x.Index)
 			case *lower.Unary:
 				walk(x.X)
@@ -149,6 +152,9 @@ func (g *gen) segmentOnlyLets(v *lower.Var, body lower.Stmt, segs []segRef, excl
 				walk(x.Then)
 				walk(x.Else)
 			case *lower.ValAt:
+				if g.isBackSeg(x, v) {
+					return
+				}
 				walk(x.Pos)
 			}
 		}

@@ -135,9 +135,13 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 	var segs []segRef
 	var stores []*lower.Insert
 	var dsegs []denseSeg
+	var back []backRef // backsegments.go
 	if !g.hoisted[v] && !g.visible(v) && !writes(body, v) {
 		stores = g.segmentStores(v, body)
 		dsegs = g.denseStores(v, body)
+		if len(stores) == 0 && len(dsegs) == 0 {
+			back = g.backReads(v, body)
+		}
 	}
 	all := g.segmentArrays(v, body)
 	for _, sg := range all {
@@ -145,11 +149,11 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		// row is stored through a segment: then all are the row's
 		// length, but for a load the loop carries (carry.go: a row's
 		// start, pos[k], once pos[k + 1] is a segment)
-		if lo != "0" || sg.off != nil || len(dsegs) > 0 && !carriedAt0(sg, all) {
+		if lo != "0" || sg.off != nil || len(dsegs) > 0 && !carriedAt0(sg, all) || len(back) > 0 {
 			segs = append(segs, sg)
 		}
 	}
-	if len(segs) == 0 && len(stores) == 0 && len(dsegs) == 0 {
+	if len(segs) == 0 && len(stores) == 0 && len(dsegs) == 0 && len(back) == 0 {
 		name := g.vars[v]
 		bind := func() { g.declare(v) }
 		if g.visible(v) {
@@ -163,7 +167,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		g.line("}")
 		return
 	}
-	outline := g.outlineWanted(segs, dsegs, body)
+	outline := g.outlineWanted(segs, back, body)
 	if !isSimple(lo) {
 		t := g.loc.name("lo")
 		g.line("%s := %s", t, lo)
@@ -207,6 +211,8 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		// the load would
 		g.line("%s := %s[%s+%s : %s+%s : len(%s)]", n, g.arrays[a], o, lo, o, hi, g.arrays[a])
 	}
+	backNames := g.backSegStart(back, lo, hi, offs)
+	names = append(names, backNames...) // after the segments' (preGrow reads names[i] as segs[i]'s)
 	k := g.loc.name("k")
 	excluded := map[*lower.Insert]bool{} // their keys and At read v through a segment
 	for _, x := range stores {
@@ -253,14 +259,24 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		rowKeys = g.sliceRowSegs(g.alwaysSegments(v, body))
 	}
 	var carried []carry // carry.go
-	if !outline {
+	if !outline && len(back) == 0 {
 		carried = g.carries(v, lo, segs, body)
 		g.carryStart(carried)
 	}
-	g.line("for %s := range %s {", k, names[0])
+	if len(back) == 0 {
+		g.line("for %s := range %s {", k, names[0])
+	} else {
+		g.line("for %s := len(%s) - 1; %s >= 0; %s-- {", k, names[0], k, k)
+	}
 	g.loopBodies = append(g.loopBodies, body)
 	for i, sg := range segs {
 		g.override[sg.key(v)] = names[i] + "[" + k + "]"
+		if len(back) > 0 {
+			g.override[sg.key(v)] = names[i] + "[len(" + names[i] + ")-1-" + k + "]"
+		}
+	}
+	for i, b := range back {
+		g.backSegs[b.key(v)] = backNames[i] + "[" + k + "]"
 	}
 	g.segVars = append(g.segVars, v)
 	dropped := g.segmentOnlyLets(v, body, segs, excluded)
@@ -275,7 +291,11 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		read = append(read[:len(read):len(read)], segRef{c.a, c.lo})
 	}
 	if g.readOutside(v, body, read, excluded) {
-		g.bind(v, lo+" + "+k)
+		if len(back) == 0 {
+			g.bind(v, lo+" + "+k)
+		} else {
+			g.bind(v, hi+" - 1 - "+k) // backward (backsegments.go)
+		}
 	}
 	g.stmt(body)
 	g.carryEnd(v, carried)
@@ -286,6 +306,9 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 	g.segVars = g.segVars[:len(g.segVars)-1]
 	for _, sg := range segs {
 		delete(g.override, sg.key(v))
+	}
+	for _, b := range back {
+		delete(g.backSegs, b.key(v))
 	}
 	for _, x := range stores {
 		delete(g.segInsert, x)
@@ -595,6 +618,9 @@ func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded
 			if off, ok := g.loadOffset(x.Index, v); ok && inSeg[segRef{x.A, off}.key(v)] {
 				return off != nil && reads(off)
 			}
+			if g.isBackSeg(x, v) {
+				return false // its offset does not read v (backsegments.go)
+			}
 			return reads(x.Index)
 		case *lower.Unary:
 			return reads(x.X)
@@ -609,6 +635,9 @@ func (g *gen) readOutside(v *lower.Var, body lower.Stmt, segs []segRef, excluded
 		case *lower.Select:
 			return reads(x.Cond) || reads(x.Then) || reads(x.Else)
 		case *lower.ValAt:
+			if g.isBackSeg(x, v) {
+				return false
+			}
 			return reads(x.Pos)
 		}
 		return false

@@ -21,9 +21,8 @@ import (
 // own, not inlined (go:noinline), called with the slices and values it
 // reads and returning the variables it sets, and the error it may return.
 // The call costs a few nanoseconds a row; rows of a dense matrix indexed
-// at an offset (a few columns of a dense factor), read or stored through
-// a segment (the downsampling's scatter of 8 taps, x̄(2i + k) += ...),
-// stay inline.
+// at an offset (a few columns of a dense factor), or read backward (the
+// band's gather of 5 taps, ȳ(t - z)), stay inline.
 
 // outlineWanted reports whether the loop about to be emitted over the
 // segments segs should become a function: over the segments of rows (no
@@ -34,14 +33,9 @@ import (
 // gradients whose pass calls exp or tanh, or of three passes, gained 5–15%
 // outlined; a one-pass kernel calling nothing lost 15%, the call costing
 // more than the registers saved.
-func (g *gen) outlineWanted(segs []segRef, dsegs []denseSeg, body lower.Stmt) bool {
-	if len(g.loopBodies) == 0 || len(segs) == 0 {
-		return false
-	}
-	for _, d := range dsegs {
-		if d.off != nil || !isZero(d.x.Parent) {
-			return false // a row stored at an offset (x̄(2i + k) += ...)
-		}
+func (g *gen) outlineWanted(segs []segRef, back []backRef, body lower.Stmt) bool {
+	if len(g.loopBodies) == 0 || len(segs) == 0 || len(back) > 0 {
+		return false // a backward read is at an offset (backsegments.go)
 	}
 	if g.passes < 2 && !callsOut(g.loopBodies[len(g.loopBodies)-1]) {
 		return false

@@ -68,7 +68,7 @@ func (g *gen) denseStores(v *lower.Var, body lower.Stmt) []denseSeg {
 			continue
 		}
 		l := x.T.Levels[x.Level]
-		if l.Storage != lower.Dense || !(l.Full || sizedUnmarked(x)) || !invariant(x.Parent) {
+		if l.Storage != lower.Dense || !l.Full || !invariant(x.Parent) {
 			continue
 		}
 		off, ok := g.loadOffset(x.Key, v) // also through the index lets (letsegments.go)
@@ -108,24 +108,6 @@ func (g *gen) denseStores(v *lower.Var, body lower.Stmt) []denseSeg {
 		}
 		out = kept
 	}
-}
-
-// sizedUnmarked reports whether x inserts into level 0 of a tensor
-// whose extent lowering proved (lower.Level.Size: a gradient's x̄ of the
-// loops' range), which marks nothing: like a full level, its keys are
-// checked against the extent and never grow it (storage_dense.go).
-func sizedUnmarked(x *lower.Insert) bool {
-	l := x.T.Levels[x.Level]
-	return x.Level == 0 && l.Size != nil && !l.Marked()
-}
-
-// keyRangeError is the error's format of a key of d out of its level's
-// range, as denseInsert says it.
-func keyRangeError(d denseSeg) string {
-	if d.x.T.Levels[d.x.Level].Full {
-		return "key %d out of range 0..%d of a dense result"
-	}
-	return "key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)"
 }
 
 // diagonalBelow returns the insert of stmts into the diagonal level under
@@ -224,13 +206,13 @@ func (g *gen) denseSegChecks(ds []denseSeg, lo, hi string) map[*lower.Insert]str
 		}
 		if klo == "0" {
 			g.line("if %s > %s {", khi, n)
-			g.returnErr(g.errorf(keyRangeError(d), n, n+"-1"))
+			g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", n, n+"-1"))
 		} else {
 			g.line("if %s < 0 || %s > %s {", klo, khi, n)
 			bad := g.loc.name("k")
 			g.line("%s := %s", bad, klo)
 			g.line("if %s >= 0 {\n%s = max(%s, %s)\n}", bad, bad, bad, n)
-			g.returnErr(g.errorf(keyRangeError(d), bad, n+"-1"))
+			g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", bad, n+"-1"))
 		}
 		g.line("}")
 	}
@@ -252,7 +234,7 @@ func (g *gen) denseSegChecks(ds []denseSeg, lo, hi string) map[*lower.Insert]str
 		}
 		checked[key+" "+n] = true
 		g.line("if uint(%s) >= uint(%s) {", key, n)
-		g.returnErr(g.errorf(keyRangeError(d), key, n+"-1"))
+		g.returnErr(g.errorf("key %d out of range 0..%d of a dense result", key, n+"-1"))
 		g.line("}")
 	}
 	g.line("}")
