@@ -53,21 +53,6 @@ func (g *gen) carries(v *lower.Var, lo string, segs []segRef, body lower.Stmt) [
 	return out
 }
 
-// carriedAt0 reports whether the load of sg, at the loop's variable
-// itself, is one a loop from 0 carries (carries) when it is not a
-// segment: an input array also read through a segment at v + 1.
-func carriedAt0(sg segRef, segs []segRef) bool {
-	if sg.off != nil || sg.a.Temp {
-		return false
-	}
-	for _, o := range segs {
-		if c, ok := o.off.(*lower.Const); ok && o.a == sg.a && c.K == lower.Int && c.I == 1 {
-			return true
-		}
-	}
-	return false
-}
-
 // readsAt reports whether the live statements of body load at key k.
 func (g *gen) readsAt(body lower.Stmt, v *lower.Var, k loadKey) bool {
 	found := false

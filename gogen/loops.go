@@ -143,13 +143,11 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 			back = g.backReads(v, body)
 		}
 	}
-	all := g.segmentArrays(v, body)
-	for _, sg := range all {
+	for _, sg := range g.segmentArrays(v, body) {
 		// from 0, the arrays' lengths (lenFact) serve as well, unless a
-		// row is stored through a segment: then all are the row's
-		// length, but for a load the loop carries (carry.go: a row's
-		// start, pos[k], once pos[k + 1] is a segment)
-		if lo != "0" || sg.off != nil || len(dsegs) > 0 && !carriedAt0(sg, all) || len(back) > 0 {
+		// row is stored through a segment or read backward: then all are
+		// the row's length
+		if lo != "0" || sg.off != nil || len(dsegs) > 0 || len(back) > 0 {
 			segs = append(segs, sg)
 		}
 	}
