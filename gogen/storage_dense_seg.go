@@ -17,6 +17,15 @@ import (
 // then checks no bounds in the loop (a matrix row updated by a scaled
 // row, x[i] = 1 over a vector), as the hand-written loop does.
 //
+// The key may be spelled through the index lets (t9 := i1 - 1, then
+// out(i)(t9): letsegments.go), and several inserts may write rows of the
+// same tensor, each through its own segment: the stencil's gradient adds
+// into five rows, out(i ± 1)(j) and out(i)(j - 1, j, j + 1), which went
+// from 3.7-4.2 to 3.2-3.5 ms native (1.2x the hand-written loop, was
+// 1.4x). Their keys are checked together before the loop; when one is
+// out of range, a cold loop replays the checks in the loop's order, so
+// the error names the key the loop would have met first.
+//
 // The level may also be followed by a diagonal last level whose insert
 // takes the dense position as its parent (an elementwise Jacobian): the
 // diagonal's position is the dense one, and it marks nothing when the
@@ -42,8 +51,8 @@ func (d denseSeg) storePos() *lower.Var {
 // segments: at the top level of body (run on every iteration, before
 // anything that may fail), into a full dense level of a tensor the
 // function builds, at off + v under a parent the loop does not change,
-// the only inserts into that tensor in body, their position read only as
-// the position of stores into the last level.
+// the only inserts into that tensor in body but for one another, their
+// positions read only as the positions of stores into the last level.
 func (g *gen) denseStores(v *lower.Var, body lower.Stmt) []denseSeg {
 	invariant := func(e lower.Expr) bool {
 		ok := true
