@@ -159,6 +159,15 @@ func memoryNeed(system, kernel string, in *Input) float64 {
 	return 16*nnz + 16*n
 }
 
+// only returns the first-run time at or over which a first run is a
+// cell's only run.
+func (s *Settings) only() float64 {
+	if s.OnlySeconds > 0 {
+		return s.OnlySeconds
+	}
+	return s.MaxSeconds
+}
+
 // rates remembers the last measured rate of each system and kernel, and of
 // each figure's (a figure's inputs are alike: its own rate is the better
 // guess).
@@ -175,9 +184,12 @@ func (r rates) estimate(c *Cell, s *Settings) (run, wall float64) {
 		rate = defaultRate(c.System)
 	}
 	run = rate*work(c.System, c.Kernel, c.Input) + 1e-5
-	timed := 0.0 // a run of MaxSeconds or more is the only one
-	if run < s.MaxSeconds {
+	timed := 0.0 // a run of OnlySeconds or more is the only one
+	switch {
+	case run < s.MaxSeconds:
 		timed = math.Min(float64(s.Reps)*run, s.MaxSeconds+run)
+	case run < s.only():
+		timed = run // one warm run after a slow first one
 	}
 	return run, setupTime(c.System, c.Kernel, c.Input) + run + timed
 }
