@@ -47,17 +47,29 @@ func TestMeasureSlowFirstRun(t *testing.T) {
 	}
 }
 
-// The budget's estimate counts the warm run after a slow first one.
+// The budget's estimate counts the warm run after a slow first one, when
+// both fit the cell's budget: a cell whose one cold run fits it is not
+// skipped for the warm run (with a 10 s budget a 6 s first run stays the
+// only one, as it was before the warm run).
 func TestEstimateSlowFirstRun(t *testing.T) {
-	s := Settings{Reps: 5, MaxSeconds: 1, OnlySeconds: 10}
 	in := &Input{Name: "big", Rows: 1 << 16, Cols: 1 << 16, NNZ: 1 << 22, RowSq: 1 << 28}
-	c := &Cell{Figure: "fig11", Panel: "p", X: "big", Kernel: "batax", Input: in, System: "hand"}
-	for _, tc := range []struct{ run, timed float64 }{{0.1, 0.5}, {0.5, 1.5}, {2, 2}, {20, 0}} {
+	c := &Cell{Figure: "fig12", Panel: "p", X: "big", Kernel: "batax", Input: in, System: "hand"}
+	for _, tc := range []struct {
+		budget     time.Duration
+		run, timed float64
+	}{
+		{time.Minute, 0.1, 0.5}, {time.Minute, 0.5, 1.5}, {time.Minute, 2, 2}, {time.Minute, 20, 0},
+		{10 * time.Second, 2, 2}, {10 * time.Second, 6, 0},
+	} {
+		s := Settings{Reps: 5, MaxSeconds: 1, OnlySeconds: 10, Budget: tc.budget}
 		r := rates{}
 		r.learn(c, tc.run)
 		run, wall := r.estimate(c, &s)
 		if got := wall - run - setupTime(c.System, c.Kernel, c.Input); math.Abs(got-tc.timed) > 1e-3 {
-			t.Errorf("a %g s run: timed runs estimated at %g s, want %g", tc.run, got, tc.timed)
+			t.Errorf("a %g s run, budget %s: timed runs estimated at %g s, want %g", tc.run, tc.budget, got, tc.timed)
+		}
+		if only := s.onlyFor(c); (tc.timed == 0) != (tc.run >= only) {
+			t.Errorf("a %g s run, budget %s: the runner's only-run bound %g s disagrees with the estimate", tc.run, tc.budget, only)
 		}
 	}
 }

@@ -18,7 +18,8 @@ type Request struct {
 	Scalars map[string]float64 `json:"scalars,omitempty"`
 	// Reps is the most timed runs after the first; MaxSeconds stops them
 	// early once they took that long (at least one timed run). A first
-	// run of OnlySeconds or more is the only one (0: MaxSeconds).
+	// run of OnlySeconds or more is the only one (0: MaxSeconds; the
+	// harness sends Settings.onlyFor the cell).
 	Reps        int     `json:"reps"`
 	MaxSeconds  float64 `json:"max_seconds"`
 	OnlySeconds float64 `json:"only_seconds,omitempty"`

@@ -298,7 +298,7 @@ func (st *runState) runCell(c *Cell) *Row {
 		return row
 	}
 	req := Request{Op: "run", System: c.System, Kernel: c.Kernel, N: c.Input.N(), Files: map[string]string{},
-		Reps: s.Reps, MaxSeconds: s.MaxSeconds, OnlySeconds: s.OnlySeconds, MemLimit: s.MemLimit}
+		Reps: s.Reps, MaxSeconds: s.MaxSeconds, OnlySeconds: s.onlyFor(c), MemLimit: s.MemLimit}
 	switch {
 	case isWorkload(c.Kernel):
 		req.Files["A"] = c.Input.Path
