@@ -158,7 +158,6 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	if n, ok := x.(*lower.Unary); ok && n.Op == lower.Neg && st.Op == lower.AddTo {
 		x, sub = n.X, true
 	}
-	insert, store := rg.insert(ins, l), rg.store(st, l)
 	// keyed by the level's loop variable plus a constant d (through the
 	// nest's int lets: t := i + 1): over consecutive lanes (base) the
 	// keys are base + d, base + d + 1, ..., a slice of the values; the
@@ -168,10 +167,38 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	if lv != nil {
 		d, byLane = lower.Offset(rg.intLets(ins.Key), lv)
 	}
+	key := ins.Key
+	if byLane && ins.Level == 0 {
+		// the batches whose positions are not consecutive compute the
+		// keys from the loop's column, not from the lets' columns
+		key = offsetExpr(lv, d)
+	}
+	// the two statements as compiled alone, for another storage (the
+	// insert keyed as the pass is)
+	at := *ins
+	at.Key = key
 	reads := rg.colReads[lv]
-	uk, ck := rg.int(ins.Key, l, false)
+	insert := rg.insert(&at, l)
+	insertReads := rg.colReads[lv] - reads
+	store := rg.store(st, l)
+	reads = rg.colReads[lv] - insertReads
+	uk, ck := rg.int(key, l, false)
 	if byLane {
+		// the key's and the insert's reads of the loop's column run
+		// after laneCol
 		rg.colReads[lv] = reads
+	}
+	// laneCol fills the loop's column for a batch of consecutive
+	// positions, which forStmt leaves unfilled when every reader slices
+	// (lazy): the keys are then computed from it (a storage not dense, a
+	// key past the level's end)
+	laneCol := func(fr *frame, cx *vctx) {
+		if byLane && cx.base >= 0 {
+			col := fr.regions[rg.id].i[rg.icol[lv]][:cx.n]
+			for k := range col {
+				col[k] = cx.base + k
+			}
+		}
 	}
 	uf, cf := rg.real(x, l, false)
 	// values are the lanes' values: a column, or one value for every lane
@@ -193,6 +220,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 		pb := rg.newI()
 		return func(fr *frame, cx *vctx) {
 			rt := fr.t[t]
+			laneCol(fr, cx)
 			if rt.levels[il].kind != lower.Dense || cx.n == 0 {
 				insert(fr, cx)
 				store(fr, cx)
@@ -226,6 +254,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	return func(fr *frame, cx *vctx) {
 		rt := fr.t[t]
 		if rt.levels[0].kind != lower.Dense {
+			laneCol(fr, cx)
 			insert(fr, cx)
 			store(fr, cx)
 			return
@@ -241,6 +270,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			storeRun(rt.vals[lo:lo+cx.n], xs, u, set, sub && xs != nil)
 			return
 		}
+		laneCol(fr, cx)
 		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		for k := 0; k < len(keys); {
 			lev := rt.levels[0]
