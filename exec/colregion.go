@@ -43,7 +43,7 @@ func (c *compiler) compileNest(s lower.Stmt) stmt {
 	return func(fr *frame) {
 		cb := fr.region(id, rg)
 		cx := &cb.ctx[0]
-		cx.n, cx.base = 1, -1
+		cx.n, cx.base, cx.one = 1, -1, -1
 		body(fr, cx)
 	}
 }
@@ -118,7 +118,7 @@ func (cb *regionBufs) parents(cx *vctx) []int32 { return cb.ctx[cx.level+1].anc[
 // childOf is child, the n parents already in parents(cx).
 func (cb *regionBufs) childOf(cx *vctx, n int) *vctx {
 	ch := &cb.ctx[cx.level+1]
-	ch.n, ch.base = n, -1
+	ch.n, ch.base, ch.one = n, -1, -1
 	up := ch.anc[cx.level]
 	for _, d := range cb.keep[cx.level+1] {
 		src, dst := cx.anc[d], ch.anc[d][:n]

@@ -404,8 +404,11 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 		rb := fr.regions[rg.id]
 		ups, vcol := rb.parents(cx), rb.i[vslot]
 		m, contig, start := 0, true, 0
+		one := -1 // the lane whose range every lane so far comes from, -2 several
 		flush := func() {
 			ch := rb.childOf(cx, m)
+			ch.one = max(one, -1)
+			one = -1
 			switch {
 			case contig && start >= 0:
 				ch.base = start
@@ -421,8 +424,22 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 			m, contig = 0, true
 		}
 		for k := 0; k < cx.n; k++ {
+			if m >= batch/2 && los[k] < his[k] {
+				// a batch at least half full ends with a lane's range
+				// rather than run on into the next lane's: its lanes
+				// stay consecutive positions of one lane (a row of a
+				// stencil), whose loads and stores are slices (one)
+				flush()
+			}
 			// a lane's range, in pieces that fill the batch
 			for p, h := los[k], his[k]; p < h; {
+				switch one {
+				case -1:
+					one = k
+				case k:
+				default:
+					one = -2
+				}
 				if m == 0 {
 					start = p
 				} else if contig && p != start+m {

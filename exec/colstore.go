@@ -168,7 +168,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 		d, byLane = lower.Offset(rg.intLets(ins.Key), lv)
 	}
 	key := ins.Key
-	if byLane && ins.Level == 0 {
+	if byLane {
 		// the batches whose positions are not consecutive compute the
 		// keys from the loop's column, not from the lets' columns
 		key = offsetExpr(lv, d)
@@ -193,11 +193,8 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	// (lazy): the keys are then computed from it (a storage not dense, a
 	// key past the level's end)
 	laneCol := func(fr *frame, cx *vctx) {
-		if byLane && cx.base >= 0 {
-			col := fr.regions[rg.id].i[rg.icol[lv]][:cx.n]
-			for k := range col {
-				col[k] = cx.base + k
-			}
+		if byLane {
+			rg.fillLoopCol(lv, fr, cx)
 		}
 	}
 	uf, cf := rg.real(x, l, false)
@@ -216,10 +213,30 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	kb := rg.newI()
 	t, set, il := ins.T.ID, st.Op == lower.Set, ins.Level
 	if il > 0 {
+		// over consecutive positions of one row (vctx.one) the parent is
+		// the same in every lane, and the keys base + d, ...: a slice of
+		// the row's values
+		var parentAt func(*frame, *vctx) int
+		if byLane {
+			parentAt = rg.rowUniform(ins.Parent, l)
+		}
 		up, cp := rg.int(ins.Parent, l, false)
 		pb := rg.newI()
 		return func(fr *frame, cx *vctx) {
 			rt := fr.t[t]
+			if lev := rt.levels[il]; parentAt != nil && lev.kind == lower.Dense && cx.base >= 0 && cx.one >= 0 {
+				if lo := cx.base + d; lo >= 0 && lo+cx.n <= lev.size {
+					xs, u := values(fr, cx)
+					off := parentAt(fr, cx)*lev.size + lo
+					if lev.present != nil {
+						for k := range lev.present[off : off+cx.n] {
+							lev.present[off+k] = true
+						}
+					}
+					storeRun(rt.vals[off:off+cx.n], xs, u, set, sub && xs != nil)
+					return
+				}
+			}
 			laneCol(fr, cx)
 			if rt.levels[il].kind != lower.Dense || cx.n == 0 {
 				insert(fr, cx)

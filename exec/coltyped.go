@@ -91,6 +91,9 @@ func loadCol[T elem](rg *region, ty typed[T], x *lower.Load, l int, chk bool, bu
 			return out
 		}
 	}
+	if f := rowLoad(rg, ty, x, l, chk, buf); f != nil {
+		return f
+	}
 	_, ci := rg.int(x.Index, l, chk)
 	if chk {
 		return func(fr *frame, cx *vctx) []T {

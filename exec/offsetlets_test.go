@@ -102,3 +102,30 @@ func letOffsets(p *lower.Program) int {
 	})
 	return made
 }
+
+// TestRowBatches runs loops over the rows of a matrix whose loads and
+// stores are at the inner loop's variable plus an offset of the row (x(c +
+// j - 1), c := 740·i; out(i - 1)(j + 1)): a batch of one row's consecutive
+// positions (vctx.one) slices the array and the row, and a batch of
+// several rows' positions, consecutive or not, gathers and scatters at
+// the indices computed from the loop's columns. Long rows give batches of
+// one row and batches across two; short rows laid end to end (j from 5·i
+// to 5·i + 5) give consecutive batches of many rows. Against the
+// interpreter.
+func TestRowBatches(t *testing.T) {
+	x := make(sdql.RealArray, 3000)
+	for i := range x {
+		x[i] = float64(i%7) - 2.5 + float64(i)/4096
+	}
+	in := map[string]sdql.Value{"x_val": x, "x_len": sdql.Int(len(x))}
+	for _, src := range []string{
+		"sum(<i, _> in (1:4)) sum(<j, _> in (1:700)) { i - 1 -> { j + 1 -> x_val(i * 740 + j - 1) - x_val((i - 1) * 740 + j + 1) } }",
+		"sum(<i, _> in (1:9)) sum(<j, _> in (1:300)) { i - 1 -> { j - 1 -> x_val(i * 300 + j) * 2.0 } } + { i -> { j -> -x_val(i * 300 + j - 1) } }",
+		"sum(<i, _> in (0:400)) sum(<j, _> in (i * 5:i * 5 + 5)) { j -> x_val(j + i) }",
+	} {
+		t.Run(src, func(t *testing.T) {
+			prog, info, p := lowerFor(t, src, in)
+			runLowered(t, prog, info, p, in, src)
+		})
+	}
+}
