@@ -31,9 +31,11 @@ func (c *compiler) compileNest(s lower.Stmt) stmt {
 	c.regions = append(c.regions, rg)
 	rg.spare = rg.newI()
 	rg.assigned = map[*lower.Var]bool{}
+	rg.assigns = map[*lower.Var]int{}
 	lower.WalkStmts(s, func(x lower.Stmt) {
 		if a, ok := x.(*lower.Assign); ok {
 			rg.assigned[a.V] = true
+			rg.assigns[a.V]++
 		}
 	})
 	body := rg.stmt(s, 0)

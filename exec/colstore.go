@@ -54,7 +54,19 @@ func (rg *region) search(s *lower.Search, l int) vstmt {
 // the lanes where it is found.
 func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	up, cp := rg.int(s.Parent, l, false)
+	// keyed by the level's loop variable: over consecutive lanes (base)
+	// the keys are base, base+1, ..., and the key column is read only
+	// where they are not (fillLoopCol first)
+	lvar := rg.loopVar[l]
+	byLane := false
+	if r, ok := s.Key.(*lower.Ref); ok && lvar == r.V {
+		byLane = true
+	}
+	reads := rg.colReads[lvar]
 	uk, ck := rg.int(s.Key, l, false)
+	if byLane {
+		rg.colReads[lvar] = reads
+	}
 	rg.define(s.Pos, l+1)
 	pslot := rg.icol[s.Pos]
 	body := rg.stmt(s.Body, l+1)
@@ -63,12 +75,6 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	pc, ok := s.Parent.(*lower.Const)
 	top := lv == 0 && ok && pc.I == 0
 	read := rg.readInto(s, l)
-	// keyed by the level's loop variable: over consecutive lanes (base)
-	// the keys are base, base+1, ...
-	byLane := false
-	if r, ok := s.Key.(*lower.Ref); ok && rg.loopVar[l] == r.V {
-		byLane = true
-	}
 	return func(fr *frame, cx *vctx) {
 		if byLane && top && read >= 0 && cx.base >= 0 {
 			// x = t.val[k] for the keys k = base.. within a dense level 0
@@ -86,6 +92,9 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 			parents = cp(fr, cx)
 		default:
 			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
+		}
+		if byLane {
+			rg.fillLoopCol(lvar, fr, cx)
 		}
 		keys = icolOf(fr, cx, uk, ck, rg, kb)
 		rb := fr.regions[rg.id]
@@ -127,6 +136,57 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 		if m > 0 {
 			body(fr, rb.childOf(cx, m))
 		}
+	}
+}
+
+// letLocate compiles `x := u; if q := locate(T.level0[0], i); found { x
+// = T.val[q] }`, the read of a value defaulting to u (u the same in every
+// lane, i the level's loop variable), as one statement: over
+// consecutive keys within a dense level 0 without presence every lane is
+// found, so u is not written first, and x's column is the slice of T's
+// values itself when nothing else in the nest assigns x (no copy; T is
+// not written in a columnar nest, eligibleNest). Otherwise it runs the
+// two statements, x's own column restored. It returns nil when a and b
+// are not a let and a locate.
+func (rg *region) letLocate(a, b lower.Stmt, l int) vstmt {
+	let, ok1 := a.(*lower.Let)
+	loc, ok2 := b.(*lower.Locate)
+	if !ok1 || !ok2 || let.V.Kind != lower.Real || rg.varies(let.X) {
+		return nil
+	}
+	set := rg.stmt(let, l)
+	read := rg.readInto(loc, l)
+	own := rg.newF()
+	locate := rg.locate(loc, l)
+	pc, ok := loc.Parent.(*lower.Const)
+	r, byKey := loc.Key.(*lower.Ref)
+	if read != rg.fcol[let.V] || loc.Level != 0 || !ok || pc.I != 0 || !byKey || r.V != rg.loopVar[l] {
+		return func(fr *frame, cx *vctx) {
+			set(fr, cx)
+			locate(fr, cx)
+		}
+	}
+	alias := rg.assigns[let.V] == 1 // the locate's body
+	t := loc.T.ID
+	return func(fr *frame, cx *vctx) {
+		rb := fr.regions[rg.id]
+		if cx.base >= 0 {
+			rt := fr.t[t]
+			if lev := rt.levels[0]; lev.kind == lower.Dense && lev.present == nil && cx.base+cx.n <= lev.size {
+				src := rt.vals[cx.base : cx.base+cx.n]
+				if alias {
+					rb.f[read] = src
+				} else {
+					copy(rb.f[read][:cx.n], src)
+				}
+				return
+			}
+		}
+		if alias {
+			rb.f[read] = rb.f[own]
+		}
+		set(fr, cx)
+		locate(fr, cx)
 	}
 }
 

@@ -72,6 +72,8 @@ type region struct {
 	// assigned: the variables an Assign writes in the nest (its lets'
 	// variables are otherwise set once per batch: letAlias)
 	assigned map[*lower.Var]bool
+	// assigns counts the Assigns of each variable in the nest
+	assigns map[*lower.Var]int
 	// intLet is the expression of each int let of the nest that nothing
 	// assigns (intLets reads index arithmetic through them)
 	intLet map[*lower.Var]lower.Expr

@@ -129,3 +129,29 @@ func TestRowBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestLetLocate runs the read of a dense vector's values defaulting to
+// zero (x := 0.0; if q := locate(y, i); found { x = y.val[q] }), keyed by
+// a loop's variable, over batches within y (x's column is then a slice of
+// y's values), past its end and from a negative key (x's own column,
+// filled, then the lanes found), in that order and the other, against
+// the interpreter; y read again after is the same.
+func TestLetLocate(t *testing.T) {
+	x := make(sdql.RealArray, 3000)
+	for i := range x {
+		x[i] = float64(i%7) - 2.5 + float64(i)/4096
+	}
+	in := map[string]sdql.Value{"x_val": x, "x_len": sdql.Int(len(x))}
+	for _, src := range []string{
+		"let y = sum(<i, _> in (0:2000)) { i + 1 -> x_val(i) * 2.0 } in sum(<i, _> in (0:2500)) { i -> y(i) }",
+		"let y = sum(<i, _> in (0:2000)) { i + 1 -> x_val(i) * 2.0 } in sum(<i, _> in (-600:2500)) { i + 600 -> y(i) }",
+		// y read again, row after row: its values untouched by the
+		// rows before
+		"let y = sum(<i, _> in (0:2000)) { i + 1 -> x_val(i) * 2.0 } in sum(<r, _> in (0:3)) sum(<i, _> in (0:2500)) { i -> y(i) * r }",
+	} {
+		t.Run(src, func(t *testing.T) {
+			prog, info, p := lowerFor(t, src, in)
+			runLowered(t, prog, info, p, in, src)
+		})
+	}
+}
