@@ -159,6 +159,23 @@ func memoryNeed(system, kernel string, in *Input) float64 {
 	return 16*nnz + 16*n
 }
 
+// only returns the first-run time at or over which a first run is a
+// cell's only run.
+func (s *Settings) only() float64 {
+	if s.OnlySeconds > 0 {
+		return s.OnlySeconds
+	}
+	return s.MaxSeconds
+}
+
+// onlyFor is only() for the cell c, lowered so that a first run and the
+// warm run after it fit the cell's budget beside its setup: a cell whose
+// one cold run fits its budget is never skipped for the warm run.
+func (s *Settings) onlyFor(c *Cell) float64 {
+	room := (s.budgetOf(c).Seconds() - setupTime(c.System, c.Kernel, c.Input)) / 2
+	return math.Max(math.Min(s.only(), room), 0)
+}
+
 // rates remembers the last measured rate of each system and kernel, and of
 // each figure's (a figure's inputs are alike: its own rate is the better
 // guess).
@@ -175,9 +192,13 @@ func (r rates) estimate(c *Cell, s *Settings) (run, wall float64) {
 		rate = defaultRate(c.System)
 	}
 	run = rate*work(c.System, c.Kernel, c.Input) + 1e-5
-	timed := 0.0 // a run of MaxSeconds or more is the only one
-	if run < s.MaxSeconds {
+	timed := 0.0 // a run of the cell's onlyFor or more is the only one
+	switch {
+	case run >= s.onlyFor(c):
+	case run < s.MaxSeconds:
 		timed = math.Min(float64(s.Reps)*run, s.MaxSeconds+run)
+	default:
+		timed = run // one warm run after a slow first one
 	}
 	return run, setupTime(c.System, c.Kernel, c.Input) + run + timed
 }

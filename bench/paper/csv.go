@@ -38,6 +38,10 @@ type Row struct {
 	// hand-written Go's ("ok", "mismatch", or "" without a reference).
 	Sum, SumSq float64
 	Check      string
+	// First is the first run's time, in seconds: a cold run (the result
+	// built from nothing), not one of the timed runs unless it is the only
+	// one (NaN: not recorded, as in CSVs written before it was).
+	First float64
 }
 
 // Key identifies the row's cell (Cell.Key).
@@ -50,7 +54,12 @@ func (r *Row) OK() bool { return r.Status == "ok" && !math.IsNaN(r.Time) }
 
 var csvHeader = []string{"figure", "panel", "x", "x_order", "kernel", "input", "source", "rows", "cols", "nnz",
 	"system", "status", "detail", "time_s", "time_min_s", "time_max_s", "runs", "setup_s", "peak_bytes",
-	"sum", "sumsq", "check"}
+	"sum", "sumsq", "check", "first_s"}
+
+// legacyColumns is the number of columns of a results CSV written before
+// first_s was: it reads with First unknown, and a resumed run rewrites it
+// with the current header.
+const legacyColumns = 22
 
 func fnum(x float64) string {
 	if math.IsNaN(x) {
@@ -73,13 +82,15 @@ func (r *Row) record() []string {
 	return []string{r.Figure, r.Panel, r.X, fnum(r.XOrder), r.Kernel, r.Input, r.Source,
 		strconv.Itoa(r.Rows), strconv.Itoa(r.Cols), strconv.Itoa(r.NNZ),
 		r.System, r.Status, r.Detail, fnum(r.Time), fnum(r.TimeMin), fnum(r.TimeMax), strconv.Itoa(r.Runs),
-		fnum(r.Setup), peak, sums(r.Sum), sums(r.SumSq), r.Check}
+		fnum(r.Setup), peak, sums(r.Sum), sums(r.SumSq), r.Check, fnum(r.First)}
 }
 
 // Results is a results CSV: its comment lines ("# key: value") and rows.
+// Legacy reports a CSV written before the first_s column.
 type Results struct {
-	Meta []string
-	Rows []*Row
+	Meta   []string
+	Rows   []*Row
+	Legacy bool
 }
 
 // Setting returns the value of the first comment line "# key: value".
@@ -112,8 +123,8 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 	}
 	cr := csv.NewReader(strings.NewReader(body.String()))
 	cr.Comment = '#'
-	cr.FieldsPerRecord = len(csvHeader)
-	header := true
+	cr.FieldsPerRecord = -1 // the header's count, checked below
+	header, columns := true, len(csvHeader)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -128,11 +139,18 @@ func ReadResults(r io.Reader, name string) (*Results, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		if header {
-			if strings.Join(rec, ",") != strings.Join(csvHeader, ",") {
+			switch strings.Join(rec, ",") {
+			case strings.Join(csvHeader, ","):
+			case strings.Join(csvHeader[:legacyColumns], ","):
+				res.Legacy, columns = true, legacyColumns
+			default:
 				return nil, fmt.Errorf("%s:%d: not a results header (want %s)", name, line, strings.Join(csvHeader, ","))
 			}
 			header = false
 			continue
+		}
+		if len(rec) != columns {
+			return nil, fmt.Errorf("%s:%d: %d fields, want %d", name, line, len(rec), columns)
 		}
 		row, err := parseRow(rec)
 		if err != nil {
@@ -181,7 +199,10 @@ func parseRow(rec []string) (*Row, error) {
 	r := &Row{Figure: rec[0], Panel: rec[1], X: rec[2], XOrder: flt(3), Kernel: rec[4], Input: rec[5], Source: rec[6],
 		Rows: integer(7), Cols: integer(8), NNZ: integer(9), System: rec[10], Status: rec[11], Detail: rec[12],
 		Time: flt(13), TimeMin: flt(14), TimeMax: flt(15), Runs: integer(16), Setup: flt(17), PeakBytes: -1,
-		Sum: flt(19), SumSq: flt(20), Check: rec[21]}
+		Sum: flt(19), SumSq: flt(20), Check: rec[21], First: math.NaN()}
+	if len(rec) > legacyColumns {
+		r.First = flt(22)
+	}
 	if rec[18] != "" {
 		r.PeakBytes = int64(flt(18))
 	}
@@ -225,3 +246,27 @@ func (cw *csvWriter) write(r *Row) error {
 }
 
 func (cw *csvWriter) Close() error { return cw.f.Close() }
+
+// rewriteResults writes res to path in the current format (a legacy CSV
+// gains the first_s column), through a temporary file renamed over it.
+func rewriteResults(path string, res *Results) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	for _, m := range res.Meta {
+		fmt.Fprintf(f, "# %s\n", m)
+	}
+	w := csv.NewWriter(f)
+	w.Write(csvHeader)
+	for _, r := range res.Rows {
+		w.Write(r.record())
+	}
+	w.Flush()
+	if err := errors.Join(w.Error(), f.Close()); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -18,10 +18,10 @@ func TestCSVRoundTrip(t *testing.T) {
 	rows := []*Row{
 		{Figure: "fig12", Panel: "SMVM n=256", X: "2^-1", XOrder: -1, Kernel: "smvm", Input: "n=256,d=2^-1", Source: "synthetic",
 			Rows: 256, Cols: 256, NNZ: 32768, System: "arr", Status: "ok", Time: 1.5e-5, TimeMin: 1e-5, TimeMax: 2e-5, Runs: 5,
-			Setup: 0.01, PeakBytes: 4096, Sum: 12.5, SumSq: 40.25, Check: "ok"},
+			Setup: 0.01, PeakBytes: 4096, Sum: 12.5, SumSq: 40.25, Check: "ok", First: 0.25},
 		{Figure: "fig11", Panel: "BATAx", X: "cant", Kernel: "batax", Input: "cant", Source: "surrogate", System: "torch-dense",
 			Status: "out of memory (estimated 58 GiB, over the limit 8 GiB)", Detail: `a "quoted", detail`,
-			Time: math.NaN(), TimeMin: math.NaN(), TimeMax: math.NaN(), Setup: math.NaN(), PeakBytes: -1, Sum: math.NaN(), SumSq: math.NaN()},
+			Time: math.NaN(), TimeMin: math.NaN(), TimeMax: math.NaN(), Setup: math.NaN(), PeakBytes: -1, Sum: math.NaN(), SumSq: math.NaN(), First: math.NaN()},
 	}
 	for _, r := range rows {
 		if err := w.write(r); err != nil {
@@ -37,10 +37,10 @@ func TestCSVRoundTrip(t *testing.T) {
 		t.Fatalf("meta %q, %d rows", res.Meta, len(res.Rows))
 	}
 	a, b := res.Rows[0], res.Rows[1]
-	if a.Key() != rows[0].Key() || a.Time != 1.5e-5 || a.PeakBytes != 4096 || a.SumSq != 40.25 || !a.OK() {
+	if a.Key() != rows[0].Key() || a.Time != 1.5e-5 || a.PeakBytes != 4096 || a.SumSq != 40.25 || a.First != 0.25 || !a.OK() {
 		t.Errorf("row 1 read back as %+v", a)
 	}
-	if b.Status != rows[1].Status || b.Detail != rows[1].Detail || !math.IsNaN(b.Time) || b.PeakBytes != -1 || b.OK() {
+	if b.Status != rows[1].Status || b.Detail != rows[1].Detail || !math.IsNaN(b.Time) || b.PeakBytes != -1 || !math.IsNaN(b.First) || b.OK() {
 		t.Errorf("row 2 read back as %+v", b)
 	}
 }
@@ -59,7 +59,7 @@ func TestCSVErrors(t *testing.T) {
 	}
 	for _, tc := range []struct{ text, want string }{
 		{bad(3, strings.Replace(lines[3], "0.0007", "fast", 1)), `x.csv:4: column time_s: "fast" is not a number`},
-		{bad(5, "fig11,BATAx"), "x.csv:6: wrong number of fields"},
+		{bad(5, "fig11,BATAx"), "x.csv:6: 2 fields, want 22"},
 		{bad(2, "figure,panel"), "x.csv:3"},
 		{"# only a comment\n", "x.csv: no header line"},
 	} {

@@ -154,7 +154,7 @@ func generateKernel(k string) (*gogen.Kernel, map[string]sdql.Value, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	gk, err := q.GenerateGo(nablasd.GoOptions{Wrt: bench.Wrt[benchKernel(k)], Func: "gen" + strings.ReplaceAll(k, "-", "_"), Package: "main"})
+	gk, err := q.GenerateGo(nablasd.GoOptions{Wrt: bench.Wrt[benchKernel(k)], Func: "gen" + strings.ReplaceAll(k, "-", "_"), Package: "main", Workspace: true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -42,9 +42,13 @@ type Settings struct {
 	// WorkloadInputs are the workloads' matrices (bench.LoadInput names).
 	WorkloadInputs []string
 	// Reps is the most timed runs of a cell after its first run;
-	// MaxSeconds stops them once they took that long.
-	Reps       int
-	MaxSeconds float64
+	// MaxSeconds stops them once they took that long. A first run of
+	// OnlySeconds or more is the cell's only run (0: MaxSeconds); one of
+	// MaxSeconds or more, but under OnlySeconds, is followed by one timed
+	// run, so that a cell's time is a warm run whenever the budget allows.
+	Reps        int
+	MaxSeconds  float64
+	OnlySeconds float64
 	// Budget is the most a cell may be estimated to take (setup and runs);
 	// a running cell is killed at twice that. MemLimit is the most memory
 	// a cell may be estimated to need, or hold.
@@ -86,7 +90,7 @@ func FullSettings() Settings {
 		VectorDims: sizes(10, 20, 2), VectorDimDensities: []float64{1.0 / 4, 1.0 / 256},
 		AblationSize: 1024, AblationDensities: densities(-1, -10),
 		WorkloadInputs: []string{"e40r0000", "synthetic4M"},
-		Reps:           5, MaxSeconds: 1, Budget: 10 * time.Second, Table1Budget: 2 * time.Minute, MemLimit: 8 << 30, Seed: 1}
+		Reps:           5, MaxSeconds: 1, OnlySeconds: 10, Budget: 10 * time.Second, Table1Budget: 2 * time.Minute, MemLimit: 8 << 30, Seed: 1}
 }
 
 // QuickSettings are `make paper QUICK=1`'s: every figure on fewer and
@@ -100,7 +104,7 @@ func QuickSettings() Settings {
 		VectorDims: []int{1 << 10, 1 << 16}, VectorDimDensities: []float64{1.0 / 4, 1.0 / 256},
 		AblationSize: 256, AblationDensities: []float64{1.0 / 2, 1.0 / 16, 1.0 / 256},
 		WorkloadInputs: []string{"e40r0000"},
-		Reps:           2, MaxSeconds: 0.5, Budget: 2 * time.Second, MemLimit: 4 << 30, Seed: 1}
+		Reps:           2, MaxSeconds: 0.5, OnlySeconds: 2, Budget: 2 * time.Second, MemLimit: 4 << 30, Seed: 1}
 }
 
 // TestSettings are a run of every figure and system on tiny inputs, in

@@ -17,9 +17,12 @@ type Request struct {
 	Files   map[string]string  `json:"files"`
 	Scalars map[string]float64 `json:"scalars,omitempty"`
 	// Reps is the most timed runs after the first; MaxSeconds stops them
-	// early once they took that long (at least one timed run).
-	Reps       int     `json:"reps"`
-	MaxSeconds float64 `json:"max_seconds"`
+	// early once they took that long (at least one timed run). A first
+	// run of OnlySeconds or more is the only one (0: MaxSeconds; the
+	// harness sends Settings.onlyFor the cell).
+	Reps        int     `json:"reps"`
+	MaxSeconds  float64 `json:"max_seconds"`
+	OnlySeconds float64 `json:"only_seconds,omitempty"`
 	// MemLimit is the cell's memory limit in bytes (0: none); the Go
 	// runners give it to nablasd as its memory budget.
 	MemLimit int64 `json:"mem_limit,omitempty"`
@@ -35,12 +38,24 @@ type Answer struct {
 	// system's inputs and compile (not timed).
 	Times []float64 `json:"times,omitempty"`
 	Setup float64   `json:"setup_s,omitempty"`
+	// First is the first run's time: a cold run (the result built from
+	// nothing), not one of Times unless it is the only run.
+	First float64 `json:"first_s,omitempty"`
 	// PeakBytes is the first run's peak resident memory above the memory
 	// after loading the files (-1: not measured).
 	PeakBytes int64 `json:"peak_bytes"`
 	// Sum and SumSq are the checksum of the gradient's values.
 	Sum   float64 `json:"sum"`
 	SumSq float64 `json:"sumsq"`
+}
+
+// only returns the first-run time at or over which a first run is the
+// cell's only run.
+func (r *Request) only() float64 {
+	if r.OnlySeconds > 0 {
+		return r.OnlySeconds
+	}
+	return r.MaxSeconds
 }
 
 // The default scalars of the kernels (the values bench uses).

@@ -74,8 +74,8 @@ func serve(h func(Request) Answer) {
 // inputs are); a resumed run with another budget, limit or number of runs
 // adds its rows to the others, and its own settings line.
 func (s *Settings) describe() string {
-	return fmt.Sprintf("%s table1_scale=%g reps=%d max_seconds=%g budget=%s table1_budget=%s mem_limit=%d seed=%d",
-		s.Name, s.Table1Scale, s.Reps, s.MaxSeconds, s.Budget, s.Table1Budget, s.MemLimit, s.Seed)
+	return fmt.Sprintf("%s table1_scale=%g reps=%d max_seconds=%g only_seconds=%g budget=%s table1_budget=%s mem_limit=%d seed=%d",
+		s.Name, s.Table1Scale, s.Reps, s.MaxSeconds, s.only(), s.Budget, s.Table1Budget, s.MemLimit, s.Seed)
 }
 
 // identity is the part of a settings line a resumed run must share: the
@@ -137,6 +137,11 @@ func Run(s Settings, o RunOptions) error {
 		for _, r := range prev.Rows {
 			if !strings.HasPrefix(r.Status, "error") {
 				st.done[r.Key()] = r
+			}
+		}
+		if prev.Legacy {
+			if err := rewriteResults(o.CSV, prev); err != nil {
+				return fmt.Errorf("cannot add the first_s column to %s: %v", o.CSV, err)
 			}
 		}
 		fmt.Fprintf(log, "paper: resuming %s: %d cells done\n", o.CSV, len(st.done))
@@ -256,7 +261,7 @@ func (st *runState) runCell(c *Cell) *Row {
 	row := &Row{Figure: c.Figure, Panel: c.Panel, X: c.X, XOrder: c.XOrder, Kernel: c.Kernel, Input: c.Input.Name,
 		Source: c.Input.Source, Rows: c.Input.Rows, Cols: c.Input.Cols, NNZ: c.Input.NNZ, System: c.System,
 		Time: math.NaN(), TimeMin: math.NaN(), TimeMax: math.NaN(), Setup: math.NaN(), PeakBytes: -1,
-		Sum: math.NaN(), SumSq: math.NaN()}
+		Sum: math.NaN(), SumSq: math.NaN(), First: math.NaN()}
 	sys, _ := SystemByID(c.System)
 	switch {
 	case sys.Runner == "python" && st.python.missing(c.System) != "":
@@ -293,7 +298,7 @@ func (st *runState) runCell(c *Cell) *Row {
 		return row
 	}
 	req := Request{Op: "run", System: c.System, Kernel: c.Kernel, N: c.Input.N(), Files: map[string]string{},
-		Reps: s.Reps, MaxSeconds: s.MaxSeconds, MemLimit: s.MemLimit}
+		Reps: s.Reps, MaxSeconds: s.MaxSeconds, OnlySeconds: s.onlyFor(c), MemLimit: s.MemLimit}
 	switch {
 	case isWorkload(c.Kernel):
 		req.Files["A"] = c.Input.Path
@@ -355,6 +360,9 @@ func (st *runState) runCell(c *Cell) *Row {
 	sort.Float64s(ts)
 	row.Time, row.TimeMin, row.TimeMax, row.Runs = median(ts), ts[0], ts[len(ts)-1], len(ts)
 	row.Setup, row.PeakBytes, row.Sum, row.SumSq = ans.Setup, ans.PeakBytes, ans.Sum, ans.SumSq
+	if ans.First > 0 {
+		row.First = ans.First
+	}
 	st.rates.learn(c, row.Time)
 	st.check(c, row)
 	return row

@@ -171,6 +171,8 @@ func checkSVG(t *testing.T, name string, b []byte) {
 
 // A second run over the same CSV runs nothing again: it reads the done
 // cells back (here with their times changed, which the figures then show).
+// A CSV written before the first_s column (here: the column cut off) is
+// rewritten with it, and a third run appends its new cells to it.
 func TestResume(t *testing.T) {
 	dir := t.TempDir()
 	s := TestSettings()
@@ -191,12 +193,15 @@ func TestResume(t *testing.T) {
 	b, _ := os.ReadFile(csvPath)
 	var edited []string
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "fig12,") {
+		if strings.HasPrefix(line, "figure,") || strings.HasPrefix(line, "fig12,") {
 			f, err := csv.NewReader(strings.NewReader(line)).Read()
 			if err != nil {
 				t.Fatal(err)
 			}
-			f[13] = "123" // time_s
+			f = f[:legacyColumns]
+			if f[0] != "figure" {
+				f[13] = "123" // time_s
+			}
 			var sb strings.Builder
 			w := csv.NewWriter(&sb)
 			w.Write(f)
@@ -225,6 +230,25 @@ func TestResume(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "6 cells done") {
 		t.Errorf("log: %s", log.String())
+	}
+	if second.Legacy {
+		t.Errorf("a resumed legacy CSV was not rewritten with first_s")
+	}
+	s.Systems = []string{"hand-reuse", "arr", "hand"}
+	if err := Run(s, RunOptions{CSV: csvPath, WorkDir: o.WorkDir}); err != nil {
+		t.Fatal(err)
+	}
+	third, err := ReadResultsFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(third.Rows) != 9 {
+		t.Errorf("after the third run: %d rows, want 9", len(third.Rows))
+	}
+	for _, r := range third.Rows {
+		if r.System == "hand" && r.OK() && !(r.First > 0) {
+			t.Errorf("%s: first run %g, want its time", r.Key(), r.First)
+		}
 	}
 	// other settings are refused rather than mixed in
 	s.Name = "other"
