@@ -31,9 +31,11 @@ func (c *compiler) compileNest(s lower.Stmt) stmt {
 	c.regions = append(c.regions, rg)
 	rg.spare = rg.newI()
 	rg.assigned = map[*lower.Var]bool{}
+	rg.assigns = map[*lower.Var]int{}
 	lower.WalkStmts(s, func(x lower.Stmt) {
 		if a, ok := x.(*lower.Assign); ok {
 			rg.assigned[a.V] = true
+			rg.assigns[a.V]++
 		}
 	})
 	body := rg.stmt(s, 0)
@@ -43,7 +45,7 @@ func (c *compiler) compileNest(s lower.Stmt) stmt {
 	return func(fr *frame) {
 		cb := fr.region(id, rg)
 		cx := &cb.ctx[0]
-		cx.n, cx.base = 1, -1
+		cx.n, cx.base, cx.one = 1, -1, -1
 		body(fr, cx)
 	}
 }
@@ -118,7 +120,7 @@ func (cb *regionBufs) parents(cx *vctx) []int32 { return cb.ctx[cx.level+1].anc[
 // childOf is child, the n parents already in parents(cx).
 func (cb *regionBufs) childOf(cx *vctx, n int) *vctx {
 	ch := &cb.ctx[cx.level+1]
-	ch.n, ch.base = n, -1
+	ch.n, ch.base, ch.one = n, -1, -1
 	up := ch.anc[cx.level]
 	for _, d := range cb.keep[cx.level+1] {
 		src, dst := cx.anc[d], ch.anc[d][:n]

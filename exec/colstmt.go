@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/nablasd/nablasd/lower"
 )
@@ -23,29 +24,54 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 			at    int
 			v     *lower.Var
 			reads int
+			// read counts the reads of other columns its expression's
+			// compilation made (undone when the let is dropped)
+			read map[*lower.Var]int
 		}
 		var lets []intLet
 		for i := 0; i < len(s.List); i++ {
 			if i+1 < len(s.List) {
+				if f := rg.letLocate(s.List[i], s.List[i+1], l); f != nil {
+					fs = append(fs, f)
+					i++
+					continue
+				}
 				if f := rg.insertStore(s.List[i], s.List[i+1], s.List[i+2:], l); f != nil {
 					fs = append(fs, f)
 					i++
 					continue
 				}
 			}
+			var before map[*lower.Var]int
+			if let, ok := s.List[i].(*lower.Let); ok && let.V.Kind == lower.Int {
+				before = maps.Clone(rg.colReads)
+			}
 			fs = append(fs, rg.stmt(s.List[i], l))
 			if let, ok := s.List[i].(*lower.Let); ok && let.V.Kind == lower.Int && !rg.assigned[let.V] && rg.level[let.V] == l {
-				lets = append(lets, intLet{len(fs) - 1, let.V, rg.colReads[let.V]})
+				read := map[*lower.Var]int{}
+				for v, n := range rg.colReads {
+					if n > before[v] {
+						read[v] = n - before[v]
+					}
+				}
+				lets = append(lets, intLet{len(fs) - 1, let.V, rg.colReads[let.V], read})
 			}
 		}
 		// a let whose column nothing compiled after it reads (index
 		// arithmetic a primitive reads through: c := 2·i in x(c + k))
 		// computes nothing the batch needs; decided once the whole nest
-		// is compiled (compileNest runs rg.compiled)
-		for _, x := range lets {
+		// is compiled (compileNest runs rg.compiled), the block's last
+		// let first: a let dropped no longer reads the columns its
+		// expression read (t := i + 1 no longer reads i's, which a loop
+		// then fills only where a reader needs it: forStmt's lazy)
+		for k := len(lets) - 1; k >= 0; k-- {
+			x := lets[k]
 			rg.compiled = append(rg.compiled, func() {
 				if rg.colReads[x.v] == x.reads {
 					fs[x.at] = func(*frame, *vctx) {}
+					for v, n := range x.read {
+						rg.colReads[v] -= n
+					}
 				}
 			})
 		}
@@ -397,15 +423,32 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 	// loads at its positions, which take a slice of their array when the
 	// batch's positions are consecutive (vctx.base); the column is then
 	// filled only for a batch whose positions are not
-	lazy := rg.colReads[s.V] == 0
+	// (decided once the whole nest is compiled: after the lets nobody
+	// reads are dropped)
+	// ups: the child batches' lane maps to this level or above are read
+	// (by a statement of their level or deeper that reads a column of
+	// those levels or adds into one, region.useAnc; the maps above are
+	// computed through this one, regionBufs.childOf), so each lane's
+	// parent is written; else only the batches' extents matter
+	lazy, ups := false, true
+	rg.compiled = append(rg.compiled, func() {
+		lazy = rg.colReads[s.V] == 0
+		ups = false
+		for d := 0; d <= l && d < len(rg.ancUse); d++ {
+			ups = ups || rg.ancUse[d] > l
+		}
+	})
 	lob, hib := rg.loBuf(l), rg.hiBuf(l)
 	return func(fr *frame, cx *vctx) {
 		los, his := bounds(fr, cx, ulo, clo, uhi, chi, rg, lob, hib)
 		rb := fr.regions[rg.id]
-		ups, vcol := rb.parents(cx), rb.i[vslot]
+		parents, vcol := rb.parents(cx), rb.i[vslot]
 		m, contig, start := 0, true, 0
+		one := -1 // the lane whose range every lane so far comes from, -2 several
 		flush := func() {
 			ch := rb.childOf(cx, m)
+			ch.one = max(one, -1)
+			one = -1
 			switch {
 			case contig && start >= 0:
 				ch.base = start
@@ -421,8 +464,22 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 			m, contig = 0, true
 		}
 		for k := 0; k < cx.n; k++ {
+			if m >= batch/2 && los[k] < his[k] {
+				// a batch at least half full ends with a lane's range
+				// rather than run on into the next lane's: its lanes
+				// stay consecutive positions of one lane (a row of a
+				// stencil), whose loads and stores are slices (one)
+				flush()
+			}
 			// a lane's range, in pieces that fill the batch
 			for p, h := los[k], his[k]; p < h; {
+				switch one {
+				case -1:
+					one = k
+				case k:
+				default:
+					one = -2
+				}
 				if m == 0 {
 					start = p
 				} else if contig && p != start+m {
@@ -434,9 +491,11 @@ func (rg *region) forStmt(s *lower.For, l int) vstmt {
 					}
 				}
 				take := min(h-p, batch-m)
-				us := ups[m : m+take]
-				for t := range us {
-					us[t] = int32(k)
+				if ups {
+					us := parents[m : m+take]
+					for t := range us {
+						us[t] = int32(k)
+					}
 				}
 				if !lazy || !contig {
 					vs := vcol[m : m+take]

@@ -54,7 +54,19 @@ func (rg *region) search(s *lower.Search, l int) vstmt {
 // the lanes where it is found.
 func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	up, cp := rg.int(s.Parent, l, false)
+	// keyed by the level's loop variable: over consecutive lanes (base)
+	// the keys are base, base+1, ..., and the key column is read only
+	// where they are not (fillLoopCol first)
+	lvar := rg.loopVar[l]
+	byLane := false
+	if r, ok := s.Key.(*lower.Ref); ok && lvar == r.V {
+		byLane = true
+	}
+	reads := rg.colReads[lvar]
 	uk, ck := rg.int(s.Key, l, false)
+	if byLane {
+		rg.colReads[lvar] = reads
+	}
 	rg.define(s.Pos, l+1)
 	pslot := rg.icol[s.Pos]
 	body := rg.stmt(s.Body, l+1)
@@ -63,12 +75,6 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	pc, ok := s.Parent.(*lower.Const)
 	top := lv == 0 && ok && pc.I == 0
 	read := rg.readInto(s, l)
-	// keyed by the level's loop variable: over consecutive lanes (base)
-	// the keys are base, base+1, ...
-	byLane := false
-	if r, ok := s.Key.(*lower.Ref); ok && rg.loopVar[l] == r.V {
-		byLane = true
-	}
 	return func(fr *frame, cx *vctx) {
 		if byLane && top && read >= 0 && cx.base >= 0 {
 			// x = t.val[k] for the keys k = base.. within a dense level 0
@@ -86,6 +92,9 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 			parents = cp(fr, cx)
 		default:
 			parents = fill(rg.ibuf(fr, pb, cx.n), up(fr))
+		}
+		if byLane {
+			rg.fillLoopCol(lvar, fr, cx)
 		}
 		keys = icolOf(fr, cx, uk, ck, rg, kb)
 		rb := fr.regions[rg.id]
@@ -130,6 +139,57 @@ func (rg *region) locate(s *lower.Locate, l int) vstmt {
 	}
 }
 
+// letLocate compiles `x := u; if q := locate(T.level0[0], i); found { x
+// = T.val[q] }`, the read of a value defaulting to u (u the same in every
+// lane, i the level's loop variable), as one statement: over
+// consecutive keys within a dense level 0 without presence every lane is
+// found, so u is not written first, and x's column is the slice of T's
+// values itself when nothing else in the nest assigns x (no copy; T is
+// not written in a columnar nest, eligibleNest). Otherwise it runs the
+// two statements, x's own column restored. It returns nil when a and b
+// are not a let and a locate.
+func (rg *region) letLocate(a, b lower.Stmt, l int) vstmt {
+	let, ok1 := a.(*lower.Let)
+	loc, ok2 := b.(*lower.Locate)
+	if !ok1 || !ok2 || let.V.Kind != lower.Real || rg.varies(let.X) {
+		return nil
+	}
+	set := rg.stmt(let, l)
+	read := rg.readInto(loc, l)
+	own := rg.newF()
+	locate := rg.locate(loc, l)
+	pc, ok := loc.Parent.(*lower.Const)
+	r, byKey := loc.Key.(*lower.Ref)
+	if read != rg.fcol[let.V] || loc.Level != 0 || !ok || pc.I != 0 || !byKey || r.V != rg.loopVar[l] {
+		return func(fr *frame, cx *vctx) {
+			set(fr, cx)
+			locate(fr, cx)
+		}
+	}
+	alias := rg.assigns[let.V] == 1 // the locate's body
+	t := loc.T.ID
+	return func(fr *frame, cx *vctx) {
+		rb := fr.regions[rg.id]
+		if cx.base >= 0 {
+			rt := fr.t[t]
+			if lev := rt.levels[0]; lev.kind == lower.Dense && lev.present == nil && cx.base+cx.n <= lev.size {
+				src := rt.vals[cx.base : cx.base+cx.n]
+				if alias {
+					rb.f[read] = src
+				} else {
+					copy(rb.f[read][:cx.n], src)
+				}
+				return
+			}
+		}
+		if alias {
+			rb.f[read] = rb.f[own]
+		}
+		set(fr, cx)
+		locate(fr, cx)
+	}
+}
+
 // insertStore compiles `q := insert(T.level0[0], key); T.val[q] op= x`,
 // a vector's entry written at its key, with q read nowhere in rest (the
 // statements after the store), as one pass over the lanes when T's level
@@ -158,7 +218,6 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	if n, ok := x.(*lower.Unary); ok && n.Op == lower.Neg && st.Op == lower.AddTo {
 		x, sub = n.X, true
 	}
-	insert, store := rg.insert(ins, l), rg.store(st, l)
 	// keyed by the level's loop variable plus a constant d (through the
 	// nest's int lets: t := i + 1): over consecutive lanes (base) the
 	// keys are base + d, base + d + 1, ..., a slice of the values; the
@@ -168,10 +227,35 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	if lv != nil {
 		d, byLane = lower.Offset(rg.intLets(ins.Key), lv)
 	}
-	reads := rg.colReads[lv]
-	uk, ck := rg.int(ins.Key, l, false)
+	key := ins.Key
 	if byLane {
+		// the batches whose positions are not consecutive compute the
+		// keys from the loop's column, not from the lets' columns
+		key = offsetExpr(lv, d)
+	}
+	// the two statements as compiled alone, for another storage (the
+	// insert keyed as the pass is)
+	at := *ins
+	at.Key = key
+	reads := rg.colReads[lv]
+	insert := rg.insert(&at, l)
+	insertReads := rg.colReads[lv] - reads
+	store := rg.store(st, l)
+	reads = rg.colReads[lv] - insertReads
+	uk, ck := rg.int(key, l, false)
+	if byLane {
+		// the key's and the insert's reads of the loop's column run
+		// after laneCol
 		rg.colReads[lv] = reads
+	}
+	// laneCol fills the loop's column for a batch of consecutive
+	// positions, which forStmt leaves unfilled when every reader slices
+	// (lazy): the keys are then computed from it (a storage not dense, a
+	// key past the level's end)
+	laneCol := func(fr *frame, cx *vctx) {
+		if byLane {
+			rg.fillLoopCol(lv, fr, cx)
+		}
 	}
 	uf, cf := rg.real(x, l, false)
 	// values are the lanes' values: a column, or one value for every lane
@@ -189,10 +273,31 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	kb := rg.newI()
 	t, set, il := ins.T.ID, st.Op == lower.Set, ins.Level
 	if il > 0 {
+		// over consecutive positions of one row (vctx.one) the parent is
+		// the same in every lane, and the keys base + d, ...: a slice of
+		// the row's values
+		var parentAt func(*frame, *vctx) int
+		if byLane {
+			parentAt = rg.rowUniform(ins.Parent, l)
+		}
 		up, cp := rg.int(ins.Parent, l, false)
 		pb := rg.newI()
 		return func(fr *frame, cx *vctx) {
 			rt := fr.t[t]
+			if lev := rt.levels[il]; parentAt != nil && lev.kind == lower.Dense && cx.base >= 0 && cx.one >= 0 {
+				if lo := cx.base + d; lo >= 0 && lo+cx.n <= lev.size {
+					xs, u := values(fr, cx)
+					off := parentAt(fr, cx)*lev.size + lo
+					if lev.present != nil {
+						for k := range lev.present[off : off+cx.n] {
+							lev.present[off+k] = true
+						}
+					}
+					storeRun(rt.vals[off:off+cx.n], xs, u, set, sub && xs != nil)
+					return
+				}
+			}
+			laneCol(fr, cx)
 			if rt.levels[il].kind != lower.Dense || cx.n == 0 {
 				insert(fr, cx)
 				store(fr, cx)
@@ -226,6 +331,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	return func(fr *frame, cx *vctx) {
 		rt := fr.t[t]
 		if rt.levels[0].kind != lower.Dense {
+			laneCol(fr, cx)
 			insert(fr, cx)
 			store(fr, cx)
 			return
@@ -241,6 +347,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			storeRun(rt.vals[lo:lo+cx.n], xs, u, set, sub && xs != nil)
 			return
 		}
+		laneCol(fr, cx)
 		keys := icolOf(fr, cx, uk, ck, rg, kb)
 		for k := 0; k < len(keys); {
 			lev := rt.levels[0]

@@ -70,9 +70,13 @@ func readCol[T elem](rg *region, ty typed[T], bufs func(*regionBufs) [][]T, slot
 func loadCol[T elem](rg *region, ty typed[T], x *lower.Load, l int, chk bool, buf int) func(*frame, *vctx) []T {
 	lv := rg.loopVar[l]
 	reads := rg.colReads[lv]
-	_, ci := rg.int(x.Index, l, chk)
 	a := x.A.ID
 	if d, ok := lower.Offset(rg.intLets(x.Index), lv); ok && !chk {
+		// ci, for the batches whose positions are not consecutive, reads
+		// the loop's column plus d, not the lets' columns (t := i + 1 is
+		// then computed for nobody when every other reader reads it
+		// through)
+		_, ci := rg.int(offsetExpr(lv, d), l, chk)
 		rg.colReads[lv] = reads // ci runs only where the loop's column is filled (forStmt)
 		// at the level's own positions (plus d, lower.Offset, through the
 		// nest's int lets: x(t), t := i + 1): a slice when they are
@@ -87,6 +91,10 @@ func loadCol[T elem](rg *region, ty typed[T], x *lower.Load, l int, chk bool, bu
 			return out
 		}
 	}
+	if f := rowLoad(rg, ty, x, l, chk, buf); f != nil {
+		return f
+	}
+	_, ci := rg.int(x.Index, l, chk)
 	if chk {
 		return func(fr *frame, cx *vctx) []T {
 			idx, arr := ci(fr, cx), ty.arrays(fr)[a]
@@ -222,4 +230,14 @@ func compare[T elem](op lower.BinaryOp, a, b T) bool {
 		return a == b
 	}
 	return a != b
+}
+
+// offsetExpr is v + d: an index the lanes compute from their loop's
+// column instead of from the int lets it was spelled through (lower.Offset
+// read them through).
+func offsetExpr(v *lower.Var, d int) lower.Expr {
+	if d == 0 {
+		return &lower.Ref{V: v}
+	}
+	return &lower.Binary{Op: lower.Add, X: &lower.Ref{V: v}, Y: &lower.Const{K: lower.Int, I: d}}
 }

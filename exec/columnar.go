@@ -39,6 +39,10 @@ type vctx struct {
 	// order), else -1 (a batch from a negative position has its column);
 	// a load at them is then a slice of the array, not a gather
 	base int
+	// one is the lane of the batch above from whose range every lane of
+	// this batch comes (one row's positions: the variables of the levels
+	// above are then the same in every lane), else -1
+	one int
 	// anc[d] maps this batch's lanes to the lanes of the live batch at
 	// level d < level (anc[level] is nil: the identity)
 	anc [][]int32
@@ -68,6 +72,8 @@ type region struct {
 	// assigned: the variables an Assign writes in the nest (its lets'
 	// variables are otherwise set once per batch: letAlias)
 	assigned map[*lower.Var]bool
+	// assigns counts the Assigns of each variable in the nest
+	assigns map[*lower.Var]int
 	// intLet is the expression of each int let of the nest that nothing
 	// assigns (intLets reads index arithmetic through them)
 	intLet map[*lower.Var]lower.Expr

@@ -233,20 +233,23 @@ type pendingReset struct {
 	sizes []int
 }
 
-// minParallelMerge is the least length of a dense vector whose workers'
-// copies are added into the run's on several goroutines, each a range of
-// keys.
+// minParallelMerge is the least number of values of a full dense tensor
+// whose workers' copies are added into the run's on several goroutines,
+// each a range of values.
 var minParallelMerge = 1 << 14
 
 // mergeAll adds the workers' tensors and variables into the run's (the
-// first worker's are the run's own): full dense vectors of at least
-// minParallelMerge entries range by range on as many goroutines as there
+// first worker's are the run's own): full dense tensors (a vector, a
+// matrix of dense rows: a stencil's gradient) of at least
+// minParallelMerge values range by range on as many goroutines as there
 // are workers, the rest in worker order.
 func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
 	var ranged, moved []*lower.Tensor
+	var rangedLen []int
 	for _, t := range par.Tensors {
-		if fr.t[t.ID].fullVectorOf(workers[1:], t.ID) >= minParallelMerge {
+		if n := fr.t[t.ID].fullDenseOf(workers[1:], t.ID); n >= minParallelMerge {
 			ranged = append(ranged, t)
+			rangedLen = append(rangedLen, n)
 			continue
 		}
 		srcs := make([]*tensor, 0, len(workers)-1)
@@ -269,9 +272,9 @@ func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, t := range ranged {
+			for i, t := range ranged {
 				dst := fr.t[t.ID]
-				n := dst.levels[0].size
+				n := rangedLen[i]
 				lo, hi := n*r/w, n*(r+1)/w
 				for _, wf := range workers[1:] {
 					addVals(dst.vals[lo:hi], wf.t[t.ID].vals[lo:hi])
@@ -282,21 +285,37 @@ func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
 	wg.Wait()
 }
 
-// fullVectorOf returns the length of rt when it and every worker's copy
-// of it are full dense real vectors of that one length (the copies are
-// made at the run's size; the run's may have grown since), else 0.
-func (rt *tensor) fullVectorOf(workers []*frame, id int) int {
-	l := rt.levels[0]
-	if len(rt.levels) != 1 || l.kind != lower.Dense || l.present != nil || rt.t.Leaf == lower.Bool {
+// fullDenseOf returns the number of values of rt when it and every
+// worker's copy of it are full dense real tensors (every level dense,
+// with no presence) of the same sizes (the copies are made at the run's
+// sizes; the run's level 0 may have grown since), else 0: their values
+// are then added position by position.
+func (rt *tensor) fullDenseOf(workers []*frame, id int) int {
+	if rt.t.Leaf == lower.Bool {
+		return 0
+	}
+	n := 1
+	for i, l := range rt.levels {
+		if l.kind != lower.Dense || l.present != nil {
+			return 0
+		}
+		for _, wf := range workers {
+			s := wf.t[id].levels[i]
+			if s.kind != lower.Dense || s.present != nil || s.size != l.size {
+				return 0
+			}
+		}
+		n *= l.size
+	}
+	if len(rt.vals) < n {
 		return 0
 	}
 	for _, wf := range workers {
-		s := wf.t[id].levels[0]
-		if s.kind != lower.Dense || s.present != nil || s.size != l.size {
+		if len(wf.t[id].vals) < n {
 			return 0
 		}
 	}
-	return l.size
+	return n
 }
 
 // merge adds a worker's tensors and variables into the run's.
