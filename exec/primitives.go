@@ -1049,9 +1049,7 @@ func (rg *region) fill(s *lower.For, l int, m *lower.Prim) vstmt {
 			q, c := qs.at(k), sc.at(k)
 			dst := rt.vals[q*n+lo : q*n+hi]
 			if m.Set {
-				for i := range dst {
-					dst[i] = c
-				}
+				fillRow(dst, c)
 				continue
 			}
 			for i := range dst {
