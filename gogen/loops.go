@@ -261,6 +261,18 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		carried = g.carries(v, lo, segs, body)
 		g.carryStart(carried)
 	}
+	if x := g.fillValue(f, segs, stores, dsegs, back, carried, outline); x != "" {
+		// a Fill's row set to one value: a call, not a store loop
+		g.helpers["fill"] = true
+		g.line("%sFill(%s, %s)", g.pfx, names[0], x)
+		for _, d := range dsegs {
+			g.denseSegEnd(d)
+		}
+		g.unsync(nil)
+		g.dropRowSegs(rowKeys)
+		g.line("}")
+		return
+	}
 	if len(back) == 0 {
 		g.line("for %s := range %s {", k, names[0])
 	} else {
