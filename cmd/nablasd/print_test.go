@@ -75,7 +75,7 @@ func printPipe(t *testing.T, n int) {
 	bound := 2*result + 100
 	t.Logf("%d entries, %.1f MB of text in %v: peak resident %.1f MiB, the result %.1f MiB, bound 2 × result + 100 = %.1f MiB",
 		n, float64(bytesRead)/1e6, time.Since(start).Round(time.Millisecond), peak, result, bound)
-	if mb <= 0 || peak > bound {
+	if mb <= 0 || (peak > bound && !raceEnabled) { // the race detector's shadow memory is not the printer's
 		t.Errorf("peak resident %.1f MiB over the bound %.1f MiB (the result %.1f MiB; stderr %q)", peak, bound, result, stderr.String())
 	}
 }
