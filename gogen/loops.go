@@ -261,6 +261,15 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		carried = g.carries(v, lo, segs, body)
 		g.carryStart(carried)
 	}
+	if g.copyDefault(f, lo, segs, stores, dsegs, back, carried, outline, names[0]) {
+		for _, d := range dsegs {
+			g.denseSegEnd(d)
+		}
+		g.unsync(nil)
+		g.dropRowSegs(rowKeys)
+		g.line("}")
+		return
+	}
 	if x := g.fillValue(f, segs, stores, dsegs, back, carried, outline); x != "" {
 		// a Fill's row set to one value: a call, not a store loop
 		g.helpers["fill"] = true
