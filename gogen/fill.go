@@ -6,26 +6,22 @@ import (
 	"github.com/nablasd/nablasd/lower"
 )
 
-// fillValue returns, for a loop lowering marked a Fill that assigns (a row
+// fillCall emits, for a loop lowering marked a Fill that assigns (a row
 // of a dense result set to one value F: SMMM's gradient with respect to a
-// dense B, A's column sum k along row k) and that stores through one
-// dense row segment and nothing else, F as a Go expression, evaluated
-// before the loop (F reads neither the loop variable nor the result's
-// values: matchFill); else "". The loop is then a call of the helper
-// PFXFill, eight stores a trip: a plain store loop over a large row ran
-// at 1.0x or 1.7x the hand-written loop's time depending on where the
-// linker put it.
-func (g *gen) fillValue(f *lower.For, segs []segRef, stores []*lower.Insert, dsegs []denseSeg, back []backRef, carried []carry, outline bool) string {
-	if f == nil || f.Prim == nil || f.Prim.Name != "Fill" || !f.Prim.Set || len(f.Prim.Factors) != 1 {
-		return ""
+// dense B, A's column sum k along row k) and that stores through the one
+// dense row segment seg and nothing else, a call of the helper PFXFill
+// with F evaluated before the loop (F reads neither the loop variable nor
+// the result's values: matchFill), and reports whether it did. PFXFill
+// stores eight entries a trip: a plain store loop over a large row ran at
+// 1.0x or 1.7x the hand-written loop's time depending on where the linker
+// put it.
+func (g *gen) fillCall(f *lower.For, seg string) bool {
+	if f == nil || f.Prim == nil || f.Prim.Name != "Fill" || !f.Prim.Set || len(f.Prim.Factors) != 1 || f.Prim.Dst.Leaf != lower.Real {
+		return false
 	}
-	if len(segs) != 0 || len(stores) != 0 || len(dsegs) != 1 || len(back) != 0 || len(carried) != 0 || outline {
-		return ""
-	}
-	if f.Prim.Dst.Leaf != lower.Real {
-		return ""
-	}
-	return g.exprAs(f.Prim.Factors[0], lower.Real)
+	g.helpers["fill"] = true
+	g.line("%sFill(%s, %s)", g.pfx, seg, g.exprAs(f.Prim.Factors[0], lower.Real))
+	return true
 }
 
 // fillHelper is PFXFill's source (helperSources["fill"]).
@@ -44,7 +40,7 @@ func PFXFill(row []float64, c float64) {
 
 func init() { helperSources["fill"] = fillHelper }
 
-// copyDefault emits, for a loop from 0 over one dense row segment seg of
+// copyDefault emits, for a loop from 0 over the one dense row segment seg of
 // the result whose body reads a vector T's value at the loop variable,
 // defaulting to zero where T has no entry there, and stores it into the
 // row:
@@ -58,8 +54,9 @@ func init() { helperSources["fill"] = fillHelper }
 // T's length (the downsampling's native gradient spent 0.5-0.6 ms of
 // 5.4 ms there). T's level 0 is dense and unmarked:
 // every key below its length is present, none past it.
-func (g *gen) copyDefault(f *lower.For, lo string, segs []segRef, stores []*lower.Insert, dsegs []denseSeg, back []backRef, carried []carry, outline bool, seg string) bool {
-	if f == nil || lo != "0" || len(segs) != 0 || len(stores) != 0 || len(dsegs) != 1 || len(back) != 0 || len(carried) != 0 || outline {
+// d is seg's dense store.
+func (g *gen) copyDefault(f *lower.For, lo string, d denseSeg, seg string) bool {
+	if f == nil || lo != "0" || d.diag != nil || d.off != nil {
 		return false
 	}
 	b, ok := f.Body.(*lower.Block)
@@ -70,7 +67,7 @@ func (g *gen) copyDefault(f *lower.For, lo string, segs []segRef, stores []*lowe
 	loc, ok2 := b.List[1].(*lower.Locate)
 	ins, ok3 := b.List[2].(*lower.Insert)
 	st, ok4 := b.List[3].(*lower.Store)
-	if !ok1 || !ok2 || !ok3 || !ok4 || ins != dsegs[0].x || dsegs[0].diag != nil || dsegs[0].off != nil {
+	if !ok1 || !ok2 || !ok3 || !ok4 || ins != d.x {
 		return false
 	}
 	// a lookup's default is its type's zero (+0: a copy then a clear)

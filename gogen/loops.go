@@ -261,22 +261,10 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		carried = g.carries(v, lo, segs, body)
 		g.carryStart(carried)
 	}
-	if g.copyDefault(f, lo, segs, stores, dsegs, back, carried, outline, names[0]) {
-		for _, d := range dsegs {
-			g.denseSegEnd(d)
-		}
-		g.unsync(nil)
-		g.dropRowSegs(rowKeys)
-		g.line("}")
-		return
-	}
-	if x := g.fillValue(f, segs, stores, dsegs, back, carried, outline); x != "" {
-		// a Fill's row set to one value: a call, not a store loop
-		g.helpers["fill"] = true
-		g.line("%sFill(%s, %s)", g.pfx, names[0], x)
-		for _, d := range dsegs {
-			g.denseSegEnd(d)
-		}
+	if len(segs) == 0 && len(stores) == 0 && len(dsegs) == 1 && len(back) == 0 && len(carried) == 0 && !outline &&
+		(g.copyDefault(f, lo, dsegs[0], names[0]) || g.fillCall(f, names[0])) {
+		// the loop over the one row segment is a call (fill.go)
+		g.denseSegEnd(dsegs[0])
 		g.unsync(nil)
 		g.dropRowSegs(rowKeys)
 		g.line("}")
