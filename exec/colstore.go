@@ -287,13 +287,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 			if lev := rt.levels[il]; parentAt != nil && lev.kind == lower.Dense && cx.base >= 0 && cx.one >= 0 {
 				if lo := cx.base + d; lo >= 0 && lo+cx.n <= lev.size {
 					xs, u := values(fr, cx)
-					off := parentAt(fr, cx)*lev.size + lo
-					if lev.present != nil {
-						for k := range lev.present[off : off+cx.n] {
-							lev.present[off+k] = true
-						}
-					}
-					storeRun(rt.vals[off:off+cx.n], xs, u, set, sub && xs != nil)
+					storeRunAt(rt, lev, parentAt(fr, cx)*lev.size+lo, cx.n, xs, u, set, sub)
 					return
 				}
 			}
@@ -338,13 +332,7 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 		}
 		xs, u := values(fr, cx)
 		if lev := rt.levels[0]; byLane && cx.base >= 0 && cx.base+d >= 0 && cx.base+d+cx.n <= lev.size {
-			lo := cx.base + d
-			if lev.present != nil {
-				for k := range lev.present[lo : lo+cx.n] {
-					lev.present[lo+k] = true
-				}
-			}
-			storeRun(rt.vals[lo:lo+cx.n], xs, u, set, sub && xs != nil)
+			storeRunAt(rt, lev, cx.base+d, cx.n, xs, u, set, sub)
 			return
 		}
 		laneCol(fr, cx)
@@ -359,14 +347,25 @@ func (rg *region) insertStore(a, b lower.Stmt, rest []lower.Stmt, l int) vstmt {
 	}
 }
 
+// storeRunAt stores a batch's values xs (u in every lane when xs is nil)
+// at the n consecutive positions of rt's dense level lev from off,
+// marking them present where the level keeps presence.
+func storeRunAt(rt *tensor, lev *level, off, n int, xs []float64, u float64, set, sub bool) {
+	if lev.present != nil {
+		p := lev.present[off : off+n]
+		for k := range p {
+			p[k] = true
+		}
+	}
+	storeRun(rt.vals[off:off+n], xs, u, set, sub && xs != nil)
+}
+
 // storeRun stores (set) or adds (with sub: subtracts) xs[k] (u when xs
 // is nil) at vals[k] for every k: scatterKeys at consecutive keys.
 func storeRun(vals, xs []float64, u float64, set, sub bool) {
 	switch {
 	case xs == nil && set:
-		for k := range vals {
-			vals[k] = u
-		}
+		fillRow(vals, u)
 	case xs == nil:
 		for k := range vals {
 			vals[k] += u

@@ -720,6 +720,31 @@ func stridedDot(A []float64, oa, sa int, B []float64, ob, sb, lo, hi int) float6
 	return sum
 }
 
+// rowMap is what a MapRow's two runs (mapRow, which adds, and setRow,
+// which assigns) compile of it alike.
+type rowMap struct {
+	bs          *segBounds
+	scale       func(fr *frame, cx *vctx) scaler
+	row, keyOff *laneInt // the row Q, the keys' offset KeyOff
+	opA, opB    *operand
+	t, lv       int  // Dst and its last level
+	grows       bool // a vector's unmarked level, grown past its end
+}
+
+func (rg *region) rowMap(s *lower.For, l int, m *lower.Prim) rowMap {
+	lv := len(m.Dst.Levels) - 1
+	return rowMap{
+		bs:     rg.segBounds(s, l),
+		scale:  rg.scale(m.Factors, l),
+		row:    rg.laneInt(m.Parent, l),
+		keyOff: rg.laneInt(m.KeyOff, l),
+		opA:    rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l),
+		opB:    rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l),
+		t:      m.Dst.ID, lv: lv,
+		grows: !m.Dst.Levels[lv].Full,
+	}
+}
+
 // mapRow runs a MapRow: row Q of the last, dense and full level of Dst
 // gets c·A[oa+sa·i]·B[ob+sb·i] added at i (assigned: m.Set), over each
 // lane's range.
@@ -727,15 +752,9 @@ func (rg *region) mapRow(s *lower.For, l int, m *lower.Prim) vstmt {
 	if m.Set {
 		return rg.setRow(s, l, m)
 	}
-	bs := rg.segBounds(s, l)
-	scale := rg.scale(m.Factors, l)
-	row, keyOff := rg.laneInt(m.Parent, l), rg.laneInt(m.KeyOff, l)
-	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
-	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
+	r := rg.rowMap(s, l, m)
+	bs, scale, row, keyOff, opA, opB, t, lv, grows := r.bs, r.scale, r.row, r.keyOff, r.opA, r.opB, r.t, r.lv, r.grows
 	unit := opA.stride == 1 && (opB == nil || opB.stride == 1)
-	t := m.Dst.ID
-	lv := len(m.Dst.Levels) - 1
-	grows := !m.Dst.Levels[lv].Full    // a vector's unmarked level
 	cbuf, obuf := rg.newF(), rg.newI() // a lane-major batch's factors, offsets
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
@@ -886,14 +905,8 @@ func stridedRows(dst, a []float64, d int, sc scaler, n int) {
 // lower.WriteOnce): row Q of Dst set to c·A[oa+sa·i]·B[ob+sb·i] at
 // KeyOff + i, lane by lane.
 func (rg *region) setRow(s *lower.For, l int, m *lower.Prim) vstmt {
-	bs := rg.segBounds(s, l)
-	scale := rg.scale(m.Factors, l)
-	row, keyOff := rg.laneInt(m.Parent, l), rg.laneInt(m.KeyOff, l)
-	opA := rg.operand(m.Vals, m.ValsOf, m.Off, m.Stride, l)
-	opB := rg.operand(m.Vals2, m.ValsOf2, m.Off2, m.Stride2, l)
-	t := m.Dst.ID
-	lv := len(m.Dst.Levels) - 1
-	grows := !m.Dst.Levels[lv].Full // a vector's unmarked level
+	r := rg.rowMap(s, l, m)
+	bs, scale, row, keyOff, opA, opB, t, lv, grows := r.bs, r.scale, r.row, r.keyOff, r.opA, r.opB, r.t, r.lv, r.grows
 	return func(fr *frame, cx *vctx) {
 		los, his := bs.eval(fr, cx, rg)
 		sc := scale(fr, cx)
