@@ -161,12 +161,7 @@ func memoryNeed(system, kernel string, in *Input) float64 {
 
 // only returns the first-run time at or over which a first run is a
 // cell's only run.
-func (s *Settings) only() float64 {
-	if s.OnlySeconds > 0 {
-		return s.OnlySeconds
-	}
-	return s.MaxSeconds
-}
+func (s *Settings) only() float64 { return onlyBound(s.OnlySeconds, s.MaxSeconds) }
 
 // onlyFor is only() for the cell c, lowered so that a first run and the
 // warm run after it fit the cell's budget beside its setup: a cell whose

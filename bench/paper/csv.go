@@ -248,23 +248,21 @@ func (cw *csvWriter) write(r *Row) error {
 func (cw *csvWriter) Close() error { return cw.f.Close() }
 
 // rewriteResults writes res to path in the current format (a legacy CSV
-// gains the first_s column), through a temporary file renamed over it.
+// gains the first_s column): through openResults into a temporary file
+// renamed over it.
 func rewriteResults(path string, res *Results) error {
 	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	os.Remove(tmp)
+	w, err := openResults(tmp, res.Meta)
 	if err != nil {
 		return err
 	}
-	for _, m := range res.Meta {
-		fmt.Fprintf(f, "# %s\n", m)
-	}
-	w := csv.NewWriter(f)
-	w.Write(csvHeader)
 	for _, r := range res.Rows {
-		w.Write(r.record())
+		if err = w.write(r); err != nil {
+			break
+		}
 	}
-	w.Flush()
-	if err := errors.Join(w.Error(), f.Close()); err != nil {
+	if err := errors.Join(err, w.Close()); err != nil {
 		os.Remove(tmp)
 		return err
 	}

@@ -51,11 +51,15 @@ type Answer struct {
 
 // only returns the first-run time at or over which a first run is the
 // cell's only run.
-func (r *Request) only() float64 {
-	if r.OnlySeconds > 0 {
-		return r.OnlySeconds
+func (r *Request) only() float64 { return onlyBound(r.OnlySeconds, r.MaxSeconds) }
+
+// onlyBound is only, else max when only is not positive (the bound before
+// OnlySeconds existed).
+func onlyBound(only, max float64) float64 {
+	if only > 0 {
+		return only
 	}
-	return r.MaxSeconds
+	return max
 }
 
 // The default scalars of the kernels (the values bench uses).
