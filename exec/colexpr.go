@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/nablasd/nablasd/internal/vec"
 	"github.com/nablasd/nablasd/lower"
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -136,9 +137,7 @@ func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
 					out[k] = u * y
 				}
 			default:
-				for k, y := range src {
-					out[k] = u / y
-				}
+				vec.DivInto(out, u, src)
 			}
 			return out
 		}
@@ -160,9 +159,7 @@ func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
 					out[k] = y * u
 				}
 			default:
-				for k, y := range src {
-					out[k] = y / u
-				}
+				vec.DivBy(out, src, u)
 			}
 			return out
 		}
@@ -170,7 +167,11 @@ func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
 	return func(fr *frame, cx *vctx) []float64 {
 		a, b := ca(fr, cx), cb(fr, cx)
 		out := rg.fbuf(fr, buf, len(a))
-		arith(op, out, a, b)
+		if op == lower.Div {
+			vec.Div(out, a, b)
+		} else {
+			arith(op, out, a, b)
+		}
 		return out
 	}
 }
@@ -189,22 +190,24 @@ func (rg *region) call(x *lower.Call, l int, chk bool, buf int) fcol {
 		}
 		ua, ca := rg.real(x.Args[0], l, chk)
 		switch x.Fn {
-		case "sqrt", "abs":
-			// one instruction each where called by name (the compiler's
-			// intrinsics), a call through fn otherwise
-			sqrt := x.Fn == "sqrt"
+		case "sqrt":
+			// four lanes an instruction (vec), where a call through fn
+			// is one
+			return func(fr *frame, cx *vctx) []float64 {
+				src := colOf(fr, cx, ua, ca, rg, buf)
+				out := rg.fbuf(fr, buf, len(src))
+				vec.Sqrt(out, src)
+				return out
+			}
+		case "abs":
+			// one instruction where called by name (the compiler's
+			// intrinsic), a call through fn otherwise
 			return func(fr *frame, cx *vctx) []float64 {
 				src := colOf(fr, cx, ua, ca, rg, buf)
 				out := rg.fbuf(fr, buf, len(src))
 				out = out[:len(src)]
-				if sqrt {
-					for k, y := range src {
-						out[k] = math.Sqrt(y)
-					}
-				} else {
-					for k, y := range src {
-						out[k] = math.Abs(y)
-					}
+				for k, y := range src {
+					out[k] = math.Abs(y)
 				}
 				return out
 			}
