@@ -112,68 +112,49 @@ func (rg *region) realBinary(x *lower.Binary, l int, chk bool, buf int) fcol {
 	}
 	ua, ca := rg.real(x.X, l, chk)
 	ub, cb := rg.real(x.Y, l, chk)
-	op := x.Op
 	if ua == nil && ub == nil {
 		if f := rg.broadcastBinary(x, l, ca, cb, buf); f != nil {
 			return f
 		}
 	}
+	vop := vecOp(x.Op)
 	switch {
 	case ua != nil: // uniform op column
 		return func(fr *frame, cx *vctx) []float64 {
 			u, src := ua(fr), cb(fr, cx)
 			out := rg.fbuf(fr, buf, len(src))
-			switch op {
-			case lower.Add:
-				for k, y := range src {
-					out[k] = u + y
-				}
-			case lower.Sub:
-				for k, y := range src {
-					out[k] = u - y
-				}
-			case lower.Mul:
-				for k, y := range src {
-					out[k] = u * y
-				}
-			default:
-				vec.DivInto(out, u, src)
-			}
+			vec.ArithLeft(vop, out, u, src)
 			return out
 		}
 	case ub != nil: // column op uniform
 		return func(fr *frame, cx *vctx) []float64 {
 			src, u := ca(fr, cx), ub(fr)
 			out := rg.fbuf(fr, buf, len(src))
-			switch op {
-			case lower.Add:
-				for k, y := range src {
-					out[k] = y + u
-				}
-			case lower.Sub:
-				for k, y := range src {
-					out[k] = y - u
-				}
-			case lower.Mul:
-				for k, y := range src {
-					out[k] = y * u
-				}
-			default:
-				vec.DivBy(out, src, u)
-			}
+			vec.ArithRight(vop, out, src, u)
 			return out
 		}
 	}
 	return func(fr *frame, cx *vctx) []float64 {
 		a, b := ca(fr, cx), cb(fr, cx)
 		out := rg.fbuf(fr, buf, len(a))
-		if op == lower.Div {
-			vec.Div(out, a, b)
-		} else {
-			arith(op, out, a, b)
-		}
+		vec.Arith(vop, out, a, b)
 		return out
 	}
+}
+
+// vecOp is the internal/vec operation of Add, Sub, Mul or Div.
+func vecOp(op lower.BinaryOp) vec.Op {
+	switch op {
+	case lower.Add:
+		return vec.Add
+	case lower.Sub:
+		return vec.Sub
+	case lower.Mul:
+		return vec.Mul
+	case lower.Div:
+		return vec.Div
+	}
+	panic(fmt.Sprintf("internal error: exec: no column operation %d", op))
 }
 
 func (rg *region) call(x *lower.Call, l int, chk bool, buf int) fcol {

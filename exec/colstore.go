@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/nablasd/nablasd/internal/vec"
 	"github.com/nablasd/nablasd/lower"
 )
 
@@ -367,21 +368,13 @@ func storeRun(vals, xs []float64, u float64, set, sub bool) {
 	case xs == nil && set:
 		fillRow(vals, u)
 	case xs == nil:
-		for k := range vals {
-			vals[k] += u
-		}
+		vec.ArithRight(vec.Add, vals, vals, u)
 	case set:
 		copy(vals, xs)
 	case sub:
-		xs = xs[:len(vals)]
-		for k, x := range xs {
-			vals[k] -= x
-		}
+		vec.Arith(vec.Sub, vals, vals, xs[:len(vals)])
 	default:
-		xs = xs[:len(vals)]
-		for k, x := range xs {
-			vals[k] += x
-		}
+		vec.Arith(vec.Add, vals, vals, xs[:len(vals)])
 	}
 }
 

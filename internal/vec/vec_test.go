@@ -47,16 +47,27 @@ func TestMatchesScalar(t *testing.T) {
 			for off := 0; off < 3; off++ {
 				x, y := values(r, n+off)[off:], values(r, n+off)[off:]
 				u := values(r, 1)[0]
-				for _, c := range []struct {
+				type pass struct {
 					name string
 					run  func(dst []float64)
 					want func(k int) float64
-				}{
+				}
+				cases := []pass{
 					{"Sqrt", func(dst []float64) { Sqrt(dst, x) }, func(k int) float64 { return math.Sqrt(x[k]) }},
-					{"Div", func(dst []float64) { Div(dst, x, y) }, func(k int) float64 { return x[k] / y[k] }},
-					{"DivInto", func(dst []float64) { DivInto(dst, u, y) }, func(k int) float64 { return u / y[k] }},
-					{"DivBy", func(dst []float64) { DivBy(dst, x, u) }, func(k int) float64 { return x[k] / u }},
-				} {
+				}
+				for op, name := range []string{"Add", "Sub", "Mul", "Div"} {
+					f := []func(a, b float64) float64{
+						func(a, b float64) float64 { return a + b },
+						func(a, b float64) float64 { return a - b },
+						func(a, b float64) float64 { return a * b },
+						func(a, b float64) float64 { return a / b },
+					}[op]
+					cases = append(cases,
+						pass{"Arith " + name, func(dst []float64) { Arith(Op(op), dst, x, y) }, func(k int) float64 { return f(x[k], y[k]) }},
+						pass{"ArithRight " + name, func(dst []float64) { ArithRight(Op(op), dst, x, u) }, func(k int) float64 { return f(x[k], u) }},
+						pass{"ArithLeft " + name, func(dst []float64) { ArithLeft(Op(op), dst, u, y) }, func(k int) float64 { return f(u, y[k]) }})
+				}
+				for _, c := range cases {
 					dst := make([]float64, n+off+2)
 					const sentinel = 12345.5
 					for k := range dst {
