@@ -1,9 +1,11 @@
 package exec
 
 import (
+	"math"
 	"slices"
 	"sync"
 
+	"github.com/nablasd/nablasd/internal/vec"
 	"github.com/nablasd/nablasd/lower"
 )
 
@@ -100,9 +102,15 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 					clear(wf.t[cleared].vals) // the run's own: the Init's clear
 				}
 				for _, r := range wf.resets {
-					r.t.reset(r.sizes)
+					if !r.t.zero || !r.t.sizedAs(r.sizes) {
+						r.t.reset(r.sizes)
+					}
+					r.t.zero = false
 				}
 				chunk(wf)
+				for _, r := range wf.resets {
+					r.t.findSpan()
+				}
 			}()
 		}
 		wg.Wait()
@@ -266,7 +274,24 @@ func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
 	if len(ranged) == 0 {
 		return
 	}
+	// each goroutine adds a share of the positions the copies wrote (the
+	// union of their spans), copy after copy, and zeroes what it added:
+	// the copies are then zero for the next run (tensor.zero)
 	w := len(workers)
+	spans := make([][2]int, len(ranged))
+	for i, t := range ranged {
+		lo, hi := rangedLen[i], 0
+		for _, wf := range workers[1:] {
+			c := wf.t[t.ID]
+			if !c.span.ok || c.span.hi > rangedLen[i] {
+				c.span.lo, c.span.hi, c.span.ok = 0, rangedLen[i], false // all of it
+			}
+			if c.span.lo < c.span.hi {
+				lo, hi = min(lo, c.span.lo), max(hi, c.span.hi)
+			}
+		}
+		spans[i] = [2]int{lo, max(hi, lo)}
+	}
 	var wg sync.WaitGroup
 	for r := 0; r < w; r++ {
 		wg.Add(1)
@@ -274,15 +299,37 @@ func (fr *frame) mergeAll(workers []*frame, par *lower.Par) {
 			defer wg.Done()
 			for i, t := range ranged {
 				dst := fr.t[t.ID]
-				n := rangedLen[i]
-				lo, hi := n*r/w, n*(r+1)/w
+				ulo, uhi := spans[i][0], spans[i][1]
+				lo, hi := ulo+(uhi-ulo)*r/w, ulo+(uhi-ulo)*(r+1)/w
 				for _, wf := range workers[1:] {
-					addVals(dst.vals[lo:hi], wf.t[t.ID].vals[lo:hi])
+					c := wf.t[t.ID]
+					a, b := max(lo, c.span.lo), min(hi, c.span.hi)
+					if a < b {
+						addZero(dst.vals[a:b], c.vals[a:b])
+					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	for i, t := range ranged {
+		for _, wf := range workers[1:] {
+			c := wf.t[t.ID]
+			c.zero = c.span.ok && len(c.vals) == rangedLen[i]
+		}
+	}
+}
+
+// addZero adds src into dst and zeroes src (equal lengths), a block at
+// a time, the block still in the cache when it is cleared.
+func addZero(dst, src []float64) {
+	const block = 2048
+	for len(src) > 0 {
+		n := min(block, len(src))
+		vec.Arith(vec.Add, dst[:n], dst[:n], src[:n])
+		clear(src[:n])
+		dst, src = dst[n:], src[n:]
+	}
 }
 
 // fullDenseOf returns the number of values of rt when it and every
@@ -564,4 +611,68 @@ func (rt *tensor) addLeaf(c int, v float64) {
 		return
 	}
 	rt.vals[c] += v
+}
+
+// findSpan sets rt.span to the positions of its values that are not
+// zero (to the bit: a -0 counts), when rt is a full dense real tensor
+// (every level dense, no presence: what mergeAll adds position by
+// position), else to none found. A worker's copy was zero before its
+// chunk, so its chunk wrote nothing outside the span that is not zero,
+// and adding the rest is adding zeros: a chunk that wrote half the rows
+// of a stencil's gradient is merged over those rows only.
+func (rt *tensor) findSpan() {
+	rt.span.lo, rt.span.hi, rt.span.ok = 0, 0, false
+	if rt.t.Leaf == lower.Bool {
+		return
+	}
+	for _, l := range rt.levels {
+		if l.kind != lower.Dense || l.present != nil {
+			return
+		}
+	}
+	rt.span.lo, rt.span.hi = nonzeroSpan(rt.vals)
+	rt.span.ok = true
+}
+
+// nonzeroSpan returns the first position of x whose value's bits are
+// not zero and one past the last (lo == hi when there is none), testing
+// eight values at once.
+func nonzeroSpan(x []float64) (lo, hi int) {
+	bits := math.Float64bits
+	for lo+8 <= len(x) {
+		b := x[lo : lo+8 : lo+8]
+		if bits(b[0])|bits(b[1])|bits(b[2])|bits(b[3])|bits(b[4])|bits(b[5])|bits(b[6])|bits(b[7]) != 0 {
+			break
+		}
+		lo += 8
+	}
+	for lo < len(x) && bits(x[lo]) == 0 {
+		lo++
+	}
+	if lo == len(x) {
+		return 0, 0
+	}
+	hi = len(x)
+	for hi-8 >= lo {
+		b := x[hi-8 : hi : hi]
+		if bits(b[0])|bits(b[1])|bits(b[2])|bits(b[3])|bits(b[4])|bits(b[5])|bits(b[6])|bits(b[7]) != 0 {
+			break
+		}
+		hi -= 8
+	}
+	for bits(x[hi-1]) == 0 {
+		hi--
+	}
+	return lo, hi
+}
+
+// sizedAs reports whether rt's levels have the sizes reset would give
+// them (its dense levels'; every other kind is reset anew).
+func (rt *tensor) sizedAs(sizes []int) bool {
+	for i, l := range rt.levels {
+		if l.kind != lower.Dense || l.size != max(sizes[i], 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -18,6 +18,19 @@ type tensor struct {
 	// (lower.Init.SetFirst): a full positions level's values are not
 	// zeroed
 	setFirst bool
+	// zero: a worker's copy of a full dense tensor whose values are all
+	// zero at the sizes it was last reset to (the merge zeroed what it
+	// added: mergeAll), so that the next reset to those sizes has
+	// nothing to clear
+	zero bool
+	// span: the positions of a worker's copy a parallel loop's chunk
+	// wrote, found by the worker once its chunk ran (from its first to
+	// one past its last value that is not zero; ok false when not found:
+	// a tensor mergeAll does not add position by position)
+	span struct {
+		lo, hi int
+		ok     bool
+	}
 }
 
 // level is one level of a tensor, in the storage lowering chose.
