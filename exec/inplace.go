@@ -12,7 +12,10 @@ import (
 // level 0 are its own variable plus constants (a stencil's gradient adds
 // into rows i - 1, i and i + 1 of iteration i), a chunk of iterations
 // l..h-1 writes rows l + dmin .. h - 1 + dmax only, so two chunks share
-// the rows of the first dmax - dmin iterations of the later one. Every
+// the rows of the first dmax - dmin iterations of the later one; with a
+// stride and inner loops (a strided filter's gradient adds into 2i + k,
+// k < K_len), rows 2l + 0 .. 2(h - 1) + K_len - 1, and the first
+// (K_len - 1) / 2 iterations. Every
 // worker then writes the tensor itself, the later chunks' first dmax -
 // dmin iterations left out, and those run after the workers, one chunk
 // after the other: no copy to clear, no merge, as a hand-written split
@@ -21,34 +24,54 @@ import (
 // VM). The result is the serial one up to the order of additions into
 // the rows both chunks write, the same for a given number of threads.
 
-// inPlaceSpan returns dmax - dmin for a parallel loop s whose every
-// tensor it adds into (s.Par.Tensors) can be written in place (above),
-// and whether there is one: each such tensor's levels are dense and full
-// (no presence, no level that grows) with real values, the loop
-// inserts at its level 0 only at keys v + d (v the loop's variable, d a
-// constant, directly or through a let of the body), at a deeper level
-// only below a position the loop inserted at the level above, stores
-// only at a position it inserted at the last level, and reads it
-// nowhere.
-func inPlaceSpan(s *lower.For) (int, bool) {
+// rows is what inPlaceRows finds of a parallel loop over v: every key
+// it inserts at level 0 of a tensor it adds into is stride·v + d + u₁ +
+// ... with d a constant and each uᵢ the variable of a loop inside (its
+// range evaluated before the loop: lo and hi).
+type rows struct {
+	stride int
+	keys   []keyRows
+}
+
+// keyRows is a key's d and the ranges of its inner loops' variables.
+type keyRows struct {
+	d  int
+	us []innerRange
+}
+
+// innerRange is the range of an inner loop's variable.
+type innerRange struct{ lo, hi iexpr }
+
+// inPlaceRows returns the rows of a parallel loop s whose every tensor
+// it adds into (s.Par.Tensors) can be written in place (above), or nil:
+// each such tensor's levels are dense with no presence (full or
+// unmarked) with real values, the loop inserts at its level 0 only at
+// keys stride·v + d + u₁ + ... (v the loop's variable, directly or
+// through lets of the body; the uᵢ variables of loops inside whose
+// ranges read nothing the body defines), at a deeper level only below a
+// position the loop inserted at the level above, stores only at a
+// position it inserted at the last level, and reads it nowhere.
+func (c *compiler) inPlaceRows(s *lower.For) *rows {
 	par := s.Par
 	if par == nil || par.Merge != lower.Sum || len(par.Tensors) == 0 {
-		return 0, false
+		return nil
 	}
 	written := map[*lower.Tensor]bool{}
 	for _, t := range par.Tensors {
 		if t.Leaf != lower.Real {
-			return 0, false
+			return nil
 		}
 		for _, l := range t.Levels {
-			if l.Storage != lower.Dense || !l.Full {
-				return 0, false
+			if l.Storage != lower.Dense || l.Marked() {
+				return nil
 			}
 		}
 		written[t] = true
 	}
 	lets := map[*lower.Var]lower.Expr{}
 	assigned := map[*lower.Var]bool{}
+	defined := map[*lower.Var]bool{s.V: true}
+	inner := map[*lower.Var]*lower.For{}
 	lower.WalkStmts(s.Body, func(x lower.Stmt) {
 		switch x := x.(type) {
 		case *lower.Let:
@@ -56,22 +79,83 @@ func inPlaceSpan(s *lower.For) (int, bool) {
 				assigned[x.V] = true
 			}
 			lets[x.V] = x.X
+			defined[x.V] = true
 		case *lower.Assign:
 			assigned[x.V] = true
+			defined[x.V] = true
+		case *lower.For:
+			inner[x.V] = x
+			defined[x.V] = true
+		case *lower.ForLevel:
+			defined[x.Key] = true
+			if x.Pos != nil {
+				defined[x.Pos] = true
+			}
+		case *lower.Insert:
+			defined[x.Pos] = true
+		case *lower.Locate:
+			defined[x.Pos] = true
+		case *lower.Search:
+			defined[x.Pos] = true
 		}
 	})
-	offset := func(e lower.Expr) (int, bool) {
-		for range 4 { // a let of a let
-			if d, ok := lower.Offset(e, s.V); ok {
-				return d, true
+	readsBody := func(e lower.Expr) bool {
+		found := false
+		lower.WalkExpr(e, func(x lower.Expr) {
+			if r, ok := x.(*lower.Ref); ok && defined[r.V] {
+				found = true
 			}
-			r, ok := e.(*lower.Ref)
-			if !ok || assigned[r.V] || lets[r.V] == nil {
-				return 0, false
+		})
+		return found
+	}
+	// resolve writes e with the body's lets replaced by what they are
+	var resolve func(e lower.Expr, depth int) (lower.Expr, bool)
+	resolve = func(e lower.Expr, depth int) (lower.Expr, bool) {
+		switch x := e.(type) {
+		case *lower.Const:
+			return x, true
+		case *lower.Ref:
+			if lets[x.V] == nil {
+				return x, true
 			}
-			e = lets[r.V]
+			if assigned[x.V] || depth > 8 {
+				return nil, false
+			}
+			return resolve(lets[x.V], depth+1)
+		case *lower.Binary:
+			a, ok1 := resolve(x.X, depth)
+			b, ok2 := resolve(x.Y, depth)
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+			return &lower.Binary{Op: x.Op, X: a, Y: b}, true
 		}
-		return 0, false
+		return nil, false
+	}
+	// terms splits off (d + u₁ + ...) into d and the inner loops' ranges
+	var terms func(e lower.Expr, d *int, us *[]innerRange) bool
+	terms = func(e lower.Expr, d *int, us *[]innerRange) bool {
+		switch x := e.(type) {
+		case *lower.Const:
+			*d += x.I
+			return x.K == lower.Int
+		case *lower.Ref:
+			f := inner[x.V]
+			if f == nil || readsBody(f.Lo) || readsBody(f.Hi) {
+				return false
+			}
+			*us = append(*us, innerRange{c.int(f.Lo), c.int(f.Hi)})
+			return true
+		case *lower.Binary:
+			if x.Op == lower.Add {
+				return terms(x.X, d, us) && terms(x.Y, d, us)
+			}
+			if k, isConst := x.Y.(*lower.Const); isConst && x.Op == lower.Sub && k.K == lower.Int {
+				*d -= k.I
+				return terms(x.X, d, us)
+			}
+		}
+		return false
 	}
 	// the positions the loop inserted: tensor and level of each
 	type at struct {
@@ -89,11 +173,12 @@ func inPlaceSpan(s *lower.For) (int, bool) {
 		return ok && inserted[r.V] == at{t, level}
 	}
 	ok := true
-	dmin, dmax, any := 0, 0, false
+	r := &rows{}
+	first := true
 	lower.WalkStmts(s.Body, func(x lower.Stmt) {
 		switch x := x.(type) {
 		case *lower.Insert:
-			if !written[x.T] {
+			if !written[x.T] || !ok {
 				return
 			}
 			if x.At != nil {
@@ -101,18 +186,25 @@ func inPlaceSpan(s *lower.For) (int, bool) {
 				return
 			}
 			if x.Level > 0 {
-				ok = ok && below(x.Parent, x.T, x.Level-1)
+				ok = below(x.Parent, x.T, x.Level-1)
 				return
 			}
-			d, isOff := offset(x.Key)
-			if !isOff {
+			key, resolved := resolve(x.Key, 0)
+			if !resolved {
 				ok = false
 				return
 			}
-			if !any {
-				dmin, dmax, any = d, d, true
+			off, stride, isStride := lower.StrideOf(key, s.V)
+			d, us := 0, []innerRange(nil)
+			if !isStride || stride < 1 || !terms(off, &d, &us) {
+				ok = false
+				return
 			}
-			dmin, dmax = min(dmin, d), max(dmax, d)
+			if first {
+				r.stride, first = stride, false
+			}
+			ok = stride == r.stride
+			r.keys = append(r.keys, keyRows{d, us})
 		case *lower.Store:
 			if written[x.T] {
 				ok = ok && below(x.Pos, x.T, len(x.T.Levels)-1)
@@ -132,14 +224,54 @@ func inPlaceSpan(s *lower.For) (int, bool) {
 			}
 		})
 	})
-	if !ok || !any {
+	if !ok || first {
+		return nil
+	}
+	return r
+}
+
+// skip returns, for chunks of the loop l..h-1, how many first
+// iterations of a chunk write rows of the chunk before (for stride 1,
+// dmax - dmin), and whether every row the loop writes lies in level 0
+// of size n (so that no level grows while the workers write it).
+func (r *rows) skip(fr *frame, l, h, n int) (int, bool) {
+	lo, hi := 0, 0
+	for i, k := range r.keys {
+		klo, khi := k.d, k.d
+		for _, u := range k.us {
+			a, b := u.lo(fr), u.hi(fr)
+			klo, khi = klo+a, khi+max(b-1, a)
+		}
+		if i == 0 {
+			lo, hi = klo, khi
+		}
+		lo, hi = min(lo, klo), max(hi, khi)
+	}
+	// a chunk from l' shares rows with the one before for its
+	// iterations l' + s with stride·(s + 1) <= hi - lo
+	if r.stride*l+lo < 0 || r.stride*(h-1)+hi >= n {
 		return 0, false
 	}
-	return dmax - dmin, true
+	return (hi - lo) / r.stride, true
+}
+
+// skipAll is skip for every tensor the loop adds into: the most
+// iterations a chunk leaves to run after the workers, and whether every
+// row lies in its tensor's level 0.
+func (r *rows) skipAll(fr *frame, par *lower.Par, l, h int) (int, bool) {
+	most := 0
+	for _, t := range par.Tensors {
+		k, ok := r.skip(fr, l, h, fr.t[t.ID].levels[0].size)
+		if !ok {
+			return 0, false
+		}
+		most = max(most, k)
+	}
+	return most, true
 }
 
 // inPlace runs a parallel loop's iterations l..h-1 on the workers, in
-// place (inPlaceSpan gave span): worker i runs its chunk but, for i > 0,
+// place (rows.skipAll gave span): worker i runs its chunk but, for i > 0,
 // its first span iterations, into the run's own tensors; then those run
 // on the run's frame, chunk after chunk. The loop's variables are added
 // into the run's in worker order.

@@ -9,29 +9,50 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// TestDenseMatrixInPlace: the stencil's gradient, a parallel loop adding
-// into rows i - 1, i and i + 1 of a full dense matrix, runs on two and
-// three workers writing the matrix in place (each chunk but the first
-// leaves its first two iterations to run after the workers: exec's
-// inPlaceSpan), twice on one kernel and result, and gives the reference
-// interpreter's gradient. (Under the race detector, as make test runs
-// it, a chunk that wrote a row another chunk writes fails too.)
+// TestDenseMatrixInPlace: gradients whose parallel loop adds into a
+// dense result at keys of its variable, run on two and three workers
+// writing the result in place (each chunk but the first leaves the
+// iterations that share rows with the chunk before to run after the
+// workers: exec's inPlaceRows), twice on one kernel and result, give the
+// reference interpreter's gradient: the stencil's (rows i - 1, i and i +
+// 1 of a full dense matrix), total variation's (i and i + 1 of a dense
+// vector without marks) and the downsampling's (2i + k for the taps k <
+// K_len, a loop inside). (Under the race detector, as make test runs it,
+// a chunk that wrote a row another chunk writes fails too.)
 func TestDenseMatrixInPlace(t *testing.T) {
-	const src = `sum(<i, _> in (1:n - 1)) sum(<j, _> in (1:m - 1))
-  let d = U(i - 1)(j) + U(i + 1)(j) + U(i)(j - 1) + U(i)(j + 1) - 4 * U(i)(j) in d * d`
-	n, m := 40, 30
-	u := make([]float64, n*m)
-	for k := range u {
-		u[k] = float64(k%7) - 2.25 + float64(k)/256
+	vec := func(n int) *formats.Tensor {
+		v := make([]float64, n)
+		for k := range v {
+			v[k] = float64(k%7) - 2.25 + float64(k)/256
+		}
+		return &formats.Tensor{Format: formats.Dense, Shape: []int{n}, Val: v, Pos: make([][]int, 1), Idx: make([][]int, 1)}
 	}
-	in := nablasd.Inputs{"U": &formats.Tensor{Format: formats.Dense, Shape: []int{n, m}, Val: u, Pos: make([][]int, 2), Idx: make([][]int, 2)},
-		"n": n, "m": m}
+	n, m := 40, 30
+	U := vec(n * m)
+	U.Shape, U.Pos, U.Idx = []int{n, m}, make([][]int, 2), make([][]int, 2)
+	for _, c := range []struct {
+		name, src, wrt string
+		in             nablasd.Inputs
+	}{
+		{"stencil", `sum(<i, _> in (1:n - 1)) sum(<j, _> in (1:m - 1))
+  let d = U(i - 1)(j) + U(i + 1)(j) + U(i)(j - 1) + U(i)(j + 1) - 4 * U(i)(j) in d * d`, "U",
+			nablasd.Inputs{"U": U, "n": n, "m": m}},
+		{"tv", `sum(<i, _> in (0:n - 1)) let d = x(i + 1) - x(i) in sqrt(d * d + eps)`, "x",
+			nablasd.Inputs{"x": vec(301), "n": 301, "eps": 0.5}},
+		{"downsample", `let y = sum(<i, _> in (0:n)) { i -> sum(<k, w> in K) w * x(2 * i + k) } in
+sum(<i, v> in y) v * v`, "x", nablasd.Inputs{"x": vec(301), "K": vec(8), "n": 147}},
+	} {
+		t.Run(c.name, func(t *testing.T) { inPlace(t, c.src, c.wrt, c.in) })
+	}
+}
+
+func inPlace(t *testing.T, src, wrt string, in nablasd.Inputs) {
 	compile := func(o nablasd.Options) *nablasd.Kernel {
 		q, err := nablasd.Prepare(src, in, &o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := q.Compile("U")
+		k, err := q.Compile(wrt)
 		if err != nil {
 			t.Fatal(err)
 		}

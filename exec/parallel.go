@@ -49,7 +49,7 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 			serialNow(fr)
 		}
 	}
-	span, inPlace := inPlaceSpan(s)
+	rows := c.inPlaceRows(s)
 	return func(fr *frame) {
 		l, h := lo(fr), hi(fr)
 		n := h - l
@@ -82,12 +82,14 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 			return
 		}
 		workers := fr.workers(c, w)
-		if inPlace && n/w > 2*span {
-			if cleared >= 0 {
-				clear(fr.t[cleared].vals) // before any worker writes it
+		if rows != nil {
+			if span, ok := rows.skipAll(fr, par, l, h); ok && n/w > 2*span {
+				if cleared >= 0 {
+					clear(fr.t[cleared].vals) // before any worker writes it
+				}
+				fr.inPlace(workers, par, chunk, clo, chi, l, h, span, pos)
+				return
 			}
-			fr.inPlace(workers, par, chunk, clo, chi, l, h, span, pos)
-			return
 		}
 		var wg sync.WaitGroup
 		for i, wf := range workers {

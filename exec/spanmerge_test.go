@@ -7,9 +7,10 @@ import (
 	"github.com/nablasd/nablasd/sdql"
 )
 
-// TestSpanMerge runs total variation's gradient, a parallel loop adding
-// into positions i and i + 1 of a dense workspace, on two and three
-// workers, several times on one kernel and result with different
+// TestSpanMerge runs total variation's gradient with a third term at 2i,
+// a parallel loop adding into positions i, i + 1 and 2i of a dense
+// workspace (keys of two strides: not written in place, inPlaceRows), on
+// two and three workers, several times on one kernel and result with different
 // inputs (of three lengths): the copies of the workers but the first are merged over the
 // positions their chunks wrote (findSpan), and zeroed there for the next
 // run, which then does not clear them. Each run gives the interpreter's
@@ -19,7 +20,7 @@ func TestSpanMerge(t *testing.T) {
 	const src = `let xbar = sum(<i, _> in (0:x_len - 1))
     let d = x_val(i + 1) - x_val(i) in
     let g = d / sqrt(d * d + eps) in
-    { i -> -g } + { i + 1 -> g } in
+    { i -> -g } + { i + 1 -> g } + { 2 * i -> g } in
 sum(<i, _> in (0:x_len)) { i -> xbar(i) }`
 	inputs := func(n, seed int, zeroHead bool) map[string]sdql.Value {
 		x := make(sdql.RealArray, n)
