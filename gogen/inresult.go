@@ -32,7 +32,8 @@ import (
 //   - T and R each have one Init, both statements of the program's top
 //     level, R's first; the copy loop is a later statement of the top
 //     level, and the only statement that reads T; no statement between
-//     T's Init and the copy touches R, none after the copy touches T;
+//     R's Init and the copy touches R (T's Init clears R's first keys),
+//     none after the copy touches T;
 //   - no loop that touches T or R runs on several goroutines (a worker
 //     reads a tensor's struct, which holds T's own memory).
 //
@@ -121,8 +122,8 @@ func (g *gen) inResultAt(list []lower.Stmt, at int, t, r *lower.Tensor) *inResul
 		switch {
 		case usesT && (i < ti || i > at):
 			return nil // T is used outside its Init..copy
-		case usesR && i > ti && i < at:
-			return nil // R is touched while T is in it
+		case usesR && i > ri && i < at:
+			return nil // R is touched between its Init and the copy (T's Init clears R's first keys)
 		case read[t] && i != at:
 			return nil // another statement reads T
 		}
