@@ -11,7 +11,7 @@ import (
 // from 0 copying T into the result R (a copy loop: out(i) = T(i), or
 // T(i) defaulting to zero past T's keys), where a hand-written gradient
 // adds into its result directly. When nothing else reads T, and nothing
-// touches R from T's Init to that copy, T can be the start of R's own
+// touches R from R's Init to that copy, T can be the start of R's own
 // memory: the kernel then clears R's first len(T) entries where it would
 // clear T, accumulates there, and the copy has nothing left to move but
 // the zeros of the keys T does not hold. The downsampling's native
