@@ -277,7 +277,7 @@ func (c *Ctx) inlineLet(e sdql.Expr, l *sdql.LetExpr) (sdql.Expr, []sdql.Expr) {
 func (c *Ctx) anyRewrites(rules []*Rule, nodes []sdql.Expr) bool {
 	for _, x := range nodes {
 		for _, r := range rules {
-			if c.Disabled[r.Name] {
+			if c.Disabled[r.Name] || !rootMayMatch(r.LHS, x) {
 				continue
 			}
 			m := &treeMatch{c: c}

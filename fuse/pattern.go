@@ -133,7 +133,8 @@ func matchTree(p, e sdql.Expr, m *treeMatch) bool {
 			return false
 		}
 	}
-	pk, ek := sdql.Children(p), sdql.Children(e)
+	var pbuf, ebuf [4]sdql.Expr
+	pk, ek := sdql.AppendChildren(pbuf[:0], p), sdql.AppendChildren(ebuf[:0], e)
 	if len(pk) != len(ek) {
 		return false
 	}
@@ -141,6 +142,80 @@ func matchTree(p, e sdql.Expr, m *treeMatch) bool {
 		if !matchTree(pk[i], ek[i], m) {
 			return false
 		}
+	}
+	return true
+}
+
+// rootMayMatch reports whether e's root can match the root of pattern p.
+// It is false only where matchTree fails at the root, before it binds
+// anything or looks at a child, so Apply and anyRewrites test it before
+// they allocate a match: most rules' left-hand sides fail at the root of
+// most nodes they are tried on.
+func rootMayMatch(p, e sdql.Expr) bool {
+	switch p := p.(type) {
+	case *sdql.Ident:
+		if p.Name == "__zt_" {
+			return isZeroExpr(e)
+		}
+		if isPatVar(p.Name) {
+			return true
+		}
+		id, ok := e.(*sdql.Ident)
+		return ok && id.Name == p.Name
+	case *sdql.IntLit:
+		v, ok := numLit(e)
+		return ok && v == float64(p.Value)
+	case *sdql.RealLit:
+		v, ok := numLit(e)
+		return ok && v == p.Value
+	case *sdql.BoolLit:
+		b, ok := e.(*sdql.BoolLit)
+		return ok && b.Value == p.Value
+	case *sdql.SumExpr:
+		_, ok := e.(*sdql.SumExpr)
+		return ok
+	case *sdql.LetExpr:
+		l, ok := e.(*sdql.LetExpr)
+		return ok && len(l.Names) == len(p.Names)
+	case *sdql.DictExpr:
+		if d, ok := e.(*sdql.DictExpr); ok && len(d.Entries) == len(p.Entries) {
+			return true
+		}
+		if len(p.Entries) == 0 {
+			z, isZ := e.(*sdql.ZeroExpr)
+			return isZ && isDictType(z.T)
+		}
+		return false
+	case *sdql.ZeroExpr:
+		z, ok := e.(*sdql.ZeroExpr)
+		return ok && sdql.TypesEqual(z.T, p.T)
+	case *sdql.OneHotExpr:
+		o, ok := e.(*sdql.OneHotExpr)
+		return ok && sdql.TypesEqual(o.T, p.T)
+	case *sdql.UnaryExpr:
+		u, ok := e.(*sdql.UnaryExpr)
+		return ok && u.Op == p.Op
+	case *sdql.BinaryExpr:
+		b, ok := e.(*sdql.BinaryExpr)
+		return ok && b.Op == p.Op
+	case *sdql.CallExpr:
+		c, ok := e.(*sdql.CallExpr)
+		return ok && c.Op == p.Op
+	case *sdql.IfExpr:
+		f, ok := e.(*sdql.IfExpr)
+		return ok && (f.Else == nil) == (p.Else == nil)
+	case *sdql.LookupExpr:
+		_, ok := e.(*sdql.LookupExpr)
+		return ok
+	case *sdql.SliceExpr:
+		_, ok := e.(*sdql.SliceExpr)
+		return ok
+	case *sdql.RangeExpr:
+		_, ok := e.(*sdql.RangeExpr)
+		return ok
+	case *sdql.UniqueExpr:
+		_, ok := e.(*sdql.UniqueExpr)
+		return ok
 	}
 	return true
 }

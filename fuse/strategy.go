@@ -183,7 +183,7 @@ func (c *Ctx) fire(name string, before, after sdql.Expr) {
 // 1 * $e => $e at 1.0 * n, n an int, is no equality of the typed language.
 func Apply(r *Rule) Strategy {
 	return func(c *Ctx, e sdql.Expr) (sdql.Expr, bool) {
-		if c.Disabled[r.Name] {
+		if c.Disabled[r.Name] || !rootMayMatch(r.LHS, e) {
 			return e, false
 		}
 		m := &treeMatch{c: c}

@@ -56,9 +56,10 @@ func Check(e Expr, cfg *CheckConfig) (*Info, error) {
 	res := c.expr(e, nil, 0)
 	c.solve(false)
 	c.solve(true)
-	info := &Info{Types: make(map[Expr]Type, len(c.types)), Free: map[string]Type{}}
+	// the checker's own map becomes the Info's, its types resolved in place
+	info := &Info{Types: c.types, Free: make(map[string]Type, len(c.free))}
 	for x, t := range c.types {
-		info.Types[x] = c.final(t)
+		c.types[x] = c.final(t)
 	}
 	for n, t := range c.free {
 		info.Free[n] = c.final(t)
@@ -557,7 +558,12 @@ func (c *checker) final(t Type) Type {
 		}
 		return tt.ref
 	case *DictType:
-		return &DictType{Key: c.final(tt.Key), Val: c.final(tt.Val)}
+		// types are immutable: one that holds no variable is shared
+		k, v := c.final(tt.Key), c.final(tt.Val)
+		if k == tt.Key && v == tt.Val {
+			return tt
+		}
+		return &DictType{Key: k, Val: v}
 	}
 	return t
 }

@@ -1,44 +1,48 @@
 package sdql
 
 // Children returns the direct sub-expressions of e, in source order.
-func Children(e Expr) []Expr {
+func Children(e Expr) []Expr { return AppendChildren(nil, e) }
+
+// AppendChildren appends the direct sub-expressions of e (in the order of
+// Children) to dst and returns it: a caller that walks many nodes passes
+// a small buffer of its own, to allocate nothing.
+func AppendChildren(dst []Expr, e Expr) []Expr {
 	switch e := e.(type) {
 	case *SumExpr:
-		return []Expr{e.Src, e.Body}
+		return append(dst, e.Src, e.Body)
 	case *DictExpr:
-		kids := make([]Expr, 0, 2*len(e.Entries))
 		for _, en := range e.Entries {
-			kids = append(kids, en.Key, en.Val)
+			dst = append(dst, en.Key, en.Val)
 		}
-		return kids
+		return dst
 	case *LookupExpr:
-		return []Expr{e.X, e.Key}
+		return append(dst, e.X, e.Key)
 	case *SliceExpr:
-		return []Expr{e.X, e.Lo, e.Hi}
+		return append(dst, e.X, e.Lo, e.Hi)
 	case *RangeExpr:
-		return []Expr{e.Lo, e.Hi}
+		return append(dst, e.Lo, e.Hi)
 	case *LetExpr:
-		return append(append([]Expr(nil), e.Values...), e.Body)
+		return append(append(dst, e.Values...), e.Body)
 	case *IfExpr:
 		if e.Else == nil {
-			return []Expr{e.Cond, e.Then}
+			return append(dst, e.Cond, e.Then)
 		}
-		return []Expr{e.Cond, e.Then, e.Else}
+		return append(dst, e.Cond, e.Then, e.Else)
 	case *UnaryExpr:
-		return []Expr{e.X}
+		return append(dst, e.X)
 	case *BinaryExpr:
-		return []Expr{e.X, e.Y}
+		return append(dst, e.X, e.Y)
 	case *CallExpr:
 		if e.Y != nil {
-			return []Expr{e.X, e.Y}
+			return append(dst, e.X, e.Y)
 		}
-		return []Expr{e.X}
+		return append(dst, e.X)
 	case *UniqueExpr:
-		return []Expr{e.X}
+		return append(dst, e.X)
 	case *OneHotExpr:
-		return []Expr{e.X}
+		return append(dst, e.X)
 	}
-	return nil
+	return dst
 }
 
 // WithChildren returns a copy of e whose direct sub-expressions are kids
