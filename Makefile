@@ -40,12 +40,15 @@ test: vet
 	$(GO) test -count=1 -short -race -timeout $(TEST_TIMEOUT) -run TestRandomPrograms ./gogen
 
 ## test-long: every test in full (the cross-check's 2,000 programs, the
-## corpus over every executor, the DuckDB end-to-end tests), and the race
+## corpus over every executor, the DuckDB end-to-end tests, beam's
+## partitioned jobs over 2M entries), and the race
 ## detector over more packages: about 30 minutes on 2 cores.
 test-long: vet
 	$(GO) test -count=1 -timeout $(LONG_TIMEOUT) ./...
 	$(GO) test -count=1 -short -race -timeout $(LONG_TIMEOUT) $(RACE_LONG_PKGS)
 	$(GO) test -count=1 -short -race -timeout $(LONG_TIMEOUT) -run TestRandomPrograms ./gogen
+	@if $(MAKE) -s -C beam download >/dev/null 2>&1; then $(MAKE) -C beam test-long; \
+	else echo "beam: the Apache Beam modules cannot be downloaded: skipping make -C beam test-long"; fi
 
 ## demo: the paper's BATAx kernel on built-in data.
 demo:

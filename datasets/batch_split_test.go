@@ -45,8 +45,14 @@ func TestSplitsGiveGroupsTensors(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 16))
 	dir := t.TempDir()
 	text := randomGrouped(r, 40)
+	batches := []int{0, 1, 7, 64}
+	if raceEnabled {
+		// the race detector needs no more than the extremes: one row per
+		// batch, and batches longer than a group
+		batches = []int{1, 64}
+	}
 	for _, ext := range []string{"parquet", "arrow", "arrows"} {
-		for _, batch := range []int{0, 1, 7, 64} {
+		for _, batch := range batches {
 			path := filepath.Join(dir, fmt.Sprintf("A%d.%s", batch, ext))
 			if err := tabletest.Write(path, text, batch, nil); err != nil {
 				t.Fatal(err)

@@ -54,13 +54,17 @@
 // invariants (a runtime error of Go's bounds checks, recovered) are
 // errors too: the function never panics on its inputs.
 //
-// Three rewrites serve Go's compiler where a hand would have written the
+// Four rewrites serve Go's compiler where a hand would have written the
 // loop differently:
 //
 //   - a loop storing into one row of a full dense level (a scaled row
-//     added into a matrix row, an elementwise map's output) checks the
-//     row's keys once and stores through a segment of the row
-//     (storage_dense_seg.go);
+//     added into a matrix row, an elementwise map's output), or an
+//     innermost loop adding into a vector's sized dense level (a
+//     gradient's x̄ at an offset), checks the row's keys once and stores
+//     through a segment of the row (storage_dense_seg.go);
+//   - a temporary vector whose only reader is a copy into the result (a
+//     gradient's x̄) is kept in the result's memory when it fits there,
+//     and the copy only clears the keys it does not hold (inresult.go);
 //   - a tensor whose locals never drift from its struct (dense, diagonal
 //     and positions levels) is not stored back at returns, so its locals
 //     are dead after their last use (tensor.go, driftingLocals);

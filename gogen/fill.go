@@ -1,10 +1,6 @@
 package gogen
 
-import (
-	"math"
-
-	"github.com/nablasd/nablasd/lower"
-)
+import "github.com/nablasd/nablasd/lower"
 
 // fillCall emits, for a loop lowering marked a Fill that assigns (a row
 // of a dense result set to one value F: SMMM's gradient with respect to a
@@ -59,43 +55,8 @@ func (g *gen) copyDefault(f *lower.For, lo string, d denseSeg, seg string) bool 
 	if f == nil || lo != "0" || d.diag != nil || d.off != nil {
 		return false
 	}
-	b, ok := f.Body.(*lower.Block)
-	if !ok || len(b.List) != 4 {
-		return false
-	}
-	let, ok1 := b.List[0].(*lower.Let)
-	loc, ok2 := b.List[1].(*lower.Locate)
-	ins, ok3 := b.List[2].(*lower.Insert)
-	st, ok4 := b.List[3].(*lower.Store)
-	if !ok1 || !ok2 || !ok3 || !ok4 || ins != d.x {
-		return false
-	}
-	// a lookup's default is its type's zero (+0: a copy then a clear)
-	if c, ok := let.X.(*lower.Const); !ok || let.V.Kind != lower.Real || c.F != 0 || math.Signbit(c.F) {
-		return false
-	}
-	t := loc.T
-	if t == ins.T || t.Order() != 1 || t.Leaf != lower.Real || loc.Level != 0 || !isZero(loc.Parent) {
-		return false
-	}
-	if l := t.Levels[0]; l.Storage != lower.Dense || !l.Unmarked {
-		return false
-	}
-	if k, ok := loc.Key.(*lower.Ref); !ok || k.V != f.V {
-		return false
-	}
-	body := loc.Body
-	if bb, ok := body.(*lower.Block); ok && len(bb.List) == 1 {
-		body = bb.List[0]
-	}
-	as, ok := body.(*lower.Assign)
-	if !ok || as.V != let.V || as.Op != lower.Set {
-		return false
-	}
-	if va, ok := as.X.(*lower.ValAt); !ok || va.T != t || !isRefTo(va.Pos, loc.Pos) {
-		return false
-	}
-	if st.Op != lower.Set || st.T != ins.T || !isRefTo(st.Pos, ins.Pos) || !isRefTo(st.X, let.V) {
+	t, ins, zero := copyFrom(f, d.x.T)
+	if t == nil || !zero || ins != d.x || !t.Levels[0].Unmarked {
 		return false
 	}
 	vals := g.ts[t].f(valsField)

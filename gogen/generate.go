@@ -276,6 +276,10 @@ type gen struct {
 	// workspace by key, gathered into Vals as each burst ends
 	// (storage_appended.go, workspaceRows)
 	wvals map[*lower.Tensor]*lower.Insert
+	// inResInit and inResLoop are the Inits and copy loops of the
+	// temporaries kept in the result (inresult.go)
+	inResInit map[*lower.Init]*inResult
+	inResLoop map[*lower.For]*inResult
 }
 
 // loadKey is a load A[off + v] a segment serves (off "" for A[v]: the
@@ -318,6 +322,7 @@ func (g *gen) file() (*Kernel, error) {
 	}
 	g.planParallel()
 	g.findDeferredClears() // deferclear.go
+	g.findInResults()      // inresult.go
 	body := g.function()
 	var types bytes.Buffer
 	for _, ti := range g.order {

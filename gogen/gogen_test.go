@@ -32,6 +32,9 @@ type pending struct {
 	wantErr string     // or the IR interpreter's error
 	asFuncs bool
 	threads int // the threads argument of a parallel kernel
+	// prime binds the kernel for a run before the checked ones, into the
+	// same destination and workspace (gorun.Case.Prime), or is nil
+	prime map[string]sdql.Value
 	// on, for a scalar program's gradient with respect to a tensor, is
 	// that tensor's value: the kernel's result, completed to its stored
 	// positions as the API completes it (ad.OnStoredPositions), must be
@@ -82,10 +85,13 @@ func onOf(q *nablasd.Query, inputs nablasd.Inputs, wrt string) sdql.Value {
 // (MinParallel 2), and run on 1 goroutine and on each of threads= (2 and
 // 3 by default). And
 //
-//	pipeline formats=(A=csr/4x4, x=dense/4) [wrt=x] [func=NAME] [workspace] [parallel] [threads=...] [show=...] [grep=...]
+//	pipeline formats=(A=csr/4x4, x=dense/4) [wrt=x] [func=NAME] [workspace] [parallel] [threads=...] [prime=(n=4, ...)] [show=...] [grep=...]
 //
 // binds the tensors in their formats and generates through the root
-// package (Query.GenerateGo), as `nablasd gen` does. Every kernel is then
+// package (Query.GenerateGo), as `nablasd gen` does; with prime= the
+// kernel first runs with those scalar parameters changed, into the
+// destination and workspace the checked runs reuse (gorun.Case.Prime):
+// what that run leaves there must not show. Every kernel is then
 // built and run (in one go build), and must give the printed result, or
 // fail with the printed error.
 func TestGenerate(t *testing.T) {
@@ -158,6 +164,7 @@ func TestGenerate(t *testing.T) {
 		}
 		p := pending{where: d.Pos, k: k, in: plan.Bindings, want: want, asFuncs: dense[wrt]}
 		p.on = onOf(q, inputs, wrt)
+		p.prime = primeArg(t, d, plan.Bindings)
 		runs = append(runs, threaded(t, d, k, p)...)
 		return show(t, d, k) + "result: " + sdql.FormatValue(want) + "\n"
 	})
@@ -168,7 +175,7 @@ func TestGenerate(t *testing.T) {
 	}
 	cases := make([]gorun.Case, len(runs))
 	for i, r := range runs {
-		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in, Threads: r.threads}
+		cases[i] = gorun.Case{Name: r.where, Kernel: r.k, Inputs: r.in, Threads: r.threads, Prime: r.prime}
 	}
 	results, err := gorun.Run(cases)
 	if err != nil {
@@ -204,6 +211,38 @@ func genOptions(t *testing.T, d *datadriven.TestData, n int) gogen.Options {
 		opts.Func += strconv.Itoa(n)
 	}
 	return opts
+}
+
+// primeArg reads prime=(NAME=VALUE, ...): the bindings in with those
+// scalar parameters set to the ints or reals given (nil without prime=).
+func primeArg(t *testing.T, d *datadriven.TestData, in map[string]sdql.Value) map[string]sdql.Value {
+	args := argList(d, "prime")
+	if args == nil {
+		return nil
+	}
+	out := map[string]sdql.Value{}
+	for n, v := range in {
+		out[n] = v
+	}
+	for _, a := range args {
+		name, val, ok := strings.Cut(a, "=")
+		switch in[name].(type) {
+		case sdql.Int:
+			n, err := strconv.Atoi(val)
+			ok = ok && err == nil
+			out[name] = sdql.Int(n)
+		case sdql.Real:
+			x, err := strconv.ParseFloat(val, 64)
+			ok = ok && err == nil
+			out[name] = sdql.Real(x)
+		default:
+			ok = false
+		}
+		if !ok {
+			t.Fatalf("%s: prime: want NAME=VALUE of a scalar parameter, have %q", d.Pos, a)
+		}
+	}
+	return out
 }
 
 // threaded is the runs of a case: p, and for a kernel that takes threads

@@ -165,7 +165,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		g.line("}")
 		return
 	}
-	outline := g.outlineWanted(segs, back, body)
+	outline := g.outlineWanted(segs, back, dsegs, body)
 	if !isSimple(lo) {
 		t := g.loc.name("lo")
 		g.line("%s := %s", t, lo)

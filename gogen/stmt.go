@@ -192,7 +192,11 @@ func (g *gen) stmt(s lower.Stmt) {
 		}
 		g.line("}")
 	case *lower.For:
-		g.forStmt(s)
+		if ir := g.inResLoop[s]; ir != nil {
+			g.inResultCopy(ir, s)
+		} else {
+			g.forStmt(s)
+		}
 	case *lower.ForLevel:
 		g.forLevel(s)
 	case *lower.Search:
@@ -204,7 +208,11 @@ func (g *gen) stmt(s lower.Stmt) {
 	case *lower.Store:
 		g.store(s)
 	case *lower.Init:
-		g.initStmt(s)
+		if ir := g.inResInit[s]; ir != nil {
+			g.inResultInit(ir, s)
+		} else {
+			g.initStmt(s)
+		}
 	case *lower.Fail:
 		g.fail(s)
 	case *lower.Transpose:

@@ -68,8 +68,8 @@ func docBlocks(t *testing.T, page string) []docBlock {
 // documentation cannot rot:
 //
 //   - a ```sh block runs as one bash script (set -eo pipefail) in a folder
-//     work/ beside a link shared -> ../shared, with the nablasd binary as
-//     ./nablasd; the blocks of a page run in order in the same folder, so
+//     work/ beside a link shared -> ../shared, with the nablasd command as
+//     ./nablasd (this test binary running main, see TestMain); the blocks of a page run in order in the same folder, so
 //     a later block may read what an earlier one wrote;
 //   - a line "# => TEXT" in a block says that the block's output (standard
 //     output and error, whose interleaving is not fixed) contains TEXT;
@@ -99,8 +99,15 @@ func TestDocs(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "nablasd"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	// the command is this test binary, run as main (TestMain): the same
+	// run as the built command's, without linking it again
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("#!/bin/sh\nNABLASD_RUN_MAIN=1 exec '%s' \"$@\"\n", strings.ReplaceAll(self, "'", `'\''`))
+	if err := os.WriteFile(filepath.Join(bin, "nablasd"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	duckdb := duckdbShell(t, bin)
 	var pages []string

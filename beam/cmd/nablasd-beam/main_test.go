@@ -18,24 +18,42 @@ import (
 	"github.com/nablasd/nablasd/internal/tabletest"
 )
 
-// The tests run the built nablasd-beam on Beam's Prism runner (in its
-// own process) and compare its outputs with the built nablasd's on the
-// same inputs.
+// The tests run nablasd-beam on Beam's Prism runner (in its own process)
+// and compare its outputs with the built nablasd's on the same inputs.
+// nablasd-beam is this test binary itself, started through a script that
+// sets runMainEnv (TestMain then runs the command's main): one link of
+// the Beam SDK fewer than building the command again.
 var beamBin, localBin string
 
+// runMainEnv, set to 1, makes the test binary run nablasd-beam's main.
+const runMainEnv = "NABLASD_BEAM_RUN_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		return
+	}
 	dir, err := os.MkdirTemp("", "nablasd-beam-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
 	beamBin, localBin = filepath.Join(dir, "nablasd-beam"), filepath.Join(dir, "nablasd")
-	for bin, pkg := range map[string]string{beamBin: ".", localBin: "github.com/nablasd/nablasd/cmd/nablasd"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
+	self, err := os.Executable()
+	if err != nil {
+		fail(err)
+	}
+	script := fmt.Sprintf("#!/bin/sh\n%s=1 exec '%s' \"$@\"\n", runMainEnv, strings.ReplaceAll(self, "'", `'\''`))
+	if err := os.WriteFile(beamBin, []byte(script), 0o755); err != nil {
+		fail(err)
+	}
+	if out, err := exec.Command("go", "build", "-o", localBin, "github.com/nablasd/nablasd/cmd/nablasd").CombinedOutput(); err != nil {
+		fail(fmt.Errorf("go build nablasd: %v\n%s", err, out))
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,18 +12,22 @@ import (
 // Parquet file of 8 row groups) split into 8 blocks of 50,000 rows on
 // Prism, and compares them with nablasd's
 // single-machine results (within Tolerance). b is read at the row only,
-// so it is split along with A; x is broadcast.
+// so it is split along with A; x is broadcast. With -short (make test)
+// every size is a tenth: the same 8 row groups and 8 blocks over 200,000
+// entries.
 func TestPartitionedMatchesLocal(t *testing.T) {
+	scale := 1
 	if testing.Short() {
-		t.Skip("-short: skipping the 2M-entry partitioned jobs")
+		scale = 10
 	}
+	rows, cols, nnz := 400000/scale, 50000/scale, 2000000/scale
 	dir := t.TempDir()
-	mustRun(t, dir, localBin, "eval", "-e", "A", "--in", "A=synthetic:rows=400000,cols=50000,nnz=2000000,seed=3", "--out", "A.parquet")
-	mustRun(t, dir, localBin, "eval", "-e", "b", "--in", "b=synthetic:n=400000,density=0.5,seed=4", "--out", "b.parquet")
-	mustRun(t, dir, localBin, "eval", "-e", "x", "--in", "x=synthetic:n=50000,density=1,seed=5:dense", "--out", "x.parquet")
+	mustRun(t, dir, localBin, "eval", "-e", "A", "--in", fmt.Sprintf("A=synthetic:rows=%d,cols=%d,nnz=%d,seed=3", rows, cols, nnz), "--out", "A.parquet")
+	mustRun(t, dir, localBin, "eval", "-e", "b", "--in", fmt.Sprintf("b=synthetic:n=%d,density=0.5,seed=4", rows), "--out", "b.parquet")
+	mustRun(t, dir, localBin, "eval", "-e", "x", "--in", fmt.Sprintf("x=synthetic:n=%d,density=1,seed=5:dense", cols), "--out", "x.parquet")
 	// A in 8 row groups, whose boundaries are not the blocks': a block's
 	// entries come from two splits
-	if err := regroup(filepath.Join(dir, "A.parquet"), 1<<18); err != nil {
+	if err := regroup(filepath.Join(dir, "A.parquet"), int64(1<<18/scale)); err != nil {
 		t.Fatal(err)
 	}
 	lsq := "sum(<i, r> in A) let d = (sum(<j, a> in r) a * x(j)) - b(i) in 0.5 * d * d"
@@ -44,14 +49,14 @@ func TestPartitionedMatchesLocal(t *testing.T) {
 			local := filepath.Join(dir, c.name+"-local.parquet")
 			out := filepath.Join(dir, c.name+".parquet")
 			mustRun(t, dir, localBin, append(c.args, "--out", local)...)
-			errs := mustRun(t, dir, beamBin, append(c.args, "--partition-rows", "50000", "--out", out)...)
+			errs := mustRun(t, dir, beamBin, append(c.args, "--partition-rows", fmt.Sprint(rows/8), "--out", out)...)
 			sameResult(t, out, local)
 			if n := counter(errs, "blocks"); n != 8 {
 				t.Errorf("blocks=%d, want 8\n%s", n, errs)
 			}
-			want := int64(2000000) // A's entries
+			want := int64(nnz) // A's entries
 			if strings.Contains(strings.Join(c.args, " "), "b=") {
-				want += 200000 // and b's, split along
+				want += int64(rows / 2) // and b's (density 0.5), split along
 			}
 			if n := counter(errs, "entries_in"); n != want {
 				t.Errorf("entries_in=%d, want %d\n%s", n, want, errs)
