@@ -14,15 +14,15 @@ import (
 // l..h-1 writes rows l + dmin .. h - 1 + dmax only, so two chunks share
 // the rows of the first dmax - dmin iterations of the later one; with a
 // stride and inner loops (a strided filter's gradient adds into 2i + k,
-// k < K_len), rows 2l + 0 .. 2(h - 1) + K_len - 1, and the first
-// (K_len - 1) / 2 iterations. Every
-// worker then writes the tensor itself, the later chunks' first dmax -
-// dmin iterations left out, and those run after the workers, one chunk
-// after the other: no copy to clear, no merge, as a hand-written split
-// writes in place (the two goroutines of the stencil's hand-written
-// gradient ran 1.85× its one against 1.34× privatized, on this project's
-// VM). The result is the serial one up to the order of additions into
-// the rows both chunks write, the same for a given number of threads.
+// k < K_len), rows 2l .. 2(h - 1) + K_len - 1, shared by the first
+// (K_len - 1) / 2 iterations (rows.skip). Every worker then writes the
+// tensor itself, the later chunks leaving those iterations out, and they
+// run after the workers, one chunk after the other: no copy to clear, no
+// merge, as a hand-written split writes in place (the two goroutines of
+// the stencil's hand-written gradient ran 1.85× its one against 1.34×
+// privatized, on this project's VM). The result is the serial one up to
+// the order of additions into the rows two chunks write, the same for a
+// given number of threads.
 
 // rows is what inPlaceRows finds of a parallel loop over v: every key
 // it inserts at level 0 of a tensor it adds into is stride·v + d + u₁ +
