@@ -41,6 +41,12 @@ import (
 //     filling rows of its own: the copies' rows are appended whole, at
 //     once and on every worker, appendAllFrom); a loop adding into a tensor of another storage
 //     (sparse, hashed) runs serially, and the generated code says so.
+//     Where the loop's keys at level 0 of every such tensor are a stride
+//     times its variable plus constants and inner loops' variables
+//     (lower.InPlaceRowsOf) and, at run time, its rows lie inside the
+//     tensor, every worker writes the function's own instead, leaving
+//     the iterations a chunk shares with the one before to run after
+//     them (inplace.go).
 //
 // The workers' copies live in the workspace with Options.Workspace, so
 // that they are reused. Every worker recovers its own panics and returns
@@ -469,6 +475,10 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	for _, t := range par.Private {
 		own[g.ts[t]] = true
 	}
+	ip := g.inPlaceCheck(s, lo, hi, nw)
+	if t := g.deferred.Loop[s]; t != nil && ip != nil {
+		g.line("if %s {\n%s\n}", ip.inPlace, g.deferredClear(t, "before the workers write in place"))
+	}
 	var reduce []*lower.Var
 	parts := map[*lower.Var]string{}
 	for _, v := range par.Reduce {
@@ -502,6 +512,9 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	body := g.capture(func() {
 		g.line("%s, %s := %sSplit(%s, %s, %s, %s, %s), %sSplit(%s, %s, %s+1, %s, %s)", g.vars[from], g.vars[to],
 			g.pfx, lo, hi, w, nw, pos, g.pfx, lo, hi, w, nw, pos)
+		if ip != nil {
+			g.line("if %s > 0 && %s {\n%s = min(%s+%s, %s)\n}", w, ip.inPlace, g.vars[from], g.vars[from], ip.skip, g.vars[to])
+		}
 		g.push()
 		g.declare(from)
 		g.declare(to)
@@ -558,7 +571,14 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		if g.deferred.Loop[s] == t {
 			els = "\n} else {\n" + g.deferredClear(t, "on the first worker")
 		}
-		g.line("if %s > 0 {\n%s = &%s[%s-1]\n%s.emptyLike(&%s)%s\n}", w, ti.ptr, copies[t], w, ti.ptr, shapes[t], els)
+		notInPlace := ""
+		if ip != nil {
+			notInPlace = " && !" + ip.inPlace
+			if els != "" {
+				els = "\n} else if !" + ip.inPlace + " {\n" + g.deferredClear(t, "on the first worker")
+			}
+		}
+		g.line("if %s > 0%s {\n%s = &%s[%s-1]\n%s.emptyLike(&%s)%s\n}", w, notInPlace, ti.ptr, copies[t], w, ti.ptr, shapes[t], els)
 	}
 	for _, t := range par.Private {
 		if ti := g.ts[t]; free.used[ti.ptr] {
@@ -603,6 +623,9 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	g.returnErr(werr)
 	g.line("}")
 	g.unsync(nil)
+	if ip != nil {
+		g.line("if !%s {", ip.inPlace)
+	}
 	for _, t := range par.Tensors {
 		ti := g.ts[t]
 		if appendedRows(t) {
@@ -625,7 +648,17 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		g.line("for %s := 1; %s < %s; %s++ {\n%s.addFrom(&%s[%s-1], %s, %s)\n}", w, w, nw, w, ti.ptr, copies[t], w, mlo, mhi)
 		g.line("})")
 	}
+	if ip != nil {
+		g.line("}")
+		g.unsync(nil)
+	}
 	resync()
+	if ip != nil {
+		g.line("if %s {", ip.inPlace)
+		g.inPlaceTail(s, ip, lo, hi, nw, pos)
+		g.line("}")
+		g.unsync(nil)
+	}
 	for _, v := range reduce {
 		x := g.loc.name("x")
 		g.line("for _, %s := range %s {", x, parts[v])
