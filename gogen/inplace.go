@@ -32,6 +32,30 @@ import (
 type inPlacePlan struct {
 	rows          *lower.InPlaceRows
 	inPlace, skip string
+	// rhi is the greatest offset of a row from Stride·v (Extent's hi)
+	rhi string
+}
+
+// regionClear emits, in a worker writing in place (its chunk from..to-1
+// before the skip), the clear of the rows of t only it writes: from the
+// row after the last the chunk before writes (Stride·(from - 1) + rhi +
+// 1; 0 for the first worker) to the last its own chunk writes (the
+// tensor's end for the last worker). The regions partition the rows, and
+// a worker writes no row of another's (it starts skip iterations in), so
+// every row is emptied before anyone adds into it: the Init's clear of a
+// tensor the loop writes (deferclear.go), on every worker at once.
+func (g *gen) regionClear(t *lower.Tensor, ip *inPlacePlan, w, nw, from, to string) {
+	ptr := g.ts[t].ptr
+	n0 := ptr + "." + nField(0)
+	a, b, per := g.loc.name("c0"), g.loc.name("c1"), g.loc.name("per")
+	s := ip.rows.Stride
+	g.line("if %s > 0 { // the Init's clear, of the rows only this worker writes (inplace.go)", n0)
+	g.line("%s, %s := 0, %s", a, b, n0)
+	g.line("if %s > 0 {\n%s = min(max(%d*(%s-1)+%s+1, 0), %s)\n}", w, a, s, from, ip.rhi, n0)
+	g.line("if %s < %s-1 {\n%s = min(max(%d*(%s-1)+%s+1, %s), %s)\n}", w, nw, b, s, to, ip.rhi, a, n0)
+	g.line("%s := len(%s.Vals) / %s", per, ptr, n0)
+	g.line("clear(%s.Vals[%s*%s : %s*%s])", ptr, a, per, b, per)
+	g.line("}")
 }
 
 // inPlaceCheck emits, before a parallel loop's workers over lo..hi-1
@@ -43,15 +67,15 @@ func (g *gen) inPlaceCheck(s *lower.For, lo, hi, nw string) *inPlacePlan {
 	if rows == nil {
 		return nil
 	}
-	ip := &inPlacePlan{rows: rows, inPlace: g.loc.name("inPlace"), skip: g.loc.name("skip")}
-	rlo, rhi := g.loc.name("rlo"), g.loc.name("rhi")
+	ip := &inPlacePlan{rows: rows, inPlace: g.loc.name("inPlace"), skip: g.loc.name("skip"), rhi: g.loc.name("rhi")}
+	rlo, rhi := g.loc.name("rlo"), ip.rhi
 	var names []string
 	for _, t := range s.Par.Tensors {
 		names = append(names, t.Name)
 	}
 	g.comment(fmt.Sprintf("The workers write %s in place when every row the loop writes (%d·%s plus %s..%s) lies inside it, each chunk but the first leaving its first %s iterations, which share rows with the chunk before, to run after them (inplace.go).",
 		strings.Join(names, ", "), rows.Stride, s.V.Name, rlo, rhi, ip.skip))
-	g.line("%s, %s := false, 0", ip.inPlace, ip.skip)
+	g.line("%s, %s, %s := false, 0, 0", ip.inPlace, ip.skip, rhi)
 	g.line("if %s < %s {", lo, hi)
 	g.push()
 	// the inner loops' ranges, read before the loop (they read nothing
@@ -79,7 +103,8 @@ func (g *gen) inPlaceCheck(s *lower.For, lo, hi, nw string) *inPlacePlan {
 			khi = append(khi, fmt.Sprintf("max(%s-1, %s)", ab[1], ab[0]))
 		}
 		if i == 0 {
-			g.line("%s, %s := %s, %s", rlo, rhi, strings.Join(klo, " + "), strings.Join(khi, " + "))
+			g.line("%s := %s", rlo, strings.Join(klo, " + "))
+			g.line("%s = %s", rhi, strings.Join(khi, " + "))
 		} else {
 			g.line("%s, %s = min(%s, %s), max(%s, %s)", rlo, rhi, rlo, strings.Join(klo, " + "), rhi, strings.Join(khi, " + "))
 		}

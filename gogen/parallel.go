@@ -476,9 +476,6 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		own[g.ts[t]] = true
 	}
 	ip := g.inPlaceCheck(s, lo, hi, nw)
-	if t := g.deferred.Loop[s]; t != nil && ip != nil {
-		g.line("if %s {\n%s\n}", ip.inPlace, g.deferredClear(t, "before the workers write in place"))
-	}
 	var reduce []*lower.Var
 	parts := map[*lower.Var]string{}
 	for _, v := range par.Reduce {
@@ -513,6 +510,11 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		g.line("%s, %s := %sSplit(%s, %s, %s, %s, %s), %sSplit(%s, %s, %s+1, %s, %s)", g.vars[from], g.vars[to],
 			g.pfx, lo, hi, w, nw, pos, g.pfx, lo, hi, w, nw, pos)
 		if ip != nil {
+			if t := g.deferred.Loop[s]; t != nil {
+				g.line("if %s {", ip.inPlace)
+				g.regionClear(t, ip, w, nw, g.vars[from], g.vars[to])
+				g.line("}")
+			}
 			g.line("if %s > 0 && %s {\n%s = min(%s+%s, %s)\n}", w, ip.inPlace, g.vars[from], g.vars[from], ip.skip, g.vars[to])
 		}
 		g.push()
