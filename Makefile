@@ -37,7 +37,7 @@ test: vet
 	$(GO) test -count=1 -short -timeout $(TEST_TIMEOUT) ./...
 	$(GO) test -count=1 -short -race -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
 	# generated kernels run on several goroutines, built with the race detector
-	$(GO) test -count=1 -short -race -timeout $(TEST_TIMEOUT) -run TestRandomPrograms ./gogen
+	$(GO) test -count=1 -short -race -timeout $(TEST_TIMEOUT) -run 'TestRandomPrograms|TestGenerate$$' ./gogen
 
 ## test-long: every test in full (the cross-check's 2,000 programs, the
 ## corpus over every executor, the DuckDB end-to-end tests, beam's
@@ -46,7 +46,7 @@ test: vet
 test-long: vet
 	$(GO) test -count=1 -timeout $(LONG_TIMEOUT) ./...
 	$(GO) test -count=1 -short -race -timeout $(LONG_TIMEOUT) $(RACE_LONG_PKGS)
-	$(GO) test -count=1 -short -race -timeout $(LONG_TIMEOUT) -run TestRandomPrograms ./gogen
+	$(GO) test -count=1 -short -race -timeout $(LONG_TIMEOUT) -run 'TestRandomPrograms|TestGenerate$$' ./gogen
 	@if $(MAKE) -s -C beam download >/dev/null 2>&1; then $(MAKE) -C beam test-long; \
 	else echo "beam: the Apache Beam modules cannot be downloaded: skipping make -C beam test-long"; fi
 

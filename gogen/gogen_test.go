@@ -3,7 +3,7 @@ package gogen_test
 import (
 	"flag"
 	"fmt"
-	"github.com/nablasd/nablasd/ad"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/nablasd/nablasd"
+	"github.com/nablasd/nablasd/ad"
 	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/gogen"
 	"github.com/nablasd/nablasd/internal/gorun"
@@ -67,6 +68,13 @@ func onOf(q *nablasd.Query, inputs nablasd.Inputs, wrt string) sdql.Value {
 	}
 	return nil
 }
+
+// shortRuns are the testdata files whose kernels TestGenerate builds and
+// runs under -short too: the paths of the generated Go that no other
+// test of make test runs (TestRandomPrograms's programs never take
+// them), so that CI runs them, on several goroutines and, in make test's
+// race run, under the race detector.
+var shortRuns = map[string]bool{"written_in_place.txt": true, "temps_in_result.txt": true}
 
 // TestGenerate runs testdata/*.txt:
 //
@@ -170,8 +178,17 @@ func TestGenerate(t *testing.T) {
 	})
 	s.Run(t, "testdata/*.txt")
 	if testing.Short() {
-		t.Log("-short: not building the generated kernels")
-		return
+		// one build of the kernels of the files no other test of make
+		// test runs (a parallel loop written in place, a temporary kept
+		// in the result), not of them all
+		kept := runs[:0]
+		for _, r := range runs {
+			if shortRuns[filepath.Base(strings.SplitN(r.where, ":", 2)[0])] {
+				kept = append(kept, r)
+			}
+		}
+		t.Logf("-short: building the kernels of %d of the cases (%d files)", len(kept), len(shortRuns))
+		runs = kept
 	}
 	cases := make([]gorun.Case, len(runs))
 	for i, r := range runs {
