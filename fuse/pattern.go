@@ -29,50 +29,38 @@ func (m *treeMatch) bindName(v, name string) bool {
 	return true
 }
 
-// matchTree matches pattern p against e, extending m.
+// matchTree matches pattern p against e, extending m: the root by
+// rootMayMatch, then the pattern variables, binders and children.
 func matchTree(p, e sdql.Expr, m *treeMatch) bool {
+	if id, ok := p.(*sdql.Ident); ok && id.Name != "__zt_" && isPatVar(id.Name) {
+		v := id.Name[1:]
+		if n, ok := m.names[v]; ok {
+			id, isID := e.(*sdql.Ident)
+			return isID && id.Name == n
+		}
+		if old, ok := m.exprs[v]; ok {
+			return sdql.AlphaEqual(old, e)
+		}
+		if m.exprs == nil {
+			m.exprs = map[string]sdql.Expr{}
+		}
+		m.exprs[v] = e
+		return true
+	}
+	if !rootMayMatch(p, e) {
+		return false
+	}
 	switch p := p.(type) {
-	case *sdql.Ident:
-		if p.Name == "__zt_" {
-			return isZeroExpr(e)
-		}
-		if isPatVar(p.Name) {
-			v := p.Name[1:]
-			if n, ok := m.names[v]; ok {
-				id, isID := e.(*sdql.Ident)
-				return isID && id.Name == n
-			}
-			if old, ok := m.exprs[v]; ok {
-				return sdql.AlphaEqual(old, e)
-			}
-			if m.exprs == nil {
-				m.exprs = map[string]sdql.Expr{}
-			}
-			m.exprs[v] = e
-			return true
-		}
-		id, ok := e.(*sdql.Ident)
-		return ok && id.Name == p.Name
-	case *sdql.IntLit:
-		v, ok := numLit(e)
-		return ok && v == float64(p.Value)
-	case *sdql.RealLit:
-		v, ok := numLit(e)
-		return ok && v == p.Value
-	case *sdql.BoolLit:
-		b, ok := e.(*sdql.BoolLit)
-		return ok && b.Value == p.Value
+	case *sdql.Ident, *sdql.IntLit, *sdql.RealLit, *sdql.BoolLit, *sdql.ZeroExpr:
+		return true // leaves: the root is the whole match
 	case *sdql.SumExpr:
-		s, ok := e.(*sdql.SumExpr)
-		if !ok || !matchBinder(p.Key, s.Key, m) || !matchBinder(p.Val, s.Val, m) {
+		s := e.(*sdql.SumExpr)
+		if !matchBinder(p.Key, s.Key, m) || !matchBinder(p.Val, s.Val, m) {
 			return false
 		}
 		return matchTree(p.Src, s.Src, m) && matchTree(p.Body, s.Body, m)
 	case *sdql.LetExpr:
-		l, ok := e.(*sdql.LetExpr)
-		if !ok || len(l.Names) != len(p.Names) {
-			return false
-		}
+		l := e.(*sdql.LetExpr)
 		for i := range p.Names {
 			if !matchBinder(p.Names[i], l.Names[i], m) || !matchTree(p.Values[i], l.Values[i], m) {
 				return false
@@ -80,57 +68,8 @@ func matchTree(p, e sdql.Expr, m *treeMatch) bool {
 		}
 		return matchTree(p.Body, l.Body, m)
 	case *sdql.DictExpr:
-		d, ok := e.(*sdql.DictExpr)
-		if !ok || len(d.Entries) != len(p.Entries) {
-			if len(p.Entries) == 0 {
-				z, isZ := e.(*sdql.ZeroExpr)
-				return isZ && isDictType(z.T)
-			}
-			return false
-		}
-	case *sdql.ZeroExpr:
-		z, ok := e.(*sdql.ZeroExpr)
-		return ok && sdql.TypesEqual(z.T, p.T)
-	case *sdql.OneHotExpr:
-		o, ok := e.(*sdql.OneHotExpr)
-		if !ok || !sdql.TypesEqual(o.T, p.T) {
-			return false
-		}
-	case *sdql.UnaryExpr:
-		u, ok := e.(*sdql.UnaryExpr)
-		if !ok || u.Op != p.Op {
-			return false
-		}
-	case *sdql.BinaryExpr:
-		b, ok := e.(*sdql.BinaryExpr)
-		if !ok || b.Op != p.Op {
-			return false
-		}
-	case *sdql.CallExpr:
-		c, ok := e.(*sdql.CallExpr)
-		if !ok || c.Op != p.Op {
-			return false
-		}
-	case *sdql.IfExpr:
-		f, ok := e.(*sdql.IfExpr)
-		if !ok || (f.Else == nil) != (p.Else == nil) {
-			return false
-		}
-	case *sdql.LookupExpr:
-		if _, ok := e.(*sdql.LookupExpr); !ok {
-			return false
-		}
-	case *sdql.SliceExpr:
-		if _, ok := e.(*sdql.SliceExpr); !ok {
-			return false
-		}
-	case *sdql.RangeExpr:
-		if _, ok := e.(*sdql.RangeExpr); !ok {
-			return false
-		}
-	case *sdql.UniqueExpr:
-		if _, ok := e.(*sdql.UniqueExpr); !ok {
-			return false
+		if _, isZ := e.(*sdql.ZeroExpr); isZ {
+			return true // {} matches zero[{K -> V}]
 		}
 	}
 	var pbuf, ebuf [4]sdql.Expr
@@ -146,11 +85,11 @@ func matchTree(p, e sdql.Expr, m *treeMatch) bool {
 	return true
 }
 
-// rootMayMatch reports whether e's root can match the root of pattern p.
-// It is false only where matchTree fails at the root, before it binds
-// anything or looks at a child, so Apply and anyRewrites test it before
-// they allocate a match: most rules' left-hand sides fail at the root of
-// most nodes they are tried on.
+// rootMayMatch reports whether e's root can match the root of pattern p
+// (a pattern variable's root matches anything). matchTree starts with it,
+// before it binds anything or looks at a child, and Apply and
+// anyRewrites test it before they allocate a match: most rules'
+// left-hand sides fail at the root of most nodes they are tried on.
 func rootMayMatch(p, e sdql.Expr) bool {
 	switch p := p.(type) {
 	case *sdql.Ident:

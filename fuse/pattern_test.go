@@ -10,8 +10,9 @@ import (
 // TestRootMayMatch checks the root test Apply runs before it allocates a
 // match: over every node of generated programs and of their optimized
 // stages, and every rule, a left-hand side that matches a node must pass
-// rootMayMatch there (it only ever saves work). It must also reject most
-// pairs, or it saves nothing.
+// rootMayMatch there (it only ever saves work; matchTree starting from it
+// keeps the two one test). It must also reject most pairs, or it saves
+// nothing, and some pairs must match.
 func TestRootMayMatch(t *testing.T) {
 	n := genCount(1000)
 	r := rand.New(rand.NewSource(3))
