@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"sync"
-
 	"github.com/nablasd/nablasd/lower"
 )
 
@@ -100,30 +98,4 @@ func (fr *frame) inPlace(workers []*frame, par *lower.Par, chunk stmt, clo, chi,
 		chunk(fr)
 	}
 	fr.used = max(fr.used, w)
-}
-
-// runWorkers runs chunk on every worker frame, each on a goroutine, and
-// panics with the first worker's panic, if any.
-func runWorkers(workers []*frame, chunk stmt) {
-	var wg sync.WaitGroup
-	for _, wf := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					wf.panicked = p
-				}
-			}()
-			chunk(wf)
-		}()
-	}
-	wg.Wait()
-	for _, wf := range workers {
-		if wf.panicked != nil {
-			p := wf.panicked
-			wf.panicked = nil
-			panic(p)
-		}
-	}
 }

@@ -91,7 +91,6 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 				return
 			}
 		}
-		var wg sync.WaitGroup
 		for i, wf := range workers {
 			// the first worker adds into the run's own tensors: one
 			// worker's copy fewer to clear and to merge (every copy is
@@ -99,40 +98,49 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 			wf.copyFrom(fr, par, i == 0)
 			wf.i[clo], wf.i[chi] = split(l, h, i, w, pos), split(l, h, i+1, w, pos)
 		}
-		for i, wf := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() {
-					if p := recover(); p != nil {
-						wf.panicked = p
-					}
-				}()
-				if i == 0 && cleared >= 0 {
-					clear(wf.t[cleared].vals) // the run's own: the Init's clear
-				}
-				for _, r := range wf.resets {
-					if !r.t.zero || !r.t.sizedAs(r.sizes) {
-						r.t.reset(r.sizes)
-					}
-					r.t.zero = false
-				}
-				chunk(wf)
-				for _, r := range wf.resets {
-					r.t.findSpan()
-				}
-			}()
-		}
-		wg.Wait()
-		for _, wf := range workers {
-			if wf.panicked != nil {
-				p := wf.panicked
-				wf.panicked = nil
-				panic(p)
+		runWorkers(workers, func(wf *frame) {
+			if wf == workers[0] && cleared >= 0 {
+				clear(wf.t[cleared].vals) // the run's own: the Init's clear
 			}
-		}
+			for _, r := range wf.resets {
+				if !r.t.zero || !r.t.sizedAs(r.sizes) {
+					r.t.reset(r.sizes)
+				}
+				r.t.zero = false
+			}
+			chunk(wf)
+			for _, r := range wf.resets {
+				r.t.findSpan()
+			}
+		})
 		fr.mergeAll(workers, par)
 		fr.used = max(fr.used, w)
+	}
+}
+
+// runWorkers runs chunk on every worker frame, each on a goroutine, and
+// panics with the first worker's panic, if any.
+func runWorkers(workers []*frame, chunk stmt) {
+	var wg sync.WaitGroup
+	for _, wf := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					wf.panicked = p
+				}
+			}()
+			chunk(wf)
+		}()
+	}
+	wg.Wait()
+	for _, wf := range workers {
+		if wf.panicked != nil {
+			p := wf.panicked
+			wf.panicked = nil
+			panic(p)
+		}
 	}
 }
 
