@@ -127,13 +127,7 @@ func (g *gen) inPlaceCheck(s *lower.For, lo, hi, nw string) *inPlacePlan {
 // first left (from its first to skip past it), chunk after chunk, on the
 // function's own state.
 func (g *gen) inPlaceTail(s *lower.For, ip *inPlacePlan, lo, hi, nw, pos string) {
-	w := g.loc.name("w")
-	from := &lower.Var{Name: "from", Kind: lower.Int, ID: -1}
-	to := &lower.Var{Name: "to", Kind: lower.Int, ID: -1}
-	g.vars[from], g.vars[to] = g.loc.name("from"), g.loc.name("to")
-	g.read[from], g.read[to] = true, true
-	g.typed(g.vars[from], "int")
-	g.typed(g.vars[to], "int")
+	w, from, to := g.chunkVars()
 	g.line("for %s := 1; %s < %s; %s++ {", w, w, nw, w)
 	g.push()
 	g.line("%s, %s := %sSplit(%s, %s, %s, %s, %s), %sSplit(%s, %s, %s+1, %s, %s)", g.vars[from], g.vars[to],

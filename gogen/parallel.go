@@ -487,13 +487,7 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	}
 
 	// the worker's code: a chunk of the loop over from..to-1
-	w := g.loc.name("w")
-	from := &lower.Var{Name: "from", Kind: lower.Int, ID: -1}
-	to := &lower.Var{Name: "to", Kind: lower.Int, ID: -1}
-	g.vars[from], g.vars[to] = g.loc.name("from"), g.loc.name("to")
-	g.read[from], g.read[to] = true, true
-	g.typed(g.vars[from], "int")
-	g.typed(g.vars[to], "int")
+	w, from, to := g.chunkVars()
 	pos := "nil"
 	if pl.pos != nil {
 		pos = g.arrays[pl.pos]
@@ -1147,4 +1141,17 @@ func PFXRanges(nw, n int, f func(lo, hi int)) {
 // parallelSource is the parallel helpers of the file.
 func (g *gen) parallelSource(src string) string {
 	return strings.ReplaceAll(src, "MINPARALLEL", strconv.Itoa(g.minParallel()))
+}
+
+// chunkVars names a worker's index w and the bounds from..to-1 of its
+// chunk of a parallel loop, both ints the body's code may read.
+func (g *gen) chunkVars() (w string, from, to *lower.Var) {
+	w = g.loc.name("w")
+	from = &lower.Var{Name: "from", Kind: lower.Int, ID: -1}
+	to = &lower.Var{Name: "to", Kind: lower.Int, ID: -1}
+	g.vars[from], g.vars[to] = g.loc.name("from"), g.loc.name("to")
+	g.read[from], g.read[to] = true, true
+	g.typed(g.vars[from], "int")
+	g.typed(g.vars[to], "int")
+	return w, from, to
 }
