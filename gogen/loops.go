@@ -183,10 +183,43 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 	} else {
 		g.line("if %s < %s {", lo, hi)
 	}
+	var carried []carry // carry.go
+	if !outline && len(back) == 0 {
+		carried = g.carries(v, lo, segs, body)
+	}
+	growths := g.preGrowths(v, body, f)
+	wide := &widePlan{} // widerows.go
+	if !outline && len(back) == 0 {
+		own := map[*lower.Array]bool{}
+		for _, c := range carried {
+			own[c.a] = true
+		}
+		for _, p := range growths {
+			own[p.a] = true
+		}
+		wide = g.wideRows(f, segs, dsegs, own)
+	}
 	var names []string
 	offs := map[string]string{} // an offset's Go name, by its canonical form
-	for _, sg := range segs {
+	for i, sg := range segs {
 		a := sg.a
+		if wide.spread > 0 && wide.segGroup[i] >= 0 {
+			w := wide.groups[wide.segGroup[i]]
+			if w.name == "" {
+				w.name = g.loc.name(g.arrays[a] + "Wide")
+				g.typed(w.name, "[]"+goKind(a.Kind))
+				o := ""
+				if sg.off != nil {
+					if rest, _ := lower.SplitConstant(sg.off); rest != nil {
+						o = g.offsetName(rest, offs)
+					}
+				}
+				first, last := w.bounds(o, lo, hi)
+				g.line("%s := %s[%s : %s : len(%s)] // wide row (widerows.go)", w.name, g.arrays[a], first, last, g.arrays[a])
+			}
+			names = append(names, w.name)
+			continue
+		}
 		n := g.loc.name(g.arrays[a] + "Seg")
 		g.typed(n, "[]"+goKind(a.Kind))
 		names = append(names, n)
@@ -198,13 +231,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 			g.line("%s := %s // sliced before the enclosing loop (rowseg.go)", n, r)
 			continue
 		}
-		key := lower.CanonString(sg.off)
-		o, ok := offs[key]
-		if !ok {
-			o = g.simple(sg.off, lower.Int, "o")
-			g.typed(o, "int")
-			offs[key] = o
-		}
+		o := g.offsetName(sg.off, offs)
 		// the capacity is the length: a segment past it fails here, as
 		// the load would
 		g.line("%s := %s[%s+%s : %s+%s : len(%s)]", n, g.arrays[a], o, lo, o, hi, g.arrays[a])
@@ -233,14 +260,18 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		}
 	}
 	dsegOffs := g.denseSegChecks(dsegs, lo, hi)
-	for _, d := range dsegs {
-		names = append(names, g.denseSegStart(d, dsegOffs[d.x], lo, hi, k))
+	for i, d := range dsegs {
+		if wide.spread > 0 && wide.dGroup[i] >= 0 {
+			names = append(names, g.denseWideStart(d, wide.groups[wide.dGroup[i]], wide.dConst[i], lo, hi, k, offs))
+		} else {
+			names = append(names, g.denseSegStart(d, dsegOffs[d.x], lo, hi, k))
+		}
 		excluded[d.x] = true
 		if d.diag != nil {
 			excluded[d.diag] = true // its key is its parent's
 		}
 	}
-	forget := g.preGrow(g.preGrowths(v, body, f), segs, names)
+	forget := g.preGrow(growths, segs, names)
 	defer forget()
 	// the loop, from here to its end, may become a function (outline.go)
 	var outer *bytes.Buffer
@@ -248,19 +279,21 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		outer, g.w = g.w, &bytes.Buffer{}
 	}
 	// every segment is hi-lo long: saying so lets Go drop the bounds
-	// checks of the others, indexed by the first's index
-	for _, n := range names[1:] {
-		g.line("%s = %s[:len(%s)]", n, n, names[0])
+	// checks of the others, indexed by the first's index (or, with wide
+	// rows, by a count Go knows below each: widerows.go)
+	count := ""
+	if wide.spread > 0 {
+		count = g.wideLengths(wide, names)
+	} else {
+		for _, n := range names[1:] {
+			g.line("%s = %s[:len(%s)]", n, n, names[0])
+		}
 	}
 	var rowKeys []rowSegKey // rowseg.go
 	if !outline {
 		rowKeys = g.sliceRowSegs(g.alwaysSegments(v, body))
 	}
-	var carried []carry // carry.go
-	if !outline && len(back) == 0 {
-		carried = g.carries(v, lo, segs, body)
-		g.carryStart(carried)
-	}
+	g.carryStart(carried)
 	if len(segs) == 0 && len(stores) == 0 && len(dsegs) == 1 && len(back) == 0 && len(carried) == 0 && !outline &&
 		(g.copyDefault(f, lo, dsegs[0], names[0]) || g.fillCall(f, names[0])) {
 		// the loop over the one row segment is a call (fill.go)
@@ -270,14 +303,20 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 		g.line("}")
 		return
 	}
-	if len(back) == 0 {
+	switch {
+	case count != "":
+		g.line("for %s := 0; %s < %s; %s++ {", k, k, count, k)
+	case len(back) == 0:
 		g.line("for %s := range %s {", k, names[0])
-	} else {
+	default:
 		g.line("for %s := len(%s) - 1; %s >= 0; %s-- {", k, names[0], k, k)
 	}
 	g.loopBodies = append(g.loopBodies, body)
 	for i, sg := range segs {
 		g.override[sg.key(v)] = names[i] + "[" + k + "]"
+		if wide.spread > 0 && wide.segGroup[i] >= 0 {
+			g.override[sg.key(v)] = wide.groups[wide.segGroup[i]].at(k, wide.segConst[i])
+		}
 		if len(back) > 0 {
 			g.override[sg.key(v)] = names[i] + "[len(" + names[i] + ")-1-" + k + "]"
 		}

@@ -144,6 +144,23 @@ func OffsetOf(e Expr, v *Var) (Expr, bool) {
 	return off, true
 }
 
+// SplitConstant writes the int expression e as rest + c, c its constant
+// term in any spelling (c3 + 1, i1 - 1 + c3, 2): rest is nil where e is
+// the constant alone. Two offsets with the same rest (CanonString) are a
+// constant apart: gogen reads a row at both through one slice.
+func SplitConstant(e Expr) (rest Expr, c int) {
+	f := affine(e)
+	c, f.c = f.c, 0
+	if len(f.terms) == 0 {
+		return nil, c
+	}
+	rest = f.expr()
+	if k, isConst := rest.(*Const); isConst && k.K == Int && k.I == 0 {
+		return nil, c
+	}
+	return rest, c
+}
+
 // StrideOf matches an index off + s·v for the variable v, s a non-zero
 // constant and off an int expression not reading v, in any spelling
 // (j - k is j + -1·k for k): it returns off (the constant 0 for s·v
