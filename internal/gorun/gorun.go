@@ -63,6 +63,11 @@ type Case struct {
 	// workspace (its result and error ignored): what it leaves there
 	// must not show in theirs (a clear skipped or moved).
 	Prime map[string]sdql.Value
+	// PrimeApart makes the Prime run write a destination of its own (the
+	// workspace still shared), which must print the same after the
+	// checked runs: a later call must not write an earlier call's
+	// destination (a workspace that kept a view of it).
+	PrimeApart bool
 }
 
 // Result is the outcome of one case.

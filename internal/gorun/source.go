@@ -67,7 +67,12 @@ func runnerSource(i int, c Case) (string, error) {
 	}
 	fmt.Fprintf(&b, "\tvar gorunDst %s\n", k.ResultType)
 	args = append(args, "&gorunDst")
-	prime = append(prime, "&gorunDst")
+	if c.PrimeApart {
+		fmt.Fprintf(&b, "\tvar gorunPrimeDst %s\n", k.ResultType)
+		prime = append(prime, "&gorunPrimeDst")
+	} else {
+		prime = append(prime, "&gorunDst")
+	}
 	if k.WorkType != "" {
 		fmt.Fprintf(&b, "\tgorunWs := &%s{}\n", k.WorkType)
 		args = append(args, "gorunWs")
@@ -75,6 +80,10 @@ func runnerSource(i int, c Case) (string, error) {
 	}
 	if c.Prime != nil {
 		fmt.Fprintf(&b, "\t_ = %s(%s)\n", k.Func, strings.Join(append(prime, threads...), ", "))
+	}
+	if c.PrimeApart {
+		b.WriteString("\tprimed := gorunPrimeDst.String()\n")
+		b.WriteString("\tdefer func() {\n\t\tif s := gorunPrimeDst.String(); s != primed {\n\t\t\tpanic(\"gorun: a later call changed an earlier call's destination: \" + primed + \" then \" + s)\n\t\t}\n\t}()\n")
 	}
 	call := k.Func + "(" + strings.Join(append(args, threads...), ", ") + ")"
 	// twice into the same destination and workspace: the second run must
