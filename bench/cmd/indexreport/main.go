@@ -9,10 +9,11 @@
 // For each it prints the median time of nablasd's closures (the default
 // executor's first tier, what a one-shot run uses: Exec "compiled") on one
 // goroutine and on two (--threads 2), with -jit the native kernel (the
-// generated Go, Exec "jit") on one and two, the hand-written Go, and the
-// NumPy/SciPy closed form on one thread ("not installed" without them),
-// then the ratios the issue asks for: closures / NumPy, generated Go /
-// hand-written Go, one goroutine / two. The Go variants run interleaved
+// generated Go, Exec "jit") on one and two, the hand-written Go on one
+// and two (bench.IndexData.HandThreads: the ceiling of a split of the same
+// loops on this machine), and the NumPy/SciPy closed form on one thread
+// ("not installed" without them), then the ratios the issue asks for:
+// closures / NumPy, generated Go / hand-written Go, one goroutine / two. The Go variants run interleaved
 // round by round (fixed seeds), so a shared machine's load spreads over
 // all of them; every result is checked against the hand-written one
 // first. With -cpu the one-goroutine variants and NumPy are timed by the
@@ -62,7 +63,7 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\twrt\tclosures\tclosures×2\tjit\tjit×2\thand Go\tNumPy/SciPy\tclosures/NumPy\tjit/hand\t1/2 threads\t")
+	fmt.Fprintln(tw, "workload\twrt\tclosures\tclosures×2\tjit\tjit×2\thand Go\thand×2\tNumPy/SciPy\tclosures/NumPy\tjit/hand\t1/2 threads\t")
 	peerVersions := ""
 	for _, w := range bench.IndexWorkloads {
 		if *names != "" && !slices.Contains(strings.Split(*names, ","), w.Name) {
@@ -98,14 +99,17 @@ func main() {
 			jitRatio, threads := "-", fmt.Sprintf("%.2f", float64(row.closuresWall)/float64(row.closures2))
 			if *jit {
 				jitRatio = fmt.Sprintf("%.2f", float64(row.jit)/float64(row.hand))
-				threads += fmt.Sprintf(" (jit %.2f)", float64(row.jitWall)/float64(row.jit2))
+				threads += fmt.Sprintf(" (jit %.2f", float64(row.jitWall)/float64(row.jit2))
+			} else {
+				threads += " ("
 			}
+			threads += fmt.Sprintf(" hand %.2f)", float64(row.handWall)/float64(row.hand2))
 			what := wrt
 			if what == "" {
 				what = "value"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w.Name, what, ms(row.closures), ms(row.closures2),
-				ms(row.jit), ms(row.jit2), ms(row.hand), np, ratio, jitRatio, threads)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w.Name, what, ms(row.closures), ms(row.closures2),
+				ms(row.jit), ms(row.jit2), ms(row.hand), ms(row.hand2), np, ratio, jitRatio, threads)
 		}
 	}
 	tw.Flush()
@@ -123,8 +127,8 @@ func main() {
 // or by processor time with -cpu but for the two-goroutine variants
 // (closuresWall and jitWall are the wall clock's in either case).
 type row struct {
-	closures, closures2, jit, jit2, hand time.Duration
-	closuresWall, jitWall                time.Duration
+	closures, closures2, jit, jit2, hand, hand2 time.Duration
+	closuresWall, jitWall, handWall             time.Duration
 }
 
 // measure compiles the value (wrt "") or gradient in each executor,
@@ -190,7 +194,16 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT, cpu bool) (*ro
 			return nil, err
 		}
 	}
-	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand, cpu: cpu})
+	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand, wallDst: &r.handWall, cpu: cpu})
+	hand2Run, hand2Value, err := d.HandThreads(wrt, 2)
+	if err != nil {
+		return nil, err
+	}
+	hand2Run()
+	if diff := sdql.DiffDicts(hand2Value(), want, 1e-9); diff != "" {
+		return nil, fmt.Errorf("%s w.r.t. %q, the hand-written split: %s against the serial loop", d.Workload, wrt, diff)
+	}
+	vs = append(vs, &variant{name: "hand×2", run: func() error { hand2Run(); return nil }, dst: &r.hand2})
 	for round := 0; round < rounds; round++ {
 		for _, v := range vs {
 			if v.cpu {
