@@ -55,7 +55,7 @@ func (g *gen) copyDefault(f *lower.For, lo string, d denseSeg, seg string) bool 
 	if f == nil || lo != "0" || d.diag != nil || d.off != nil {
 		return false
 	}
-	t, ins, zero := copyFrom(f, d.x.T)
+	t, ins, zero := lower.CopyFrom(f, d.x.T)
 	if t == nil || !zero || ins != d.x || !t.Levels[0].Unmarked {
 		return false
 	}

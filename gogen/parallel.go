@@ -156,7 +156,7 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 	if pl.why != "" {
 		return pl
 	}
-	read, written := tensorUses(f.Body)
+	read, written := lower.TensorUses(f.Body)
 	in := func(ts []*lower.Tensor, t *lower.Tensor) bool {
 		for _, x := range ts {
 			if x == t {
@@ -240,35 +240,6 @@ func bindsOf(s lower.Stmt) []*lower.Var {
 	return nil
 }
 
-// tensorUses lists the tensors a statement reads (their values, or
-// locates or iterates their keys) and those it writes (inserts, stores,
-// initializes).
-func tensorUses(s lower.Stmt) (read, written map[*lower.Tensor]bool) {
-	read, written = map[*lower.Tensor]bool{}, map[*lower.Tensor]bool{}
-	lower.WalkStmts(s, func(x lower.Stmt) {
-		switch x := x.(type) {
-		case *lower.Insert:
-			written[x.T] = true
-		case *lower.Store:
-			written[x.T] = true
-		case *lower.Init:
-			written[x.T] = true
-		case *lower.Locate:
-			read[x.T] = true
-		case *lower.ForLevel:
-			read[x.T] = true
-		}
-	})
-	lower.WalkStmtExprs(s, func(e lower.Expr) {
-		lower.WalkExpr(e, func(x lower.Expr) {
-			if v, ok := x.(*lower.ValAt); ok {
-				read[v.T] = true
-			}
-		})
-	})
-	return read, written
-}
-
 // mentionedOutside reports whether a statement of the program other than
 // the loop f (and those in it) uses t, other than to initialize it.
 func mentionedOutside(body lower.Stmt, f *lower.For, t *lower.Tensor) bool {
@@ -277,7 +248,7 @@ func mentionedOutside(body lower.Stmt, f *lower.For, t *lower.Tensor) bool {
 		if _, init := s.(*lower.Init); init {
 			return
 		}
-		read, written := tensorUses(shallow(s))
+		read, written := lower.TensorUses(shallow(s))
 		found = found || read[t] || written[t]
 	})
 	return found
