@@ -53,6 +53,10 @@ type compiler struct {
 	// deferred are the Inits whose clear a parallel loop's first worker
 	// does (lower/deferclear.go), with Options.Threads > 1.
 	deferred lower.DeferredClears
+	// inResInit and inResLoop are the Inits and copy loops of the
+	// temporaries kept in the result (inresult.go).
+	inResInit map[*lower.Init]*lower.TempInResult
+	inResLoop map[*lower.For]*lower.TempInResult
 }
 
 func (c *compiler) newFrame() *frame {
@@ -130,6 +134,9 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 			}
 		}
 	case *lower.For:
+		if tr := c.inResLoop[s]; tr != nil {
+			return c.inResultCopy(tr, s)
+		}
 		if s.Par != nil && c.opts.Threads > 1 {
 			return c.parallelFor(s)
 		}
@@ -190,6 +197,9 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 	case *lower.Store:
 		return c.store(s)
 	case *lower.Init:
+		if tr := c.inResInit[s]; tr != nil {
+			return c.inResultInit(tr, s)
+		}
 		return c.init(s)
 	case *lower.Fail:
 		args := make([]func(*frame) any, len(s.Args))

@@ -161,6 +161,7 @@ func compileIR(prog sdql.Expr, info *sdql.Info, p *lower.Program, opts Options) 
 			return slices.Contains(f.Par.Tensors, t) // every marked loop runs parallelFor
 		})
 	}
+	c.findInResults() // inresult.go
 	k = &Kernel{prog: prog, info: info, opts: opts, ir: p, c: c, result: info.Result}
 	k.top = c.stmt(p.Body)
 	if !opts.NoValidate {

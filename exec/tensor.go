@@ -31,6 +31,10 @@ type tensor struct {
 		lo, hi int
 		ok     bool
 	}
+	// inResult: the values are a view of the result's first values, own
+	// the tensor's own memory meanwhile (inresult.go)
+	inResult bool
+	own      []float64
 }
 
 // level is one level of a tensor, in the storage lowering chose.
