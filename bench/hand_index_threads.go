@@ -135,7 +135,9 @@ func (d *IndexData) HandThreads(wrt string, t int) (run func(), value func() sdq
 			})
 		}
 	case "stencil2d/":
-		run = func() { s = sumParts(t, 1, d.N-1, func(lo, hi int) float64 { return stencilValueRows(d.U, d.M, lo, hi) }) }
+		run = func() {
+			s = sumParts(t, 1, d.N-1, func(lo, hi int) float64 { return stencilValueRows(d.U, d.M, lo, hi) })
+		}
 	case "stencil2d/U":
 		m := d.M
 		run = func() {
@@ -180,7 +182,9 @@ func (d *IndexData) HandThreads(wrt string, t int) (run func(), value func() sdq
 			})
 		}
 	case "toeplitz/":
-		run = func() { s = sumParts(t, 0, d.N, func(lo, hi int) float64 { return toeplitzValueRange(x, T, d.B, lo, hi) }) }
+		run = func() {
+			s = sumParts(t, 0, d.N, func(lo, hi int) float64 { return toeplitzValueRange(x, T, d.B, lo, hi) })
+		}
 	case "toeplitz/x":
 		b := d.B
 		run = func() {
