@@ -22,7 +22,8 @@ import (
 // same tensor, each through its own segment: the stencil's gradient adds
 // into five rows, out(i ± 1)(j) and out(i)(j - 1, j, j + 1), which went
 // from 3.7-4.2 to 3.2-3.5 ms native (1.2x the hand-written loop, was
-// 1.4x). Their keys are checked together before the loop; when one is
+// 1.4x); the three of row i are one wide row since (widerows.go: 1.04-
+// 1.07x). Their keys are checked together before the loop; when one is
 // out of range, a cold loop replays the checks in the loop's order, so
 // the error names the key the loop would have met first.
 //
