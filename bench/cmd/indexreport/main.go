@@ -21,7 +21,9 @@
 // wall clock: on a machine shared with other work, a variant's time then
 // leaves out its waits for a core (the two-goroutine variants, whose
 // processor time is their goroutines' sum, keep the wall clock, and the
-// threads' ratio compares wall clocks).
+// threads' ratio compares wall clocks). The threads' ratio of a variant
+// is the median over the rounds of its one-goroutine wall clock over its
+// two-goroutine wall clock in the same round (run one after the other).
 package main
 
 import (
@@ -96,14 +98,14 @@ func main() {
 			} else {
 				np = "not installed (" + peer.Missing + ")"
 			}
-			jitRatio, threads := "-", fmt.Sprintf("%.2f", float64(row.closuresWall)/float64(row.closures2))
+			jitRatio, threads := "-", fmt.Sprintf("%.2f", row.closuresX2)
 			if *jit {
 				jitRatio = fmt.Sprintf("%.2f", float64(row.jit)/float64(row.hand))
-				threads += fmt.Sprintf(" (jit %.2f", float64(row.jitWall)/float64(row.jit2))
+				threads += fmt.Sprintf(" (jit %.2f", row.jitX2)
 			} else {
 				threads += " ("
 			}
-			threads += fmt.Sprintf(" hand %.2f)", float64(row.handWall)/float64(row.hand2))
+			threads += fmt.Sprintf(" hand %.2f)", row.handX2)
 			what := wrt
 			if what == "" {
 				what = "value"
@@ -120,15 +122,18 @@ func main() {
 	if *cpu {
 		clock = "processor time (×2: the wall clock)"
 	}
-	fmt.Printf("median of %d interleaved rounds by %s; signals of %d entries, a %d×%d stencil; %d CPUs\n", *rounds, clock, *size, *grid, *grid, nproc())
+	fmt.Printf("median of %d interleaved rounds by %s (1/2 threads: the median of the rounds' wall-clock ratios); signals of %d entries, a %d×%d stencil; %d CPUs\n", *rounds, clock, *size, *grid, *grid, nproc())
 }
 
 // row is one cell's median times (0: not measured): by the wall clock,
-// or by processor time with -cpu but for the two-goroutine variants
-// (closuresWall and jitWall are the wall clock's in either case).
+// or by processor time with -cpu but for the two-goroutine variants; and
+// the one-goroutine variants' speedups on two, each the median over the
+// rounds of a round's wall clock on one over its wall clock on two (the
+// two run one after the other, so that a load that comes and goes
+// weighs on both alike).
 type row struct {
 	closures, closures2, jit, jit2, hand, hand2 time.Duration
-	closuresWall, jitWall, handWall             time.Duration
+	closuresX2, jitX2, handX2                   float64
 }
 
 // measure compiles the value (wrt "") or gradient in each executor,
@@ -150,12 +155,11 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT, cpu bool) (*ro
 		run     func() error
 		t, wall []time.Duration
 		dst     *time.Duration
-		wallDst *time.Duration // nil: not kept
-		cpu     bool           // timed by its thread's processor time
+		cpu     bool // timed by its thread's processor time
 	}
 	var vs []*variant
 	r := &row{}
-	add := func(name string, o nablasd.Options, dst, wallDst *time.Duration) error {
+	add := func(name string, o nablasd.Options, dst *time.Duration) error {
 		q, err := nablasd.Prepare(src, d.Inputs(), &o)
 		if err != nil {
 			return err
@@ -176,25 +180,25 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT, cpu bool) (*ro
 		if diff := sdql.DiffDicts(res.Value(), want, 1e-9); diff != "" {
 			return fmt.Errorf("%s w.r.t. %q, %s: %s against the hand-written closed form", d.Workload, wrt, name, diff)
 		}
-		vs = append(vs, &variant{name: name, run: func() error { return k.Run(res, nil) }, dst: dst, wallDst: wallDst,
+		vs = append(vs, &variant{name: name, run: func() error { return k.Run(res, nil) }, dst: dst,
 			cpu: cpu && max(o.Threads, 1) == 1})
 		return nil
 	}
-	if err := add("closures", nablasd.Options{Exec: "compiled"}, &r.closures, &r.closuresWall); err != nil {
+	if err := add("closures", nablasd.Options{Exec: "compiled"}, &r.closures); err != nil {
 		return nil, err
 	}
-	if err := add("closures×2", nablasd.Options{Exec: "compiled", Threads: 2}, &r.closures2, nil); err != nil {
+	if err := add("closures×2", nablasd.Options{Exec: "compiled", Threads: 2}, &r.closures2); err != nil {
 		return nil, err
 	}
 	if withJIT {
-		if err := add("jit", nablasd.Options{Exec: "jit"}, &r.jit, &r.jitWall); err != nil {
+		if err := add("jit", nablasd.Options{Exec: "jit"}, &r.jit); err != nil {
 			return nil, err
 		}
-		if err := add("jit×2", nablasd.Options{Exec: "jit", Threads: 2}, &r.jit2, nil); err != nil {
+		if err := add("jit×2", nablasd.Options{Exec: "jit", Threads: 2}, &r.jit2); err != nil {
 			return nil, err
 		}
 	}
-	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand, wallDst: &r.handWall, cpu: cpu})
+	vs = append(vs, &variant{name: "hand", run: func() error { handRun(); return nil }, dst: &r.hand, cpu: cpu})
 	hand2Run, hand2Value, err := d.HandThreads(wrt, 2)
 	if err != nil {
 		return nil, err
@@ -229,10 +233,28 @@ func measure(d *bench.IndexData, wrt string, rounds int, withJIT, cpu bool) (*ro
 	}
 	for _, v := range vs {
 		*v.dst = median(v.t)
-		if v.wallDst != nil {
-			*v.wallDst = median(v.wall)
-		}
 	}
+	speedup := func(one, two string) float64 {
+		var a, b *variant
+		for _, v := range vs {
+			switch v.name {
+			case one:
+				a = v
+			case two:
+				b = v
+			}
+		}
+		if a == nil || b == nil {
+			return 0
+		}
+		rs := make([]float64, len(a.wall))
+		for i := range rs {
+			rs[i] = float64(a.wall[i]) / float64(b.wall[i])
+		}
+		slices.Sort(rs)
+		return rs[len(rs)/2]
+	}
+	r.closuresX2, r.jitX2, r.handX2 = speedup("closures", "closures×2"), speedup("jit", "jit×2"), speedup("hand", "hand×2")
 	return r, nil
 }
 
