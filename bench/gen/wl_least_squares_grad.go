@@ -106,20 +106,24 @@ func wl_least_squares_grad(A_idx []int, A_len int, A_pos []int, A_val []float64,
 			dbar_vals[q] += s
 		}
 	}
-	for i1 := 0; i1 < b_len; i1++ {
-		if uint(i1) >= uint(len(dbar_vals)) {
-			return fmt.Errorf("wl_least_squares_grad: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", i1, dbar_n0-1)
+	if 0 < b_len {
+		b_valSeg := b_val[0:b_len]
+		if b_len > dbar_n0 {
+			return fmt.Errorf("wl_least_squares_grad: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", dbar_n0, dbar_n0-1)
 		}
-		q1 := i1
-		dbar_vals[q1] += -1.0 * b_val[i1]
+		dbarRow := dbar_vals[0:b_len]
+		dbarRow = dbarRow[:len(b_valSeg)]
+		for k2 := range b_valSeg {
+			dbarRow[k2] += -1.0 * b_valSeg[k2]
+		}
 	}
 	if 0 < A_len {
 		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
 		A_posNext1 := A_pos[0]
-		for k2 := range A_posSeg1 {
+		for k3 := range A_posSeg1 {
 			A_posCur1 := A_posNext1
-			A_posNext1 = A_posSeg1[k2]
-			i2 := 0 + k2
+			A_posNext1 = A_posSeg1[k3]
+			i2 := 0 + k3
 			x := 0.0
 			if uint(i2) < uint(len(dbar_vals)) {
 				q2 := i2
@@ -162,13 +166,13 @@ func wl_least_squares_gradLoop(A_valSeg []float64, A_idxSeg []int, s float64, x_
 //go:noinline
 func wl_least_squares_gradLoop1(A_valSeg1 []float64, A_idxSeg1 []int, out_vals []float64, out_n0 int, x float64) error {
 	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-	for k3 := range A_idxSeg1 {
-		j1 := A_idxSeg1[k3]
+	for k4 := range A_idxSeg1 {
+		j1 := A_idxSeg1[k4]
 		if uint(j1) >= uint(len(out_vals)) {
 			return fmt.Errorf("wl_least_squares_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 		}
 		q3 := j1
-		out_vals[q3] += A_valSeg1[k3] * x
+		out_vals[q3] += A_valSeg1[k4] * x
 	}
 	return nil
 }

@@ -93,16 +93,15 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 	}
 	split1 := x5
 	if hi1 < split1 {
-		A_posSeg1 := A_pos[hi1:split1]
-		A_posSeg2 := A_pos[1+hi1 : 1+split1 : len(A_pos)]
+		A_posWide := A_pos[hi1 : split1+1 : len(A_pos)] // wide row (widerows.go)
 		b_valSeg := b_val[hi1:split1]
-		A_posSeg2 = A_posSeg2[:len(A_posSeg1)]
-		b_valSeg = b_valSeg[:len(A_posSeg1)]
-		for k2 := range A_posSeg1 {
+		m := len(A_posWide) - 1
+		b_valSeg = b_valSeg[:m]
+		for k2 := 0; k2 < m; k2++ {
 			x2 := 0.0
 			s11 := 0.0
-			lo1 := A_posSeg1[k2]
-			hi2 := A_posSeg2[k2]
+			lo1 := A_posWide[k2]
+			hi2 := A_posWide[k2+1]
 			if lo1 < hi2 {
 				A_idxSeg1 := A_idx[lo1:hi2]
 				A_valSeg1 := A_val[lo1:hi2]
@@ -114,14 +113,13 @@ func wl_ridge_eval(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		}
 	}
 	if split1 < A_len {
-		A_posSeg3 := A_pos[split1:A_len]
-		A_posSeg4 := A_pos[1+split1 : 1+A_len : len(A_pos)]
-		A_posSeg4 = A_posSeg4[:len(A_posSeg3)]
-		for k4 := range A_posSeg3 {
+		A_posWide1 := A_pos[split1 : A_len+1 : len(A_pos)] // wide row (widerows.go)
+		m1 := len(A_posWide1) - 1
+		for k4 := 0; k4 < m1; k4++ {
 			x22 := 0.0
 			s112 := 0.0
-			lo12 := A_posSeg3[k4]
-			hi22 := A_posSeg4[k4]
+			lo12 := A_posWide1[k4]
+			hi22 := A_posWide1[k4+1]
 			if lo12 < hi22 {
 				A_idxSeg2 := A_idx[lo12:hi22]
 				A_valSeg2 := A_val[lo12:hi22]

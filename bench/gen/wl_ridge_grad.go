@@ -108,12 +108,16 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 			dbar_vals[q] += s
 		}
 	}
-	for i1 := 0; i1 < b_len; i1++ {
-		if uint(i1) >= uint(len(dbar_vals)) {
-			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", i1, dbar_n0-1)
+	if 0 < b_len {
+		b_valSeg := b_val[0:b_len]
+		if b_len > dbar_n0 {
+			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a sized dense level (an input breaks its format's invariants)", dbar_n0, dbar_n0-1)
 		}
-		q1 := i1
-		dbar_vals[q1] += -1.0 * b_val[i1]
+		dbarRow := dbar_vals[0:b_len]
+		dbarRow = dbarRow[:len(b_valSeg)]
+		for k2 := range b_valSeg {
+			dbarRow[k2] += -1.0 * b_valSeg[k2]
+		}
 	}
 	if 0 < x_len {
 		x_valSeg := x_val[0:x_len]
@@ -122,18 +126,18 @@ func wl_ridge_grad(A_idx []int, A_len int, A_pos []int, A_val []float64, b_len i
 		}
 		outRow := out_vals[0:x_len]
 		outRow = outRow[:len(x_valSeg)]
-		for k2 := range x_valSeg {
-			v := lambda * x_valSeg[k2]
-			outRow[k2] += v
+		for k3 := range x_valSeg {
+			v := lambda * x_valSeg[k3]
+			outRow[k3] += v
 		}
 	}
 	if 0 < A_len {
 		A_posSeg1 := A_pos[1+0 : 1+A_len : len(A_pos)]
 		A_posNext1 := A_pos[0]
-		for k3 := range A_posSeg1 {
+		for k4 := range A_posSeg1 {
 			A_posCur1 := A_posNext1
-			A_posNext1 = A_posSeg1[k3]
-			i3 := 0 + k3
+			A_posNext1 = A_posSeg1[k4]
+			i3 := 0 + k4
 			x := 0.0
 			if uint(i3) < uint(len(dbar_vals)) {
 				q3 := i3
@@ -176,13 +180,13 @@ func wl_ridge_gradLoop(A_valSeg []float64, A_idxSeg []int, s float64, x_val []fl
 //go:noinline
 func wl_ridge_gradLoop1(A_valSeg1 []float64, A_idxSeg1 []int, out_vals []float64, out_n0 int, x float64) error {
 	A_valSeg1 = A_valSeg1[:len(A_idxSeg1)]
-	for k4 := range A_idxSeg1 {
-		j1 := A_idxSeg1[k4]
+	for k5 := range A_idxSeg1 {
+		j1 := A_idxSeg1[k5]
 		if uint(j1) >= uint(len(out_vals)) {
 			return fmt.Errorf("wl_ridge_grad: key %d out of range 0..%d of a dense result", j1, out_n0-1)
 		}
 		q4 := j1
-		out_vals[q4] += A_valSeg1[k4] * x
+		out_vals[q4] += A_valSeg1[k5] * x
 	}
 	return nil
 }
