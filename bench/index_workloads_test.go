@@ -30,6 +30,23 @@ func runIndex(t *testing.T, d *IndexData, wrt string, o *nablasd.Options) sdql.V
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runIndexSource(t, src, d, wrt, o)
+}
+
+// indexWorkload returns the index workload of that name.
+func indexWorkload(name string) (IndexWorkload, bool) {
+	for _, w := range IndexWorkloads {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return IndexWorkload{}, false
+}
+
+// runIndexSource is runIndex for the program src (a variant's) over the
+// workload's inputs.
+func runIndexSource(t *testing.T, src string, d *IndexData, wrt string, o *nablasd.Options) sdql.Value {
+	t.Helper()
 	q, err := nablasd.Prepare(src, d.Inputs(), o)
 	if err != nil {
 		t.Fatalf("%s: %v", d.Workload, err)

@@ -28,8 +28,9 @@ import (
 //	0.5 * sum(<i, v> in ...
 //
 // The original is "workload NAME" (../shared/workloads/NAME.sdql),
-// "kernel NAME" (Logical[NAME]), "physical NAME" (kernels/NAME.sdql) or
-// "example NAME" (examples/NAME.sdql, Examples).
+// "kernel NAME" (Logical[NAME]), "physical NAME" (kernels/NAME.sdql),
+// "example NAME" (examples/NAME.sdql, Examples) or "index NAME" (an
+// index-arithmetic workload, workloads/NAME.sdql, IndexWorkloads).
 // The spelling is one of Spellings; further comment lines say what
 // changed and why it is the same function.
 
@@ -60,6 +61,7 @@ const (
 	OfKernel   = "kernel"
 	OfPhysical = "physical"
 	OfExample  = "example"
+	OfIndex    = "index"
 )
 
 // A Variant is one spelled variant of a program.
@@ -67,7 +69,7 @@ type Variant struct {
 	// File is the variant's file name (variants/ORIGINAL.SPELLING.sdql).
 	File string
 	// Kind and Original name the original: Kind is OfWorkload, OfKernel,
-	// OfPhysical or OfExample.
+	// OfPhysical, OfExample or OfIndex.
 	Kind, Original string
 	// Spelling is how it differs (one of Spellings), and its name in
 	// benchmark names (variant=SPELLING).
@@ -151,8 +153,8 @@ func ParseVariant(file, src string) (*Variant, error) {
 		switch strings.TrimSpace(key) {
 		case "original":
 			kind, name, ok := strings.Cut(val, " ")
-			if !ok || (kind != OfWorkload && kind != OfKernel && kind != OfPhysical && kind != OfExample) || strings.TrimSpace(name) == "" {
-				return nil, fmt.Errorf("%s:%d: want \"// original: KIND NAME\" with KIND workload, kernel, physical or example", base, n+1)
+			if !ok || !slices.Contains([]string{OfWorkload, OfKernel, OfPhysical, OfExample, OfIndex}, kind) || strings.TrimSpace(name) == "" {
+				return nil, fmt.Errorf("%s:%d: want \"// original: KIND NAME\" with KIND workload, kernel, physical, example or index", base, n+1)
 			}
 			v.Kind, v.Original = kind, strings.TrimSpace(name)
 			if v.Original != orig {
@@ -199,6 +201,12 @@ func (v *Variant) OriginalSource() (src, why string, err error) {
 		return string(b), "", nil
 	case OfExample:
 		src, err := ExampleSource(v.Original)
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %v", v.File, err)
+		}
+		return src, "", nil
+	case OfIndex:
+		src, err := IndexSource(v.Original)
 		if err != nil {
 			return "", "", fmt.Errorf("%s: %v", v.File, err)
 		}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -43,6 +44,26 @@ func TestVariantsLowerAlike(t *testing.T) {
 				for _, wrt := range []string{"", w.Wrt} {
 					want := workloadShape(t, osrc, w.Name+".sdql", d, wrt)
 					got := workloadShape(t, v.Src, v.File, d, wrt)
+					if got != want {
+						t.Errorf("wrt %q: the variant lowers to\n%s\nthe original to\n%s", wrt, got, want)
+					}
+				}
+			case OfIndex:
+				osrc, _, err := v.OriginalSource()
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, ok := indexWorkload(v.Original)
+				if !ok {
+					t.Fatalf("no index workload %s", v.Original)
+				}
+				d, err := NewIndexData(w.Name, indexTestSize(w.Name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, wrt := range append([]string{""}, w.Wrt...) {
+					want := indexShape(t, osrc, w.Name+".sdql", d, wrt)
+					got := indexShape(t, v.Src, v.File, d, wrt)
 					if got != want {
 						t.Errorf("wrt %q: the variant lowers to\n%s\nthe original to\n%s", wrt, got, want)
 					}
@@ -121,6 +142,39 @@ func workloadShape(t *testing.T, src, file string, d *WorkloadData, wrt string) 
 		t.Fatal("no loops")
 	}
 	return loopShape(p.Loops, 0)
+}
+
+// indexShape is workloadShape for an index workload's inputs, with the
+// generated Go's wide rows, row segments and backward segments counted
+// (gogen's reads and stores at offsets, which the loops' shape alone
+// does not show).
+func indexShape(t *testing.T, src, file string, d *IndexData, wrt string) string {
+	t.Helper()
+	q, err := nablasd.Prepare(src, d.Inputs(), &nablasd.Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *nablasd.Plan
+	if wrt == "" {
+		p, err = q.Plan()
+	} else {
+		p, err = q.Plan(wrt)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Loops == nil {
+		t.Fatal("no loops")
+	}
+	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(kind string) int {
+		return len(regexp.MustCompile(kind + `[0-9]* := `).FindAllString(string(k.Source), -1))
+	}
+	return loopShape(p.Loops, 0) + fmt.Sprintf("\ngenerated Go: %d wide rows, %d row segments, %d segments, %d backward segments\n",
+		count("Wide"), count("Row"), count("Seg"), count("Back"))
 }
 
 // extraArithmetic are the variants known to keep more real operations in

@@ -66,6 +66,9 @@ func TestVariantFiles(t *testing.T) {
 		want(OfKernel+"/"+k.Name, "commuted")
 	}
 	want(OfKernel+"/batax", "loops_swapped")
+	for _, w := range IndexWorkloads {
+		want(OfIndex+"/"+w.Name, "one_plus_i")
+	}
 	files, err := kernelFiles.ReadDir("kernels")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +88,7 @@ func TestParseVariant(t *testing.T) {
 	for _, c := range []struct{ file, src, want string }{
 		{"smvm.sdql", "// original: kernel smvm\n// spelling: commuted\nV1", "smvm.sdql: a variant's file is named ORIGINAL.SPELLING.sdql"},
 		{"smvm.commuted.sdql", "// spelling: commuted\nV1", `smvm.commuted.sdql:1: a variant begins with "// original: KIND NAME" and "// spelling: SPELLING"`},
-		{"smvm.commuted.sdql", "// original: kernal smvm\n// spelling: commuted\nV1", `smvm.commuted.sdql:1: want "// original: KIND NAME" with KIND workload, kernel, physical or example`},
+		{"smvm.commuted.sdql", "// original: kernal smvm\n// spelling: commuted\nV1", `smvm.commuted.sdql:1: want "// original: KIND NAME" with KIND workload, kernel, physical, example or index`},
 		{"smvm.commuted.sdql", "// original: kernel smmm\n// spelling: commuted\nV1", "smvm.commuted.sdql:1: the original smmm is not the file's (smvm)"},
 		{"smvm.commuted.sdql", "// original: kernel smvm\n// spelling: swapped\nV1", `smvm.commuted.sdql:2: unknown spelling "swapped" (want one of commuted, one_plus_i, let_inlined, let_bound, loops_swapped, inline)`},
 		{"smvm.commuted.sdql", "// original: kernel smvm\n// spelling: let_bound\nV1", "smvm.commuted.sdql:2: the spelling let_bound is not the file's (commuted)"},
@@ -163,6 +166,29 @@ func TestVariantsAgree(t *testing.T) {
 				cs.Hand()
 				if !sdql.Equal(res.Value(), cs.HandValue()) {
 					t.Errorf("the compiled gradient disagrees with the hand-written loop")
+				}
+			case OfIndex:
+				w, ok := indexWorkload(v.Original)
+				if !ok {
+					t.Fatalf("no index workload %s", v.Original)
+				}
+				d, err := NewIndexData(w.Name, indexTestSize(w.Name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, wrt := range append([]string{""}, w.Wrt...) {
+					run, value, err := d.Hand(wrt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					run()
+					want := value()
+					for _, o := range []nablasd.Options{{Exec: "interp", Opt: "none"}, {}, {Threads: 2}} {
+						got := runIndexSource(t, v.Src, d, wrt, &o)
+						if diff := sdql.DiffDicts(got, want, 1e-9); diff != "" {
+							t.Errorf("w.r.t. %q, %+v: %s against the hand-written closed form", wrt, o, diff)
+						}
+					}
 				}
 			case OfExample:
 				w, _ := WorkloadByName("mlp2") // its data: A square, x
