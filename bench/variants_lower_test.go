@@ -171,7 +171,7 @@ func indexShape(t *testing.T, src, file string, d *IndexData, wrt string) string
 		t.Fatal(err)
 	}
 	count := func(kind string) int {
-		return len(regexp.MustCompile(kind + `[0-9]* := `).FindAllString(string(k.Source), -1))
+		return len(regexp.MustCompile(kind+`[0-9]* := `).FindAllString(string(k.Source), -1))
 	}
 	return loopShape(p.Loops, 0) + fmt.Sprintf("\ngenerated Go: %d wide rows, %d row segments, %d segments, %d backward segments\n",
 		count("Wide"), count("Row"), count("Seg"), count("Back"))
