@@ -447,13 +447,22 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		own[g.ts[t]] = true
 	}
 	ip := g.inPlaceCheck(s, lo, hi, nw)
+	// A loop that keeps no copies (it adds into variables, writes in
+	// place by key, or reads only) runs in chunks the workers take in
+	// turn (PFXRunChunks): nc of them, each with its own sums.
+	chunked := len(par.Tensors) == 0 && len(par.Private) == 0 && ip == nil
+	nparts := nw
+	if chunked {
+		nparts = g.loc.name("nc")
+		g.line("%s := %sChunks(%s, %s, %s) // taken in turn by the workers (parallel.go)", nparts, g.pfx, nw, lo, hi)
+	}
 	var reduce []*lower.Var
 	parts := map[*lower.Var]string{}
 	for _, v := range par.Reduce {
 		if g.read[v] {
 			reduce = append(reduce, v)
 			parts[v] = g.loc.name(g.vars[v] + "_parts")
-			g.line("%s := make([]%s, %s)", parts[v], goKind(v.Kind), nw)
+			g.line("%s := make([]%s, %s)", parts[v], goKind(v.Kind), nparts)
 		}
 	}
 
@@ -473,7 +482,7 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 	}
 	body := g.capture(func() {
 		g.line("%s, %s := %sSplit(%s, %s, %s, %s, %s), %sSplit(%s, %s, %s+1, %s, %s)", g.vars[from], g.vars[to],
-			g.pfx, lo, hi, w, nw, pos, g.pfx, lo, hi, w, nw, pos)
+			g.pfx, lo, hi, w, nparts, pos, g.pfx, lo, hi, w, nparts, pos)
 		if ip != nil {
 			if t := g.deferred.Loop[s]; t != nil {
 				g.line("if %s {", ip.inPlace)
@@ -530,7 +539,11 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		g.line("%s := %s", list, list)
 	}
 	werr := g.loc.name("werr")
-	g.line("%s := %sRun(%s, func(%s int) error {", werr, g.pfx, nw, w)
+	if chunked {
+		g.line("%s := %sRunChunks(%s, %s, func(%s int) error {", werr, g.pfx, nw, nparts, w)
+	} else {
+		g.line("%s := %sRun(%s, func(%s int) error {", werr, g.pfx, nw, w)
+	}
 	for _, t := range par.Tensors {
 		ti := g.ts[t]
 		g.line("%s := %s", ti.ptr, ti.ptr)
@@ -829,7 +842,7 @@ func (g *gen) parallelDoc() []string {
 	doc := []string{"",
 		fmt.Sprintf("It runs the loops lowering marked parallel on up to %s goroutines", g.threads),
 		fmt.Sprintf("(%s <= 1: one), each loop when it has enough work (%d iterations and", g.threads, g.minParallel()),
-		"entries of the rows they read): each goroutine runs a range of the",
+		"entries of the rows they read): each goroutine runs ranges of the",
 		"iterations, adding into copies of what the loop adds into, which are",
 		"added up after, in order, so a result equals the serial one up to the",
 		"order of floating-point additions (the same for a given number of",
@@ -995,7 +1008,7 @@ func (g *gen) mergeMethods(ti *tinfo) string {
 
 func init() {
 	helperSources["parallel"] = parallelHelpers
-	helperImports["parallel"] = []string{"sync"}
+	helperImports["parallel"] = []string{"sync", "sync/atomic"}
 }
 
 // parallelHelpers are the functions parallel loops call (MINPARALLEL is
@@ -1085,6 +1098,61 @@ func PFXRun(nw int, f func(w int) error) error {
 		}
 		if errs[w] != nil {
 			return errs[w]
+		}
+	}
+	return nil
+}
+
+// PFXChunks is the number of chunks a parallel loop over lo..hi-1 on nw
+// goroutines is cut into, taken in turn by the goroutines (PFXRunChunks):
+// 8 a goroutine, at most one an iteration.
+func PFXChunks(nw, lo, hi int) int {
+	return max(min(8*nw, hi-lo), 1)
+}
+
+// PFXRunChunks runs f(c) for the chunks c = 0..nc-1 on nw goroutines, each
+// taking the next chunk no other has taken until none is left, so that a
+// goroutine whose processor is slow, or busy, runs fewer; it returns once
+// all have run. The first chunk in order that panicked panics again here,
+// else the first that returned an error gives it; after a failure no
+// goroutine takes another chunk, but every chunk before it ran (chunks
+// are taken in order).
+func PFXRunChunks(nw, nc int, f func(c int) error) error {
+	errs := make([]error, nc)
+	panics := make([]any, nc)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(nw)
+	for w := 0; w < nw; w++ {
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				c := int(next.Add(1)) - 1
+				if c >= nc {
+					return
+				}
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							panics[c] = r
+							failed.Store(true)
+						}
+					}()
+					if errs[c] = f(c); errs[c] != nil {
+						failed.Store(true)
+					}
+				}()
+			}
+		}()
+	}
+	wg.Wait()
+	for c := 0; c < nc; c++ {
+		if panics[c] != nil {
+			panic(panics[c])
+		}
+		if errs[c] != nil {
+			return errs[c]
 		}
 	}
 	return nil
