@@ -101,11 +101,15 @@
 // rows: each worker fills rows of its own, appended to the result whole);
 // a loop adding into a sparse or hashed level runs serially, and a comment
 // in the generated code says why.
+// A loop that keeps no copies (it adds into variables, or writes by key in
+// place) runs in chunks, 8 a worker, that the workers take in turn, so
+// that a worker whose processor is slow takes fewer (PFXRunChunks).
 // Each worker recovers its own panics; the function returns the first
-// worker's error in order, the serial loop's. The thread count is a
-// parameter, not a package variable, so that goroutines may call one
-// kernel with different counts; with a workspace the workers' copies are
-// kept in it, and FUNCWork.Workers says how many goroutines a loop of the
-// last call ran on. The file's PFXWorkers, PFXSplit, PFXRun and PFXRanges
-// are the helpers (parallel.go has the details).
+// worker's (or chunk's) error in order, the serial loop's. The thread
+// count is a parameter, not a package variable, so that goroutines may
+// call one kernel with different counts; with a workspace the workers'
+// copies are kept in it, and FUNCWork.Workers says how many goroutines a
+// loop of the last call ran on. The file's PFXWorkers, PFXSplit,
+// PFXChunks, PFXRun, PFXRunChunks and PFXRanges are the helpers
+// (parallel.go has the details).
 package gogen
