@@ -106,12 +106,7 @@ func (rg *region) stmt(s lower.Stmt, l int) vstmt {
 	case *lower.Store:
 		return rg.store(s, l)
 	case *lower.Fail:
-		f := rg.c.stmt(s)
-		return func(fr *frame, cx *vctx) {
-			if cx.n > 0 {
-				f(fr) // the arguments of the first failing lane are not kept
-			}
-		}
+		return rg.fail(s, l)
 	}
 	panic(fmt.Sprintf("internal error: exec: columnar %T", s))
 }
@@ -634,3 +629,40 @@ func (rg *region) forLevel(s *lower.ForLevel, l int) vstmt {
 
 // search binary-searches each lane's key in its segment and runs the body
 // on the lanes where it is found.
+
+// fail compiles a Fail reached by the lanes of a batch: the lanes are in
+// the loop's order, so the error is the first lane's, its message's
+// arguments that lane's values (a uniform argument its one value).
+func (rg *region) fail(s *lower.Fail, l int) vstmt {
+	args := make([]func(*frame, *vctx) any, len(s.Args))
+	for i, a := range s.Args {
+		if a.Kind() == lower.Real {
+			u, col := rg.real(a, l, true)
+			args[i] = func(fr *frame, cx *vctx) any {
+				if u != nil {
+					return u(fr)
+				}
+				return col(fr, cx)[0]
+			}
+			continue
+		}
+		u, col := rg.int(a, l, true)
+		args[i] = func(fr *frame, cx *vctx) any {
+			if u != nil {
+				return u(fr)
+			}
+			return col(fr, cx)[0]
+		}
+	}
+	pos, msg := s.Pos, s.Msg
+	return func(fr *frame, cx *vctx) {
+		if cx.n == 0 {
+			return
+		}
+		vals := make([]any, len(args))
+		for i, a := range args {
+			vals[i] = a(fr, cx)
+		}
+		panic(rtErrorf("%s: %s", pos, fmt.Sprintf(msg, vals...)))
+	}
+}

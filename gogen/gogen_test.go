@@ -119,6 +119,9 @@ func TestGenerate(t *testing.T) {
 		p := pending{where: d.Pos, k: k, in: in}
 		out := show(t, d, k)
 		if _, err := lower.Eval(ir, in); err != nil {
+			if strings.Contains(err.Error(), "%!") {
+				t.Errorf("%s: the error's message is not formatted: %v", d.Pos, err)
+			}
 			p.wantErr = err.Error()
 			out += "error: " + err.Error() + "\n"
 		} else {

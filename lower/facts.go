@@ -381,7 +381,8 @@ func affineVar(e Expr) (*Var, int) {
 }
 
 // checkSlice emits the check that a sub-array arr(lo:hi) lies in arr (a
-// run-time error otherwise), unless the format promises it: lo and hi
+// run-time error naming arr and the bounds otherwise: "sub-array
+// v(9:5) out of range 0..5"), unless the format promises it: lo and hi
 // read the pos array of arr's level at a parent position and the next.
 func (l *lowerer) checkSlice(s *sdql.SliceExpr, a *Array, lo, hi Expr) {
 	if l.isSegment(a, lo, hi) {
@@ -390,7 +391,7 @@ func (l *lowerer) checkSlice(s *sdql.SliceExpr, a *Array, lo, hi Expr) {
 	bad := &Binary{Op: And, X: &Binary{Op: Lt, X: lo, Y: hi},
 		Y: &Binary{Op: Or, X: &Binary{Op: Lt, X: lo, Y: intConst(0)}, Y: &Binary{Op: Lt, X: &Len{A: a}, Y: hi}}}
 	l.emit(&If{Cond: bad, Then: &Block{List: []Stmt{&Fail{Pos: s.Pos(),
-		Msg: "sub-array %s(%d:%d) out of range 0..%d", Args: []Expr{lo, hi, &Len{A: a}}}}}})
+		Msg: "sub-array " + a.Name + "(%d:%d) out of range 0..%d", Args: []Expr{lo, hi, &Len{A: a}}}}}})
 }
 
 // isSegment reports whether lo and hi are pos[q] and pos[q+1] of the pos
