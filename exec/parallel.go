@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nablasd/nablasd/internal/vec"
 	"github.com/nablasd/nablasd/lower"
@@ -50,6 +51,10 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 		}
 	}
 	rows := c.inPlaceRows(s)
+	// a loop that keeps no copies (it adds into variables, writes by key
+	// in place, or reads only) runs in chunks the workers take in turn
+	// (runChunks)
+	chunked := len(par.Tensors) == 0 && len(par.Private) == 0 && cleared < 0
 	return func(fr *frame) {
 		l, h := lo(fr), hi(fr)
 		n := h - l
@@ -82,6 +87,11 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 			return
 		}
 		workers := fr.workers(c, w)
+		if chunked {
+			runChunks(fr, workers, par, chunk, clo, chi, l, h, pos)
+			fr.used = max(fr.used, w)
+			return
+		}
 		if rows != nil {
 			if span, ok := rows.skipAll(fr, par, l, h); ok && n/w > 2*span {
 				if cleared >= 0 {
@@ -115,6 +125,77 @@ func (c *compiler) parallelFor(s *lower.For) stmt {
 		})
 		fr.mergeAll(workers, par)
 		fr.used = max(fr.used, w)
+	}
+}
+
+// chunksPerWorker is how many chunks a worker takes on average in a loop
+// run in chunks (runChunks).
+const chunksPerWorker = 8
+
+// runChunks runs the loop's chunk statement over l..h-1 cut into chunks,
+// chunksPerWorker a worker (at most one an iteration), on the workers,
+// each taking the next chunk no other has taken until none is left: a
+// worker whose processor is slow, or busy, runs fewer. (This machine's
+// second CPU often runs at half speed, or not at all, for a few
+// milliseconds: with two equal halves a loop waited for the slow one.)
+// A chunk's sums (par.Reduce) are its own, added into the run's in
+// chunk order, so that a result depends on the number of workers only,
+// as with halves. A chunk that panics stops the others from taking more
+// (every chunk before it was taken, and runs to its end), and the first
+// chunk in order that panicked panics again here: the serial loop's
+// failure.
+func runChunks(fr *frame, workers []*frame, par *lower.Par, chunk stmt, clo, chi, l, h int, pos []int) {
+	nc := min(chunksPerWorker*len(workers), h-l)
+	r := len(par.Reduce)
+	parts, iparts := make([]float64, nc*r), make([]int, nc*r) // chunk c's sums at c*r...
+	panics := make([]any, nc)
+	var next atomic.Int64
+	var failed atomic.Bool
+	for i, wf := range workers {
+		wf.copyFrom(fr, par, i == 0)
+	}
+	runWorkers(workers, func(wf *frame) {
+		for !failed.Load() {
+			c := int(next.Add(1)) - 1
+			if c >= nc {
+				return
+			}
+			wf.i[clo], wf.i[chi] = split(l, h, c, nc, pos), split(l, h, c+1, nc, pos)
+			for _, v := range par.Reduce {
+				wf.i[v.ID], wf.f[v.ID] = 0, 0
+			}
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						panics[c] = p
+						failed.Store(true)
+					}
+				}()
+				chunk(wf)
+			}()
+			for k, v := range par.Reduce {
+				parts[c*r+k], iparts[c*r+k] = wf.f[v.ID], wf.i[v.ID]
+			}
+		}
+	})
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+	for c := range nc {
+		for k, v := range par.Reduce {
+			switch v.Kind {
+			case lower.Real:
+				fr.f[v.ID] += parts[c*r+k]
+			case lower.Bool:
+				if iparts[c*r+k] != 0 {
+					fr.i[v.ID] = 1
+				}
+			default:
+				fr.i[v.ID] += iparts[c*r+k]
+			}
+		}
 	}
 }
 
