@@ -33,6 +33,32 @@ func runIndex(t *testing.T, d *IndexData, wrt string, o *nablasd.Options) sdql.V
 	return runIndexSource(t, src, d, wrt, o)
 }
 
+// handValue is the hand-written closed form's value (wrt "") or gradient.
+func handValue(t *testing.T, d *IndexData, wrt string) sdql.Value {
+	t.Helper()
+	run, value, err := d.Hand(wrt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run()
+	return value()
+}
+
+// smallIndexData is the index workload of that name and its inputs at
+// the tests' small size.
+func smallIndexData(t *testing.T, name string) (IndexWorkload, *IndexData) {
+	t.Helper()
+	w, ok := indexWorkload(name)
+	if !ok {
+		t.Fatalf("no index workload %s", name)
+	}
+	d, err := NewIndexData(w.Name, indexTestSize(w.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, d
+}
+
 // indexWorkload returns the index workload of that name.
 func indexWorkload(name string) (IndexWorkload, bool) {
 	for _, w := range IndexWorkloads {
@@ -76,12 +102,7 @@ func TestIndexWorkloads(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, wrt := range append([]string{""}, w.Wrt...) {
-			run, value, err := d.Hand(wrt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			run()
-			want := value()
+			want := handValue(t, d, wrt)
 			for _, o := range []nablasd.Options{{Exec: "compiled"}, {Exec: "compiled", Threads: 2}, {Exec: "interp"}} {
 				got := runIndex(t, d, wrt, &o)
 				if diff := sdql.DiffDicts(got, want, 1e-9); diff != "" {
@@ -235,12 +256,7 @@ func TestIndexHandThreads(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, wrt := range append([]string{""}, w.Wrt...) {
-				run, value, err := d.Hand(wrt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				run()
-				want := value()
+				want := handValue(t, d, wrt)
 				for _, threads := range []int{1, 2, 3, 5} {
 					run, value, err := d.HandThreads(wrt, threads)
 					if err != nil {

@@ -53,14 +53,7 @@ func TestVariantsLowerAlike(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				w, ok := indexWorkload(v.Original)
-				if !ok {
-					t.Fatalf("no index workload %s", v.Original)
-				}
-				d, err := NewIndexData(w.Name, indexTestSize(w.Name))
-				if err != nil {
-					t.Fatal(err)
-				}
+				w, d := smallIndexData(t, v.Original)
 				for _, wrt := range append([]string{""}, w.Wrt...) {
 					want := indexShape(t, osrc, w.Name+".sdql", d, wrt)
 					got := indexShape(t, v.Src, v.File, d, wrt)
@@ -129,7 +122,14 @@ func workloadShape(t *testing.T, src, file string, d *WorkloadData, wrt string) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return planShape(t, q, wrt)
+}
+
+// planShape describes the loops of q's value (wrt "") or gradient.
+func planShape(t *testing.T, q *nablasd.Query, wrt string) string {
+	t.Helper()
 	var p *nablasd.Plan
+	var err error
 	if wrt == "" {
 		p, err = q.Plan()
 	} else {
@@ -154,18 +154,7 @@ func indexShape(t *testing.T, src, file string, d *IndexData, wrt string) string
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p *nablasd.Plan
-	if wrt == "" {
-		p, err = q.Plan()
-	} else {
-		p, err = q.Plan(wrt)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Loops == nil {
-		t.Fatal("no loops")
-	}
+	shape := planShape(t, q, wrt)
 	k, err := q.GenerateGo(nablasd.GoOptions{Wrt: wrt})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +162,7 @@ func indexShape(t *testing.T, src, file string, d *IndexData, wrt string) string
 	count := func(kind string) int {
 		return len(regexp.MustCompile(kind+`[0-9]* := `).FindAllString(string(k.Source), -1))
 	}
-	return loopShape(p.Loops, 0) + fmt.Sprintf("\ngenerated Go: %d wide rows, %d row segments, %d segments, %d backward segments\n",
+	return shape + fmt.Sprintf("\ngenerated Go: %d wide rows, %d row segments, %d segments, %d backward segments\n",
 		count("Wide"), count("Row"), count("Seg"), count("Back"))
 }
 

@@ -168,21 +168,9 @@ func TestVariantsAgree(t *testing.T) {
 					t.Errorf("the compiled gradient disagrees with the hand-written loop")
 				}
 			case OfIndex:
-				w, ok := indexWorkload(v.Original)
-				if !ok {
-					t.Fatalf("no index workload %s", v.Original)
-				}
-				d, err := NewIndexData(w.Name, indexTestSize(w.Name))
-				if err != nil {
-					t.Fatal(err)
-				}
+				w, d := smallIndexData(t, v.Original)
 				for _, wrt := range append([]string{""}, w.Wrt...) {
-					run, value, err := d.Hand(wrt)
-					if err != nil {
-						t.Fatal(err)
-					}
-					run()
-					want := value()
+					want := handValue(t, d, wrt)
 					for _, o := range []nablasd.Options{{Exec: "interp", Opt: "none"}, {}, {Threads: 2}} {
 						got := runIndexSource(t, v.Src, d, wrt, &o)
 						if diff := sdql.DiffDicts(got, want, 1e-9); diff != "" {

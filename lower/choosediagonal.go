@@ -16,12 +16,7 @@ package lower
 // block, by an S under it: a row is then present exactly when its child
 // is.
 func ChooseDiagonal(p *Program) {
-	assigned := map[*Var]bool{}
-	WalkStmts(p.Body, func(s Stmt) {
-		if a, ok := s.(*Assign); ok {
-			assigned[a.V] = true
-		}
-	})
+	assigned := assignedVars(p.Body)
 	for _, t := range p.Tensors {
 		if t.Input || len(t.Levels) != 2 || t.Levels[0].Storage != Dense || t.Levels[1].Storage != Hash {
 			continue

@@ -22,21 +22,8 @@ package lower
 // insert would mark again). Other storages are left alone: an appended
 // level's insert adds an entry each time.
 func CommonInserts(p *Program) {
-	assigned := map[*Var]bool{}
-	WalkStmts(p.Body, func(s Stmt) {
-		if a, ok := s.(*Assign); ok {
-			assigned[a.V] = true
-		}
-	})
-	stable := func(e Expr) bool {
-		ok := true
-		WalkExpr(e, func(x Expr) {
-			if r, isRef := x.(*Ref); isRef && assigned[r.V] {
-				ok = false
-			}
-		})
-		return ok
-	}
+	assigned := assignedVars(p.Body)
+	stable := func(e Expr) bool { return !readsAny(e, assigned) }
 	same := map[*Var]Expr{}
 	WalkStmts(p.Body, func(s Stmt) {
 		b, ok := s.(*Block)

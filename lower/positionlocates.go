@@ -31,12 +31,7 @@ package lower
 // full.
 func PositionLocates(p *Program) {
 	lets := letsOf(p.Body)
-	assigned := map[*Var]bool{}
-	WalkStmts(p.Body, func(s Stmt) {
-		if a, ok := s.(*Assign); ok {
-			assigned[a.V] = true
-		}
-	})
+	assigned := assignedVars(p.Body)
 	// rowOf maps the position variable of a locate or insert in a dense
 	// level 0 under the root to its key: the position is the key
 	rowOf := map[*Var]Expr{}
@@ -76,15 +71,7 @@ func PositionLocates(p *Program) {
 		}
 		return e
 	}
-	stable := func(e Expr) bool {
-		ok := true
-		WalkExpr(e, func(x Expr) {
-			if r, isRef := x.(*Ref); isRef && assigned[r.V] {
-				ok = false
-			}
-		})
-		return ok
-	}
+	stable := func(e Expr) bool { return !readsAny(e, assigned) }
 	p.Body = spliceBlocks(p.Body, true, func(y Stmt, loops []*For) (keep, rest []Stmt, ok bool) {
 		x, isLocate := y.(*Locate)
 		if !isLocate || x.T.Input || x.Level != 1 || x.T.Order() < 2 {

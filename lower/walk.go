@@ -42,3 +42,15 @@ func bodyOf(s Stmt) Stmt {
 	}
 	return nil
 }
+
+// assignedVars are the variables an Assign in s sets (a Let's are set
+// once: the passes that need a value unchanged test these).
+func assignedVars(s Stmt) map[*Var]bool {
+	assigned := map[*Var]bool{}
+	WalkStmts(s, func(x Stmt) {
+		if a, ok := x.(*Assign); ok {
+			assigned[a.V] = true
+		}
+	})
+	return assigned
+}
