@@ -20,13 +20,7 @@ import (
 // K_len, a loop inside). (Under the race detector, as make test runs it,
 // a chunk that wrote a row another chunk writes fails too.)
 func TestDenseMatrixInPlace(t *testing.T) {
-	vec := func(n int) *formats.Tensor {
-		v := make([]float64, n)
-		for k := range v {
-			v[k] = float64(k%7) - 2.25 + float64(k)/256
-		}
-		return &formats.Tensor{Format: formats.Dense, Shape: []int{n}, Val: v, Pos: make([][]int, 1), Idx: make([][]int, 1)}
-	}
+	vec := testVector
 	n, m := 40, 30
 	U := vec(n * m)
 	U.Shape, U.Pos, U.Idx = []int{n, m}, make([][]int, 2), make([][]int, 2)
@@ -77,4 +71,13 @@ func inPlace(t *testing.T, src, wrt string, in nablasd.Inputs) {
 			}
 		})
 	}
+}
+
+// testVector is a dense vector of n values that are not all alike.
+func testVector(n int) *formats.Tensor {
+	v := make([]float64, n)
+	for k := range v {
+		v[k] = float64(k%7) - 2.25 + float64(k)/256
+	}
+	return &formats.Tensor{Format: formats.Dense, Shape: []int{n}, Val: v, Pos: make([][]int, 1), Idx: make([][]int, 1)}
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/nablasd/nablasd"
-	"github.com/nablasd/nablasd/formats"
 	"github.com/nablasd/nablasd/sdql"
 )
 
@@ -20,13 +19,7 @@ import (
 // to the result's, differs. It fails, tried, when the copy clears none of
 // the keys x̄ does not hold, and when x̄'s Init does not clear the view.
 func TestTempInResult(t *testing.T) {
-	vec := func(n int) *formats.Tensor {
-		v := make([]float64, n)
-		for k := range v {
-			v[k] = float64(k%7) - 2.25 + float64(k)/256
-		}
-		return &formats.Tensor{Format: formats.Dense, Shape: []int{n}, Val: v, Pos: make([][]int, 1), Idx: make([][]int, 1)}
-	}
+	vec := testVector
 	for _, c := range []struct {
 		name, src string
 		in        nablasd.Inputs
