@@ -433,6 +433,30 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 			g.syncOut(g.ts[t])
 		}
 	}
+	// A loop that keeps no copies (it adds into variables, writes in
+	// place by key, or reads only) runs in chunks the workers take in
+	// turn (PFXRunChunks): nc of them, each with its own sums. So does
+	// a loop that adds into copies of tensors of few values (a short
+	// gradient's), a copy a chunk, when they are small at run time
+	// (PFXSmallCopies); else a chunk a worker, in order.
+	chunked := len(par.Private) == 0 && lower.InPlaceRowsOf(s) == nil
+	for _, t := range par.Tensors {
+		chunked = chunked && !appendedRows(t) && !growable(t)
+	}
+	nparts := nw
+	if chunked {
+		nparts = g.loc.name("nc")
+		if len(par.Tensors) == 0 {
+			g.line("%s := %sChunks(%s, %s, %s) // taken in turn by the workers (parallel.go)", nparts, g.pfx, nw, lo, hi)
+		} else {
+			var sizes []string
+			for _, t := range par.Tensors {
+				sizes = append(sizes, "len("+g.ts[t].ptr+".Vals)")
+			}
+			g.line("%s := %s // a chunk a worker, or, with copies of few values, taken in turn (parallel.go)", nparts, nw)
+			g.line("if %s <= %sSmallCopies {\n%s = %sChunks(%s, %s, %s)\n}", strings.Join(sizes, "+"), g.pfx, nparts, g.pfx, nw, lo, hi)
+		}
+	}
 	own := map[*tinfo]bool{}
 	copies := map[*lower.Tensor]string{}
 	shapes := map[*lower.Tensor]string{}
@@ -441,21 +465,12 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 		own[ti] = true
 		shapes[t] = g.loc.name(sanitize(t.Name) + "_shape")
 		g.line("%s := *%s // the sizes of the workers' copies", shapes[t], ti.ptr)
-		copies[t] = g.workerCopies(ti, nw)
+		copies[t] = g.workerCopies(ti, nparts)
 	}
 	for _, t := range par.Private {
 		own[g.ts[t]] = true
 	}
 	ip := g.inPlaceCheck(s, lo, hi, nw)
-	// A loop that keeps no copies (it adds into variables, writes in
-	// place by key, or reads only) runs in chunks the workers take in
-	// turn (PFXRunChunks): nc of them, each with its own sums.
-	chunked := len(par.Tensors) == 0 && len(par.Private) == 0 && ip == nil
-	nparts := nw
-	if chunked {
-		nparts = g.loc.name("nc")
-		g.line("%s := %sChunks(%s, %s, %s) // taken in turn by the workers (parallel.go)", nparts, g.pfx, nw, lo, hi)
-	}
 	var reduce []*lower.Var
 	parts := map[*lower.Var]string{}
 	for _, v := range par.Reduce {
@@ -621,11 +636,11 @@ func (g *gen) parallelRun(s *lower.For, pl *parPlan, lo, hi, nw string) {
 			continue
 		}
 		if growable(t) || presenceFields(t) != nil {
-			g.line("for %s := 1; %s < %s; %s++ {\n%s.markFrom(&%s[%s-1])\n}", w, w, nw, w, ti.ptr, copies[t], w)
+			g.line("for %s := 1; %s < %s; %s++ {\n%s.markFrom(&%s[%s-1])\n}", w, w, nparts, w, ti.ptr, copies[t], w)
 		}
 		mlo, mhi := g.loc.name("lo"), g.loc.name("hi")
 		g.line("%sRanges(%s, len(%s.Vals), func(%s, %s int) {", g.pfx, nw, ti.ptr, mlo, mhi)
-		g.line("for %s := 1; %s < %s; %s++ {\n%s.addFrom(&%s[%s-1], %s, %s)\n}", w, w, nw, w, ti.ptr, copies[t], w, mlo, mhi)
+		g.line("for %s := 1; %s < %s; %s++ {\n%s.addFrom(&%s[%s-1], %s, %s)\n}", w, w, nparts, w, ti.ptr, copies[t], w, mlo, mhi)
 		g.line("})")
 	}
 	if ip != nil {
@@ -1102,6 +1117,11 @@ func PFXRun(nw int, f func(w int) error) error {
 	}
 	return nil
 }
+
+// PFXSmallCopies is the most values a parallel loop's tensors may hold
+// for it to add into a copy of them a chunk (PFXChunks of them) rather
+// than a copy a worker.
+const PFXSmallCopies = 1 << 12
 
 // PFXChunks is the number of chunks a parallel loop over lo..hi-1 on nw
 // goroutines is cut into, taken in turn by the goroutines (PFXRunChunks):
