@@ -102,8 +102,9 @@
 // a loop adding into a sparse or hashed level runs serially, and a comment
 // in the generated code says why.
 // A loop that keeps no copies (it adds into variables, or writes by key in
-// place) runs in chunks, 8 a worker, that the workers take in turn, so
-// that a worker whose processor is slow takes fewer (PFXRunChunks).
+// place), or copies of few values (a short gradient's: a copy a chunk),
+// runs in chunks, 8 a worker, that the workers take in turn, so that a
+// worker whose processor is slow takes fewer (PFXRunChunks).
 // Each worker recovers its own panics; the function returns the first
 // worker's (or chunk's) error in order, the serial loop's. The thread
 // count is a parameter, not a package variable, so that goroutines may
