@@ -113,7 +113,7 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 	par := f.Par
 	declared := map[*lower.Var]bool{f.V: true}
 	lower.WalkStmts(f.Body, func(s lower.Stmt) {
-		for _, v := range bindsOf(s) {
+		for _, v := range lower.BindsOf(s) {
 			declared[v] = true
 		}
 	})
@@ -121,7 +121,7 @@ func (g *gen) parallelPlan(f *lower.For) *parPlan {
 	// the function declares would set the function's
 	outside := map[*lower.Var]bool{}
 	walkOutside(g.p.Body, f, func(s lower.Stmt) {
-		for _, v := range bindsOf(s) {
+		for _, v := range lower.BindsOf(s) {
 			outside[v] = true
 		}
 	})
@@ -217,27 +217,6 @@ func levelsString(t *lower.Tensor) string {
 		s = append(s, l.Storage.String())
 	}
 	return strings.Join(s, " × ")
-}
-
-// bindsOf are the variables a statement binds itself.
-func bindsOf(s lower.Stmt) []*lower.Var {
-	switch s := s.(type) {
-	case *lower.Let:
-		return []*lower.Var{s.V}
-	case *lower.For:
-		return []*lower.Var{s.V}
-	case *lower.ForLevel:
-		return []*lower.Var{s.Key, s.Pos}
-	case *lower.Search:
-		return []*lower.Var{s.Pos}
-	case *lower.Insert:
-		return []*lower.Var{s.Pos}
-	case *lower.Locate:
-		return []*lower.Var{s.Pos}
-	case *lower.Transpose:
-		return []*lower.Var{s.N}
-	}
-	return nil
 }
 
 // mentionedOutside reports whether a statement of the program other than
@@ -715,7 +694,7 @@ func (g *gen) sets() map[*lower.Var]int {
 	if g.setCounts == nil {
 		g.setCounts = map[*lower.Var]int{}
 		lower.WalkStmts(g.p.Body, func(s lower.Stmt) {
-			for _, v := range bindsOf(s) {
+			for _, v := range lower.BindsOf(s) {
 				g.setCounts[v]++
 			}
 			if a, ok := s.(*lower.Assign); ok {

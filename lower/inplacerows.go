@@ -69,41 +69,23 @@ func InPlaceRowsOf(s *For) *InPlaceRows {
 	defined := map[*Var]bool{s.V: true}
 	inner := map[*Var]*For{}
 	WalkStmts(s.Body, func(x Stmt) {
+		for _, v := range BindsOf(x) {
+			defined[v] = true
+		}
 		switch x := x.(type) {
 		case *Let:
 			if _, twice := lets[x.V]; twice {
 				assigned[x.V] = true
 			}
 			lets[x.V] = x.X
-			defined[x.V] = true
 		case *Assign:
 			assigned[x.V] = true
 			defined[x.V] = true
 		case *For:
 			inner[x.V] = x
-			defined[x.V] = true
-		case *ForLevel:
-			defined[x.Key] = true
-			if x.Pos != nil {
-				defined[x.Pos] = true
-			}
-		case *Insert:
-			defined[x.Pos] = true
-		case *Locate:
-			defined[x.Pos] = true
-		case *Search:
-			defined[x.Pos] = true
 		}
 	})
-	readsBody := func(e Expr) bool {
-		found := false
-		WalkExpr(e, func(x Expr) {
-			if r, ok := x.(*Ref); ok && defined[r.V] {
-				found = true
-			}
-		})
-		return found
-	}
+	readsBody := func(e Expr) bool { return readsAny(e, defined) }
 	// resolve writes e with the body's lets replaced by what they are
 	var resolve func(e Expr, depth int) (Expr, bool)
 	resolve = func(e Expr, depth int) (Expr, bool) {

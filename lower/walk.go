@@ -54,3 +54,28 @@ func assignedVars(s Stmt) map[*Var]bool {
 	})
 	return assigned
 }
+
+// BindsOf are the variables a statement binds itself (not those of the
+// statements inside it; an Assign sets a variable bound elsewhere).
+func BindsOf(s Stmt) []*Var {
+	switch s := s.(type) {
+	case *Let:
+		return []*Var{s.V}
+	case *For:
+		return []*Var{s.V}
+	case *ForLevel:
+		if s.Pos == nil {
+			return []*Var{s.Key}
+		}
+		return []*Var{s.Key, s.Pos}
+	case *Search:
+		return []*Var{s.Pos}
+	case *Insert:
+		return []*Var{s.Pos}
+	case *Locate:
+		return []*Var{s.Pos}
+	case *Transpose:
+		return []*Var{s.N}
+	}
+	return nil
+}
