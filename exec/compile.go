@@ -135,23 +135,9 @@ func (c *compiler) stmt(s lower.Stmt) stmt {
 		}
 	case *lower.For:
 		if tr := c.inResLoop[s]; tr != nil {
-			return c.inResultCopy(tr, s)
+			return c.inResultCopy(tr, s, c.forLoop(s))
 		}
-		if s.Par != nil && c.opts.Threads > 1 {
-			return c.parallelFor(s)
-		}
-		if !c.opts.NoFast && c.eligibleNest(s) {
-			return c.compileNest(s)
-		}
-		lo, hi := c.int(s.Lo), c.int(s.Hi)
-		v := s.V.ID
-		body := c.stmt(s.Body)
-		return func(fr *frame) {
-			for i, n := lo(fr), hi(fr); i < n; i++ {
-				fr.i[v] = i
-				body(fr)
-			}
-		}
+		return c.forLoop(s)
 	case *lower.ForLevel:
 		if !c.opts.NoFast && c.eligibleNest(s) {
 			return c.compileNest(s)
@@ -355,6 +341,26 @@ func (c *compiler) init(s *lower.Init) stmt {
 		fr.t[id].setFirst = s.SetFirst
 		// a deferred clear keeps the values: the next loop empties them
 		fr.t[id].resize(fr.sizes, keep || covered != nil && covered(fr))
+	}
+}
+
+// forLoop compiles a counted loop: on several workers, as a columnar
+// nest, or a closure an iteration.
+func (c *compiler) forLoop(s *lower.For) stmt {
+	if s.Par != nil && c.opts.Threads > 1 {
+		return c.parallelFor(s)
+	}
+	if !c.opts.NoFast && c.eligibleNest(s) {
+		return c.compileNest(s)
+	}
+	lo, hi := c.int(s.Lo), c.int(s.Hi)
+	v := s.V.ID
+	body := c.stmt(s.Body)
+	return func(fr *frame) {
+		for i, n := lo(fr), hi(fr); i < n; i++ {
+			fr.i[v] = i
+			body(fr)
+		}
 	}
 }
 

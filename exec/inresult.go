@@ -60,11 +60,9 @@ func (c *compiler) inResultInit(tr *lower.TempInResult, s *lower.Init) stmt {
 // inResultCopy compiles the copy loop: with T still a view of R, only
 // R's keys that the copy sets to zero, or that T held past the copy's
 // range (R's Init left them zero), are cleared; otherwise the loop runs
-// (over a view, each value copied onto itself).
-func (c *compiler) inResultCopy(tr *lower.TempInResult, f *lower.For) stmt {
-	delete(c.inResLoop, f)
-	loop := c.stmt(f)
-	c.inResLoop[f] = tr
+// (over a view, each value copied onto itself); loop is the loop
+// compiled.
+func (c *compiler) inResultCopy(tr *lower.TempInResult, f *lower.For, loop stmt) stmt {
 	hi := c.int(f.Hi)
 	tid, rid, zero := tr.T.ID, tr.R.ID, tr.Zero
 	return func(fr *frame) {
