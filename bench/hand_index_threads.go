@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/nablasd/nablasd/sdql"
 )
@@ -120,19 +119,13 @@ func (d *IndexData) HandThreads(wrt string, t int) (run func(), value func() sdq
 	case "conv1d/x":
 		run = func() {
 			inPlaceParts(t, 0, d.N, g, func(i int) int { return i }, func(i int) int { return i + len(K) }, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					axpy(2*dot(K, x[i:]), K, g[i:])
-				}
+				conv1dGradXRange(x, K, lo, hi, g)
 			})
 		}
 	case "conv1d/K":
 		g = g[:len(K)]
 		run = func() {
-			vectorParts(t, 0, d.N, g, priv, func(lo, hi int, into []float64) {
-				for i := lo; i < hi; i++ {
-					axpy(2*dot(K, x[i:]), x[i:i+len(K)], into)
-				}
-			})
+			vectorParts(t, 0, d.N, g, priv, func(lo, hi int, into []float64) { conv1dGradKRange(x, K, lo, hi, into) })
 		}
 	case "stencil2d/":
 		run = func() {
@@ -155,31 +148,18 @@ func (d *IndexData) HandThreads(wrt string, t int) (run func(), value func() sdq
 		}
 	case "downsample/":
 		run = func() {
-			s = sumParts(t, 0, d.N, func(lo, hi int) float64 {
-				v := 0.0
-				for i := lo; i < hi; i++ {
-					y := dot(K, x[2*i:])
-					v += y * y
-				}
-				return v
-			})
+			s = sumParts(t, 0, d.N, func(lo, hi int) float64 { return downsampleValueRange(x, K, lo, hi) })
 		}
 	case "downsample/x":
 		run = func() {
 			inPlaceParts(t, 0, d.N, g, func(i int) int { return 2 * i }, func(i int) int { return 2*i + len(K) }, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					axpy(2*dot(K, x[2*i:]), K, g[2*i:])
-				}
+				downsampleGradXRange(x, K, lo, hi, g)
 			})
 		}
 	case "downsample/K":
 		g = g[:len(K)]
 		run = func() {
-			vectorParts(t, 0, d.N, g, priv, func(lo, hi int, into []float64) {
-				for i := lo; i < hi; i++ {
-					axpy(2*dot(K, x[2*i:]), x[2*i:2*i+len(K)], into)
-				}
-			})
+			vectorParts(t, 0, d.N, g, priv, func(lo, hi int, into []float64) { downsampleGradKRange(x, K, lo, hi, into) })
 		}
 	case "toeplitz/":
 		run = func() {
@@ -209,93 +189,4 @@ func (d *IndexData) HandThreads(wrt string, t int) (run func(), value func() sdq
 		value = func() sdql.Value { return vectorValue(g) }
 	}
 	return run, value, nil
-}
-
-// The serial loops' bodies over a range of their outer loop (the hand
-// splits' parts); the serial closed forms of hand_index.go stay whole, as
-// a programmer writes them.
-
-func conv1dValueRange(x, K []float64, lo, hi int) float64 {
-	s := 0.0
-	for i := lo; i < hi; i++ {
-		y := dot(K, x[i:])
-		s += y * y
-	}
-	return s
-}
-
-func stencilValueRows(U []float64, m, lo, hi int) float64 {
-	s := 0.0
-	for i := lo; i < hi; i++ {
-		up, row, down := U[(i-1)*m:i*m], U[i*m:(i+1)*m], U[(i+1)*m:(i+2)*m]
-		for j := 1; j < m-1; j++ {
-			d := up[j] + down[j] + row[j-1] + row[j+1] - 4*row[j]
-			s += d * d
-		}
-	}
-	return s
-}
-
-func stencilGradRows(U []float64, m, lo, hi int, g []float64) {
-	for i := lo; i < hi; i++ {
-		up, row, down := U[(i-1)*m:i*m], U[i*m:(i+1)*m], U[(i+1)*m:(i+2)*m]
-		gu, gr, gd := g[(i-1)*m:i*m], g[i*m:(i+1)*m], g[(i+1)*m:(i+2)*m]
-		for j := 1; j < m-1; j++ {
-			d := 2 * (up[j] + down[j] + row[j-1] + row[j+1] - 4*row[j])
-			gu[j] += d
-			gd[j] += d
-			gr[j-1] += d
-			gr[j+1] += d
-			gr[j] -= 4 * d
-		}
-	}
-}
-
-func tvValueRange(x []float64, eps float64, lo, hi int) float64 {
-	s := 0.0
-	for i := lo; i < hi; i++ {
-		d := x[i+1] - x[i]
-		s += math.Sqrt(d*d + eps)
-	}
-	return s
-}
-
-func tvGradRange(x []float64, eps float64, lo, hi int, g []float64) {
-	for i := lo; i < hi; i++ {
-		d := x[i+1] - x[i]
-		c := d / math.Sqrt(d*d+eps)
-		g[i+1] += c
-		g[i] -= c
-	}
-}
-
-func toeplitzValueRange(x, t []float64, b, lo, hi int) float64 {
-	s := 0.0
-	for i := lo; i < hi; i++ {
-		l, h := toeplitzRange(i, b, len(t), len(x))
-		y := 0.0
-		if l < h {
-			y = dot(t[l:h], x[i+l-b:])
-		}
-		s += y * y
-	}
-	return s
-}
-
-func toeplitzGradXRange(x, t []float64, b, lo, hi int, g []float64) {
-	for i := lo; i < hi; i++ {
-		l, h := toeplitzRange(i, b, len(t), len(x))
-		if l < h {
-			axpy(2*dot(t[l:h], x[i+l-b:]), t[l:h], g[i+l-b:])
-		}
-	}
-}
-
-func toeplitzGradTRange(x, t []float64, b, lo, hi int, g []float64) {
-	for i := lo; i < hi; i++ {
-		l, h := toeplitzRange(i, b, len(t), len(x))
-		if l < h {
-			axpy(2*dot(t[l:h], x[i+l-b:]), x[i+l-b:i+h-b], g[l:h])
-		}
-	}
 }
