@@ -214,7 +214,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 						o = g.offsetName(rest, offs)
 					}
 				}
-				first, last := w.bounds(o, lo, hi)
+				first, last := w.bounds(o, lo, hi, wide.spread)
 				g.line("%s := %s[%s : %s : len(%s)] // wide row (widerows.go)", w.name, g.arrays[a], first, last, g.arrays[a])
 			}
 			names = append(names, w.name)
@@ -262,7 +262,7 @@ func (g *gen) loop(v *lower.Var, lo, hi string, body lower.Stmt, f *lower.For) {
 	dsegOffs := g.denseSegChecks(dsegs, lo, hi)
 	for i, d := range dsegs {
 		if wide.spread > 0 && wide.dGroup[i] >= 0 {
-			names = append(names, g.denseWideStart(d, wide.groups[wide.dGroup[i]], wide.dConst[i], lo, hi, k, offs))
+			names = append(names, g.denseWideStart(d, wide.groups[wide.dGroup[i]], wide.spread, wide.dConst[i], lo, hi, k, offs))
 		} else {
 			names = append(names, g.denseSegStart(d, dsegOffs[d.x], lo, hi, k))
 		}

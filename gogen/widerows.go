@@ -33,11 +33,10 @@ import (
 // enclosing loop (rowseg.go), and a diagonal's, keep their own.
 
 // wideRow is one slice several segments share: its Go name and its
-// least offset's constant.
+// least offset's constant (its spread is the plan's).
 type wideRow struct {
-	name   string
-	min    int
-	spread int
+	name string
+	min  int
 }
 
 // wideKey groups segments: the array (or a tensor's level under a
@@ -124,7 +123,7 @@ func (g *gen) wideRows(f *lower.For, segs []segRef, dsegs []denseSeg, own map[*l
 			continue // Go would not prove its indices (above)
 		}
 		gi := len(p.groups)
-		p.groups = append(p.groups, &wideRow{min: lo, spread: s})
+		p.groups = append(p.groups, &wideRow{min: lo})
 		for _, m := range ms {
 			if m.seg {
 				p.segGroup[m.i], p.segConst[m.i] = gi, consts[m]
@@ -151,9 +150,9 @@ func (w *wideRow) at(k string, c int) string {
 
 // bounds are a wide row's first and last-plus-one indices in its array,
 // the non-constant part of the offsets o ("" for none), the loop from lo
-// to hi.
-func (w *wideRow) bounds(o, lo, hi string) (string, string) {
-	first, last := plusInt(lo, w.min), plusInt(hi, w.min+w.spread)
+// to hi, the plan's spread.
+func (w *wideRow) bounds(o, lo, hi string, spread int) (string, string) {
+	first, last := plusInt(lo, w.min), plusInt(hi, w.min+spread)
 	if o == "" {
 		return first, last
 	}
@@ -194,7 +193,7 @@ func (g *gen) offsetName(e lower.Expr, offs map[string]string) string {
 // w, its key's offset's constant c: it slices the row at the group's
 // first store (its keys checked by denseSegChecks), records the store's
 // element, and returns the row's name.
-func (g *gen) denseWideStart(d denseSeg, w *wideRow, c int, lo, hi, k string, offs map[string]string) string {
+func (g *gen) denseWideStart(d denseSeg, w *wideRow, spread, c int, lo, hi, k string, offs map[string]string) string {
 	if w.name == "" {
 		ti := g.ts[d.x.T]
 		o := ""
@@ -216,7 +215,7 @@ func (g *gen) denseWideStart(d denseSeg, w *wideRow, c int, lo, hi, k string, of
 		}
 		w.name = g.loc.name(d.x.T.Name + "Wide")
 		g.typed(w.name, "[]"+goKind(d.x.T.Leaf))
-		first, last := w.bounds(o, lo, hi)
+		first, last := w.bounds(o, lo, hi, spread)
 		g.line("%s := %s[%s : %s] // wide row (widerows.go)", w.name, ti.f(valsField), first, last)
 	}
 	g.segInsert[d.x] = ""
